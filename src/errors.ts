@@ -1,0 +1,39 @@
+/**
+ * Typed errors with a stable `code`. Every expected failure of cronql is one of these; the
+ * GraphQL layer maps them to `extensions.code` in one place, the library API throws them as is.
+ */
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'BAD_USER_INPUT'
+  | 'INVALID_CRON_EXPRESSION'
+  | 'INVALID_TIMEZONE'
+  | 'INVALID_RUN_AT'
+  | 'UNKNOWN_TARGET'
+  | 'REASON_REQUIRED'
+  | 'KEY_EXISTS'
+  | 'NOT_FOUND'
+  | 'INVALID_STATE'
+  | 'PAYLOAD_TOO_LARGE';
+
+export class CronqlError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'CronqlError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export const isCronqlError = (err: unknown): err is CronqlError => err instanceof CronqlError;
+
+/** Invalid configuration: startup stops with one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
