@@ -1,0 +1,52 @@
+import type { Logger } from '../../logger.js';
+
+/** What a handler knows about the run it executes. */
+export interface TargetRunInfo {
+  id: string;
+  jobId: string;
+  jobKey: string;
+  jobVersion: number;
+  scheduledAt: Date;
+  triggerType: 'SCHEDULED' | 'MANUAL' | 'AD_HOC';
+}
+
+export interface TargetContext<P = any> {
+  /** The run's payload snapshot. */
+  payload: P;
+  /** Fires on the job's timeout, on cancelRun and on shutdown past the grace period. */
+  signal: AbortSignal;
+  run: TargetRunInfo;
+  /** A logger bound to the run. */
+  log: Logger;
+}
+
+/**
+ * A target handler: `async (ctx) => output`. The resolved value is stored as `Run.output`;
+ * a throw makes the run FAILED with the error's string `code` (else HANDLER_ERROR), its
+ * `message` and its `details`.
+ */
+export type TargetHandler<P = any> = (ctx: TargetContext<P>) => Promise<unknown> | unknown;
+
+/** A handler with an optional description, as listed by the `targets` query. */
+export interface TargetDefinition {
+  handler: TargetHandler;
+  description?: string;
+}
+
+/** The map accepted by `CRONQL_TARGETS` and the library API: name → handler (or definition). */
+export type TargetMap = Record<string, TargetHandler | TargetDefinition>;
+
+/**
+ * An error a handler (or a built-in target) throws to fail a run with a specific code.
+ * Any thrown value with a string `code` works the same; this class is a convenience.
+ */
+export class TargetError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'TargetError';
+  }
+}
