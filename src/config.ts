@@ -1,0 +1,114 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { ConfigError } from './errors.js';
+
+export type Role = 'all' | 'api' | 'scheduler';
+
+/** cronql's configuration, read once from the environment at startup (see API.md). */
+export interface Config {
+  /** HTTP and WebSocket port. @default 4000 */
+  port: number;
+  /** Bind address. @default "127.0.0.1" */
+  host: string;
+  /** PostgreSQL URL; undefined = embedded PostgreSQL in `dataDir`. */
+  databaseUrl?: string;
+  /** Embedded database files and the generated admin token. @default "./.cronql" */
+  dataDir: string;
+  /** Admin token; undefined = generated on first start and kept in `dataDir`. */
+  adminToken?: string;
+  /** Optional read-only token. */
+  viewerToken?: string;
+  /** Path of an ES module whose default export maps target names to handlers. */
+  targetsModule?: string;
+  /** Which parts run in this process. @default "all" */
+  role: Role;
+  /** Recorded as `runnerInstanceId`. @default "<host>-<pid>-<random>" */
+  instanceId: string;
+  /** RUNNING runs older than this at startup become FAILED (STALE_TIMEOUT). @default 900000 */
+  staleAfterMs: number;
+  /** Let the `http` target call loopback/private addresses. @default false */
+  httpAllowPrivate: boolean;
+  /** How long in-flight runs may take to finish on shutdown. @default 30000 */
+  shutdownGraceMs: number;
+  /** Largest accepted job/run payload, in bytes of JSON. @default 65536 */
+  maxPayloadBytes: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer between ${min} and ${max}, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be an integer between ${min} and ${max}, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
+function str(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function token(env: Env, name: string): string | undefined {
+  const value = str(env, name);
+  if (value !== undefined && value.length < 16) {
+    throw new ConfigError(name, 'must be at least 16 characters long');
+  }
+  return value;
+}
+
+export function defaultInstanceId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Reads and validates the configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const role = (str(env, 'CRONQL_ROLE') ?? 'all') as Role;
+  if (!['all', 'api', 'scheduler'].includes(role)) {
+    throw new ConfigError('CRONQL_ROLE', `must be one of all, api, scheduler, got "${env.CRONQL_ROLE}"`);
+  }
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(databaseUrl);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    }
+    if (!['postgres:', 'postgresql:'].includes(url.protocol)) {
+      throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    }
+  }
+  const adminToken = token(env, 'CRONQL_ADMIN_TOKEN');
+  const viewerToken = token(env, 'CRONQL_VIEWER_TOKEN');
+  if (adminToken && viewerToken && adminToken === viewerToken) {
+    throw new ConfigError('CRONQL_VIEWER_TOKEN', 'must differ from CRONQL_ADMIN_TOKEN');
+  }
+  const instanceId = str(env, 'CRONQL_INSTANCE_ID') ?? defaultInstanceId();
+  if (instanceId.length > 200) throw new ConfigError('CRONQL_INSTANCE_ID', 'must be at most 200 characters');
+  return {
+    port: int(env, 'PORT', 4000, 0, 65535),
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl,
+    dataDir: resolve(str(env, 'CRONQL_DATA_DIR') ?? './.cronql'),
+    adminToken,
+    viewerToken,
+    targetsModule: str(env, 'CRONQL_TARGETS'),
+    role,
+    instanceId,
+    staleAfterMs: int(env, 'CRONQL_STALE_AFTER_MS', 900_000, 1_000, 2_147_483_647),
+    httpAllowPrivate: bool(env, 'CRONQL_HTTP_ALLOW_PRIVATE', false),
+    shutdownGraceMs: int(env, 'CRONQL_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    maxPayloadBytes: int(env, 'CRONQL_MAX_PAYLOAD_BYTES', 65_536, 1, 16 * 1024 * 1024),
+  };
+}

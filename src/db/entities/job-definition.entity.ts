@@ -1,0 +1,63 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { JobStatus, ScheduleType } from '../../domain/enums.js';
+
+/**
+ * A versioned job definition. `(jobKey, version)` is unique; at most one version per key is not
+ * RETIRED (partial unique index, see the migration), so two instances cannot both activate one.
+ */
+@Entity({ tableName: 'cron_job_definitions' })
+@Unique({ properties: ['jobKey', 'version'] })
+export class JobDefinition {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'text', fieldName: 'job_key' })
+  jobKey!: string;
+
+  @Property({ type: 'integer' })
+  version!: number;
+
+  @Property({ type: 'text' })
+  @Index()
+  target!: string;
+
+  @Property({ type: 'json', columnType: 'jsonb', nullable: true })
+  payload?: unknown;
+
+  @Enum({ items: () => ScheduleType, type: 'text', fieldName: 'schedule_type' })
+  scheduleType!: ScheduleType;
+
+  @Property({ type: 'text', nullable: true })
+  cronExpression?: string | null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  runAt?: Date | null;
+
+  @Property({ type: 'text', default: 'UTC' })
+  timezone: string & Opt = 'UTC';
+
+  @Property({ type: 'integer', nullable: true })
+  timeoutSeconds?: number | null;
+
+  @Enum({ items: () => JobStatus, type: 'text' })
+  status: JobStatus & Opt = JobStatus.ACTIVE;
+
+  @Property({ type: 'text', nullable: true })
+  pauseReason?: string | null;
+
+  @ManyToOne(() => JobDefinition, { fieldName: 'supersedes_job_id', nullable: true, ref: false })
+  supersedes?: JobDefinition | null;
+
+  @Property({ type: 'text', nullable: true })
+  createdBy?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  updatedBy?: string | null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  updatedAt: Date & Opt = new Date();
+}

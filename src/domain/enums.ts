@@ -1,0 +1,53 @@
+/**
+ * The vocabulary of cronql (see PRODUCT.md):
+ * - job: a versioned definition (`cron_job_definitions`) naming a target, a payload and a schedule;
+ * - run: one execution attempt of a job (`cron_job_runs`), with snapshots of the job;
+ * - slot: the UTC instant a schedule designates; at most one SCHEDULED run per (job, slot);
+ * - target: a label mapped to a handler in the target registry.
+ * The enum values are stored as is in the database and exposed as is in GraphQL.
+ */
+export enum ScheduleType {
+  ONE_TIME = 'ONE_TIME',
+  RECURRING = 'RECURRING',
+}
+
+export enum JobStatus {
+  ACTIVE = 'ACTIVE',
+  PAUSED = 'PAUSED',
+  RETIRED = 'RETIRED',
+}
+
+export enum RunStatus {
+  PENDING = 'PENDING',
+  RUNNING = 'RUNNING',
+  SUCCEEDED = 'SUCCEEDED',
+  FAILED = 'FAILED',
+  CANCELED = 'CANCELED',
+  SKIPPED = 'SKIPPED',
+}
+
+export enum TriggerType {
+  SCHEDULED = 'SCHEDULED',
+  MANUAL = 'MANUAL',
+  AD_HOC = 'AD_HOC',
+}
+
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = [
+  RunStatus.SUCCEEDED,
+  RunStatus.FAILED,
+  RunStatus.CANCELED,
+  RunStatus.SKIPPED,
+];
+
+export const isTerminal = (status: RunStatus): boolean => TERMINAL_RUN_STATUSES.includes(status);
+
+/** Failure codes cronql itself records on runs (handlers may add their own). */
+export const FailureCode = {
+  HANDLER_ERROR: 'HANDLER_ERROR',
+  TIMEOUT: 'TIMEOUT',
+  STALE_TIMEOUT: 'STALE_TIMEOUT',
+  SHUTDOWN: 'SHUTDOWN',
+  UNKNOWN_TARGET: 'UNKNOWN_TARGET',
+  CANCELED: 'CANCELED',
+  OVERLAP: 'OVERLAP',
+} as const;

@@ -1,0 +1,37 @@
+import { JobStatus, ScheduleType } from './enums.js';
+
+/** What the runtime needs of a job definition: a plain snapshot, detached from any ORM session. */
+export interface JobSnapshot {
+  id: string;
+  jobKey: string;
+  version: number;
+  target: string;
+  payload: unknown;
+  scheduleType: ScheduleType;
+  cronExpression: string | null;
+  runAt: Date | null;
+  timezone: string;
+  timeoutSeconds: number | null;
+  status: JobStatus;
+  updatedAt: Date;
+}
+
+export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type, cron_expression, run_at, timezone,
+  timeout_seconds, status, updated_at`;
+
+export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
+  return {
+    id: row.id as string,
+    jobKey: row.job_key as string,
+    version: Number(row.version),
+    target: row.target as string,
+    payload: row.payload ?? null,
+    scheduleType: row.schedule_type as ScheduleType,
+    cronExpression: (row.cron_expression as string) ?? null,
+    runAt: row.run_at == null ? null : new Date(row.run_at as string),
+    timezone: row.timezone as string,
+    timeoutSeconds: row.timeout_seconds == null ? null : Number(row.timeout_seconds),
+    status: row.status as JobStatus,
+    updatedAt: new Date(row.updated_at as string),
+  };
+}

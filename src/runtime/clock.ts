@@ -1,0 +1,158 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import { MinHeap } from './min-heap.js';
+
+/** A pending wake-up; `cancel()` is idempotent. */
+export interface Alarm {
+  cancel(): void;
+}
+
+/**
+ * Time, injected. The runtime never reads `Date.now()` or sets timers itself: it asks the clock,
+ * so tests drive time with a ManualClock and production uses the SystemClock.
+ */
+export interface Clock {
+  now(): Date;
+  /** Calls `fn` once, as soon as possible at or after `at`. */
+  setAlarm(at: Date, fn: () => void): Alarm;
+  /** Stops every pending alarm; the clock stays usable. */
+  close(): void;
+}
+
+interface Entry {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * Alarms kept in one min-heap, woken by a single node-cron task that ticks every second (UTC,
+ * whole seconds, which is the resolution of cron slots). Why one shared tick rather than one
+ * node-cron task per job: node-cron serialises co-due fires and drops those later than its
+ * tolerance, and it mishandles DST (see STACK.md). Here thousands of co-due alarms wake in the
+ * same tick (so the run recorder can commit them in one statement), a late or missed tick only
+ * delays alarms (the next tick catches up, nothing is dropped), and the slot instants come from
+ * cronql's own schedule math. Alarms already due fire on the next turn of the event loop.
+ */
+export class SystemClock implements Clock {
+  private readonly heap = new MinHeap<Entry>((a, b) => a.at - b.at || a.seq - b.seq);
+  private seq = 0;
+  private task: ScheduledTask | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+
+  now(): Date {
+    return new Date();
+  }
+
+  setAlarm(at: Date, fn: () => void): Alarm {
+    const entry: Entry = { at: at.getTime(), seq: this.seq++, fn, cancelled: false };
+    this.heap.push(entry);
+    if (entry.at <= Date.now()) this.scheduleImmediateDrain();
+    else this.ensureTicking();
+    return { cancel: () => void (entry.cancelled = true) };
+  }
+
+  close(): void {
+    this.heap.clear();
+    this.task?.destroy();
+    this.task = undefined;
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
+  }
+
+  private scheduleImmediateDrain(): void {
+    this.immediate ??= setImmediate(() => {
+      this.immediate = undefined;
+      this.drain();
+    });
+  }
+
+  private ensureTicking(): void {
+    if (this.task) return;
+    this.task = cron.schedule('* * * * * *', () => this.drain(), {
+      timezone: 'UTC',
+      name: 'cronql-clock',
+      // A late tick is never a lost slot here (the heap keeps every alarm), so don't let
+      // node-cron drop or log it.
+      missedExecutionTolerance: 3_600_000,
+      suppressMissedWarning: true,
+    });
+  }
+
+  private drain(): void {
+    const now = Date.now();
+    for (let top = this.heap.peek(); top && top.at <= now; top = this.heap.peek()) {
+      this.heap.pop();
+      if (top.cancelled) continue;
+      try {
+        top.fn();
+      } catch {
+        // Alarm callbacks own their errors; one must never stop the others.
+      }
+    }
+    while (this.heap.peek()?.cancelled) this.heap.pop();
+    if (this.heap.size === 0 && this.task) {
+      this.task.destroy();
+      this.task = undefined;
+    }
+  }
+}
+
+/** A clock that moves only when told to: `advance(ms)` / `set(date)` fire the alarms due. */
+export class ManualClock implements Clock {
+  private current: number;
+  private readonly heap = new MinHeap<Entry>((a, b) => a.at - b.at || a.seq - b.seq);
+  private seq = 0;
+
+  constructor(start: Date | string) {
+    this.current = new Date(start).getTime();
+  }
+
+  now(): Date {
+    return new Date(this.current);
+  }
+
+  setAlarm(at: Date, fn: () => void): Alarm {
+    const entry: Entry = { at: at.getTime(), seq: this.seq++, fn, cancelled: false };
+    this.heap.push(entry);
+    // Due alarms fire asynchronously, as with the system clock.
+    if (entry.at <= this.current) queueMicrotask(() => this.fireDue());
+    return { cancel: () => void (entry.cancelled = true) };
+  }
+
+  /** Moves time forward, firing due alarms in order (each at its own instant). */
+  advance(ms: number): void {
+    this.set(new Date(this.current + ms));
+  }
+
+  set(to: Date | string): void {
+    const target = new Date(to).getTime();
+    for (let top = this.heap.peek(); top && top.at <= target; top = this.heap.peek()) {
+      this.current = Math.max(this.current, top.at);
+      this.fireDue();
+    }
+    this.current = Math.max(this.current, target);
+  }
+
+  /** Number of alarms still pending (tests use it to see that an actor is armed). */
+  get pending(): number {
+    return this.heap.toArray().filter((e) => !e.cancelled).length;
+  }
+
+  /** The instant of the earliest pending alarm. */
+  get nextAlarmAt(): Date | undefined {
+    const next = this.heap.toArray().filter((e) => !e.cancelled).sort((a, b) => a.at - b.at)[0];
+    return next && new Date(next.at);
+  }
+
+  close(): void {
+    this.heap.clear();
+  }
+
+  private fireDue(): void {
+    for (let top = this.heap.peek(); top && top.at <= this.current; top = this.heap.peek()) {
+      this.heap.pop();
+      if (!top.cancelled) top.fn();
+    }
+  }
+}

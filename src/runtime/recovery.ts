@@ -1,0 +1,52 @@
+import type { Pool } from '../db/pool.js';
+import { FailureCode, RunStatus } from '../domain/enums.js';
+import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
+
+export interface RecoveryResult {
+  /** RUNNING runs older than the stale threshold, now FAILED (STALE_TIMEOUT). */
+  staled: RunRecord[];
+  /** PENDING runs found at startup (each is claimed, then executed, by exactly one instance). */
+  pendingIds: string[];
+  /** One-time jobs retired because their run had ended before the previous process stopped. */
+  retiredJobIds: string[];
+}
+
+/**
+ * Startup recovery, before any timer is armed (PRODUCT.md rule 3). Runs that were recorded but
+ * never finished are settled; windows that were never recorded are not replayed (rule 4).
+ */
+export async function recover(pool: Pool, now: Date, staleAfterMs: number): Promise<RecoveryResult> {
+  const staleBefore = new Date(now.getTime() - staleAfterMs);
+  const staled = await pool.query(
+    `UPDATE cron_job_runs SET status = 'FAILED', finished_at = $2, updated_at = $2, failure_code = $3,
+       failure_message = $4, failure_details = jsonb_build_object('staleAfterMs', $5::bigint)
+     WHERE status = 'RUNNING' AND started_at < $1
+     RETURNING ${RUN_COLUMNS}`,
+    [
+      staleBefore,
+      now,
+      FailureCode.STALE_TIMEOUT,
+      'the run was still RUNNING when cronql started, and had started longer ago than the stale threshold',
+      staleAfterMs,
+    ],
+  );
+  const pending = await pool.query(
+    `SELECT id FROM cron_job_runs WHERE status = 'PENDING' ORDER BY scheduled_at, id`,
+  );
+  // A one-time job whose scheduled run ended but which was not retired (crash in between).
+  const retired = await pool.query(
+    `UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = $1
+     WHERE d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED' AND EXISTS (
+       SELECT 1 FROM cron_job_runs r WHERE r.job_definition_id = d.id AND r.trigger_type = 'SCHEDULED'
+         AND r.status NOT IN ('PENDING', 'RUNNING'))
+     RETURNING d.id`,
+    [now],
+  );
+  return {
+    staled: staled.rows.map(rowToRun),
+    pendingIds: pending.rows.map((r) => r.id as string),
+    retiredJobIds: retired.rows.map((r) => r.id as string),
+  };
+}
+
+export const STALE_PREVIOUS_STATUS = RunStatus.RUNNING;

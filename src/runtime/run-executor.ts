@@ -1,0 +1,184 @@
+import type { Logger } from '../logger.js';
+import { FailureCode, RunStatus } from '../domain/enums.js';
+import type { RunRecord } from '../domain/run.js';
+import type { RunEvents } from './run-events.js';
+import type { Finish, RunRecorder } from './run-recorder.js';
+import type { TargetRegistry } from './targets/registry.js';
+
+interface InFlight {
+  run: RunRecord;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** Why a run's signal was aborted; the outcome recorded depends on it. */
+class AbortReason extends Error {
+  constructor(readonly kind: 'TIMEOUT' | 'CANCELED' | 'SHUTDOWN', message: string) {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
+const MAX_MESSAGE = 2_000;
+
+/** Turns what a handler threw into the run's failure fields (API.md: code, message, details). */
+function describeFailure(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {
+  if (err instanceof Error || (typeof err === 'object' && err !== null)) {
+    const e = err as { code?: unknown; message?: unknown; details?: unknown; name?: unknown; stack?: unknown };
+    const code = typeof e.code === 'string' && e.code.length > 0 ? e.code : FailureCode.HANDLER_ERROR;
+    const message = String(e.message ?? err).slice(0, MAX_MESSAGE);
+    let details: unknown = e.details;
+    if (details === undefined) details = { name: typeof e.name === 'string' ? e.name : 'Error' };
+    return { failureCode: code.slice(0, 200), failureMessage: message, failureDetails: safeJson(details) };
+  }
+  return { failureCode: FailureCode.HANDLER_ERROR, failureMessage: String(err).slice(0, MAX_MESSAGE), failureDetails: null };
+}
+
+/** Outputs and details go to jsonb: anything that does not serialise is stored as its string. */
+function safeJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) ?? null;
+  } catch {
+    return { unserializable: String(value) };
+  }
+}
+
+/**
+ * Runs claimed (RUNNING) runs: resolves the target, gives the handler an AbortSignal that fires on
+ * the job's timeout, on cancelRun and on shutdown, and records the terminal state. Keeps the
+ * in-flight runs so they can be canceled and drained.
+ */
+export class RunExecutor {
+  private readonly inFlight = new Map<string, InFlight>();
+
+  constructor(
+    private readonly recorder: RunRecorder,
+    private readonly targets: TargetRegistry,
+    private readonly events: RunEvents,
+    private readonly log: Logger,
+  ) {}
+
+  get activeCount(): number {
+    return this.inFlight.size;
+  }
+
+  isRunning(runId: string): boolean {
+    return this.inFlight.has(runId);
+  }
+
+  /** Starts a RUNNING run in the background; resolves when its terminal state is recorded. */
+  execute(run: RunRecord, timeoutSeconds: number | null): Promise<void> {
+    const controller = new AbortController();
+    const done = this.runHandler(run, controller, timeoutSeconds).finally(() => this.inFlight.delete(run.id));
+    this.inFlight.set(run.id, { run, controller, done });
+    return done;
+  }
+
+  /** Aborts an in-flight run on this instance (cancelRun already recorded CANCELED). */
+  abort(runId: string, kind: 'CANCELED' | 'SHUTDOWN', message: string): boolean {
+    const entry = this.inFlight.get(runId);
+    if (!entry) return false;
+    entry.controller.abort(new AbortReason(kind, message));
+    return true;
+  }
+
+  /** Waits for the in-flight runs up to `graceMs`; then aborts and records the rest as SHUTDOWN. */
+  async drain(graceMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    const all = Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (!timedOut) return;
+    for (const id of this.inFlight.keys()) {
+      this.abort(id, 'SHUTDOWN', `cronql shut down before the run finished (grace period ${graceMs} ms)`);
+    }
+    // Handlers that honour the signal settle at once; the others are recorded without waiting.
+    const settled = await Promise.race([all.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]);
+    if (!settled) {
+      await Promise.all(
+        [...this.inFlight.values()].map((f) => this.record(f.run, {
+          status: RunStatus.FAILED,
+          failureCode: FailureCode.SHUTDOWN,
+          failureMessage: 'cronql shut down and the handler did not stop on its signal',
+          failureDetails: null,
+        })),
+      );
+    }
+  }
+
+  private async runHandler(run: RunRecord, controller: AbortController, timeoutSeconds: number | null): Promise<void> {
+    const log = this.log.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
+    const definition = this.targets.get(run.target);
+    if (!definition) {
+      // The target was removed from the registry after the job was created.
+      await this.record(run, {
+        status: RunStatus.FAILED,
+        failureCode: FailureCode.UNKNOWN_TARGET,
+        failureMessage: `target "${run.target}" is not in the registry of this instance`,
+      });
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    if (timeoutSeconds) {
+      timer = setTimeout(
+        () => controller.abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
+        timeoutSeconds * 1000,
+      );
+    }
+    // A handler that ignores its signal still loses the race against it.
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    let outcome: Finish;
+    try {
+      const output = await Promise.race([
+        Promise.resolve().then(() =>
+          definition.handler({
+            payload: run.payloadSnapshot,
+            signal: controller.signal,
+            log,
+            run: {
+              id: run.id,
+              jobId: run.jobId,
+              jobKey: run.jobKey,
+              jobVersion: run.jobVersion,
+              scheduledAt: run.scheduledAt,
+              triggerType: run.triggerType,
+            },
+          }),
+        ),
+        aborted,
+      ]);
+      outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
+    } catch (err) {
+      const reason = controller.signal.aborted ? controller.signal.reason : undefined;
+      if (reason instanceof AbortReason) {
+        outcome =
+          reason.kind === 'CANCELED'
+            ? { status: RunStatus.CANCELED, failureCode: FailureCode.CANCELED, failureMessage: reason.message }
+            : { status: RunStatus.FAILED, failureCode: reason.kind, failureMessage: reason.message };
+      } else {
+        outcome = { status: RunStatus.FAILED, ...describeFailure(err) };
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.record(run, outcome);
+  }
+
+  private async record(run: RunRecord, outcome: Finish): Promise<void> {
+    try {
+      const finished = await this.recorder.finish(run.id, outcome);
+      if (finished) this.events.changed(finished, RunStatus.RUNNING);
+    } catch (err) {
+      // Left RUNNING: recovery turns it into STALE_TIMEOUT after the stale threshold.
+      this.log.error({ err, runId: run.id }, 'could not record the end of a run');
+    }
+  }
+}

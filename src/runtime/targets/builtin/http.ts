@@ -1,0 +1,226 @@
+import { assertPublicUrl, type AddressLookup } from '../address-guard.js';
+import { TargetError, type TargetContext, type TargetDefinition } from '../target.js';
+
+export interface HttpTargetOptions {
+  /**
+   * Let the target call loopback, private, link-local and metadata addresses
+   * (`CRONQL_HTTP_ALLOW_PRIVATE`).
+   * @default false
+   */
+  allowPrivate?: boolean;
+  /**
+   * Resolves host names for the address guard; tests inject a stub.
+   * @default dns.promises.lookup(host, { all: true })
+   */
+  lookup?: AddressLookup;
+}
+
+export interface HttpPayload {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  timeoutMs?: number;
+}
+
+export interface HttpOutput {
+  status: number;
+  durationMs: number;
+  /** The first 4 KiB of the response body, decoded as UTF-8. */
+  body: string;
+}
+
+/** Redirects followed by hand, so that every hop goes through the address guard. */
+export const MAX_REDIRECTS = 5;
+/** Bytes of the response body kept in the output or the error details. */
+export const BODY_LIMIT_BYTES = 4096;
+const DEFAULT_TIMEOUT_MS = 10_000;
+/** Node's timers overflow past this and fire after 1 ms instead. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+/** Dropped when a redirect turns the request into a GET (fetch spec, "request-body-header"). */
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+/** Dropped when a redirect leaves the origin, so credentials do not leak to another host. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+interface HttpRequest {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: string | undefined;
+  timeoutMs: number;
+}
+
+const badPayload = (message: string): TargetError => new TargetError('BAD_PAYLOAD', `http: ${message}`);
+
+function parsePayload(payload: unknown): HttpRequest {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw badPayload('payload must be an object with a url');
+  }
+  const p = payload as Partial<Record<keyof HttpPayload, unknown>>;
+  if (typeof p.url !== 'string' || p.url === '') throw badPayload('payload.url must be a non-empty string');
+  const url = URL.canParse(p.url) ? new URL(p.url) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw badPayload(`payload.url must be an absolute http: or https: URL, got ${JSON.stringify(p.url)}`);
+  }
+  // fetch refuses URLs with credentials; say so up front rather than as a network error.
+  if (url.username || url.password) throw badPayload('payload.url must not embed credentials; use headers');
+
+  const method = p.method === undefined ? 'POST' : p.method;
+  if (typeof method !== 'string' || !TOKEN.test(method) || FORBIDDEN_METHODS.has(method.toUpperCase())) {
+    throw badPayload(`payload.method ${JSON.stringify(method)} is not a usable HTTP method`);
+  }
+  const upper = method.toUpperCase();
+
+  const rawHeaders = p.headers ?? {};
+  if (
+    typeof rawHeaders !== 'object' ||
+    Array.isArray(rawHeaders) ||
+    !Object.values(rawHeaders).every((v) => typeof v === 'string')
+  ) {
+    throw badPayload('payload.headers must be an object of header name → string');
+  }
+  let headers: Headers;
+  try {
+    headers = new Headers(rawHeaders as Record<string, string>);
+  } catch (err) {
+    throw badPayload(`payload.headers: ${(err as Error).message}`);
+  }
+
+  let body: string | undefined;
+  if (typeof p.body === 'string') body = p.body;
+  else if (p.body !== undefined && p.body !== null) {
+    body = JSON.stringify(p.body);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  }
+  if (body !== undefined && (upper === 'GET' || upper === 'HEAD')) {
+    throw badPayload(`payload.body is not allowed with ${upper}`);
+  }
+
+  const timeoutMs = p.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : p.timeoutMs;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw badPayload(`payload.timeoutMs must be a number in (0, ${MAX_TIMEOUT_MS}]`);
+  }
+  return { url, method: upper, headers, body, timeoutMs };
+}
+
+/** Reads at most BODY_LIMIT_BYTES and drops the rest, so a huge response costs nothing. */
+async function readBodyPrefix(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < BODY_LIMIT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, BODY_LIMIT_BYTES);
+  // stream: true holds back a multi-byte character cut at the limit instead of emitting U+FFFD.
+  return new TextDecoder().decode(bytes, { stream: true });
+}
+
+/** Rejects with the signal's reason as soon as it aborts (DNS lookups cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The request for the next hop, per the fetch spec's redirect rules. */
+function redirectRequest(req: HttpRequest, status: number, location: URL): HttpRequest {
+  const headers = new Headers(req.headers);
+  let { method, body } = req;
+  if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+    method = 'GET';
+    body = undefined;
+    for (const name of BODY_HEADERS) headers.delete(name);
+  }
+  if (location.origin !== req.url.origin) {
+    for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+  }
+  return { ...req, url: location, method, headers, body };
+}
+
+async function send(
+  ctx: TargetContext,
+  first: HttpRequest,
+  options: HttpTargetOptions,
+  signal: AbortSignal,
+): Promise<HttpOutput> {
+  let req = first;
+  const started = performance.now();
+  for (let hop = 0; ; hop++) {
+    if (!options.allowPrivate) await untilAborted(assertPublicUrl(req.url, options.lookup), signal);
+    const res = await fetch(req.url.href, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      redirect: 'manual',
+      signal,
+    });
+    const location = res.headers.get('location');
+    if (res.status >= 300 && res.status < 400 && location !== null) {
+      await res.body?.cancel().catch(() => undefined);
+      if (hop === MAX_REDIRECTS) {
+        throw new TargetError('HTTP_NETWORK', `http: more than ${MAX_REDIRECTS} redirects`, { url: req.url.href });
+      }
+      const next = URL.canParse(location, req.url.href) ? new URL(location, req.url) : undefined;
+      if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+        throw new TargetError('HTTP_NETWORK', `http: unusable redirect location ${JSON.stringify(location)}`, {
+          url: req.url.href,
+          status: res.status,
+        });
+      }
+      ctx.log.debug({ from: req.url.href, to: next.href, status: res.status }, 'http target redirect');
+      req = redirectRequest(req, res.status, next);
+      continue;
+    }
+    const body = await readBodyPrefix(res);
+    const durationMs = Math.round(performance.now() - started);
+    if (res.status < 200 || res.status >= 300) {
+      throw new TargetError('HTTP_STATUS', `http: ${req.method} ${req.url.href} answered ${res.status}`, {
+        status: res.status,
+        body,
+      });
+    }
+    return { status: res.status, durationMs, body };
+  }
+}
+
+/** The `http` built-in target. */
+export function createHttpTarget(options: HttpTargetOptions = {}): TargetDefinition {
+  return {
+    description: 'Sends an HTTP request (payload: url, method = POST, headers, body, timeoutMs = 10000).',
+    async handler(ctx: TargetContext): Promise<HttpOutput> {
+      const req = parsePayload(ctx.payload);
+      const { timeoutMs } = req;
+      // One budget for all hops, the guard's lookups and reading the body.
+      const timeout = AbortSignal.timeout(timeoutMs);
+      try {
+        return await send(ctx, req, options, AbortSignal.any([ctx.signal, timeout]));
+      } catch (err) {
+        // The run's own abort (job timeout, cancel, shutdown) wins: the runtime classifies it.
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        if (err instanceof TargetError) throw err;
+        if (timeout.aborted) {
+          throw new TargetError('HTTP_NETWORK', `http: no complete response within ${timeoutMs} ms`, {
+            timeoutMs,
+          });
+        }
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        const detail = cause?.code ?? cause?.message ?? (err as Error).message;
+        throw new TargetError('HTTP_NETWORK', `http: request failed (${detail})`, { cause: detail });
+      }
+    },
+  };
+}

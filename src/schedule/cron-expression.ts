@@ -1,0 +1,222 @@
+import { CronqlError } from '../errors.js';
+
+/**
+ * A parsed cron expression: for each field, the sorted, de-duplicated values it allows. Immutable
+ * (frozen), and plain data, so it can be cached and shared between jobs.
+ */
+export interface CronExpression {
+  /** The expression exactly as given. */
+  readonly source: string;
+  /** True when the expression had 6 fields (seconds first); otherwise `seconds` is `[0]`. */
+  readonly hasSeconds: boolean;
+  readonly seconds: readonly number[];
+  readonly minutes: readonly number[];
+  readonly hours: readonly number[];
+  readonly daysOfMonth: readonly number[];
+  /** 1 = January … 12 = December. */
+  readonly months: readonly number[];
+  /** 0 = Sunday … 6 = Saturday (`7` in the source is folded into `0`). */
+  readonly daysOfWeek: readonly number[];
+  /** The day-of-month field was `*` or `?`: only then does day-of-week alone decide the day. */
+  readonly daysOfMonthWildcard: boolean;
+  /** The day-of-week field was `*` or `?`: only then does day-of-month alone decide the day. */
+  readonly daysOfWeekWildcard: boolean;
+  /**
+   * The hour field is `*` or contains a step (`/`). The DST policy uses it: such expressions fire
+   * at both instants of a repeated (fall-back) wall-clock time, fixed-hour ones only at the first.
+   */
+  readonly hourIsWildcardOrStep: boolean;
+}
+
+interface FieldSpec {
+  readonly name: string;
+  readonly min: number;
+  readonly max: number;
+  /** Upper end for `*` and open steps (`a/n`); differs from `max` only for day-of-week (7). */
+  readonly openMax: number;
+  /** Names accepted for values, e.g. `JAN` → 1; index = value - `nameBase`. */
+  readonly names?: readonly string[];
+  readonly nameBase?: number;
+  /** `?` is accepted as a synonym of `*` (day-of-month and day-of-week only, as in Quartz). */
+  readonly allowsQuestionMark?: boolean;
+}
+
+const SECOND: FieldSpec = { name: 'second', min: 0, max: 59, openMax: 59 };
+const MINUTE: FieldSpec = { name: 'minute', min: 0, max: 59, openMax: 59 };
+const HOUR: FieldSpec = { name: 'hour', min: 0, max: 23, openMax: 23 };
+const DAY_OF_MONTH: FieldSpec = {
+  name: 'day-of-month', min: 1, max: 31, openMax: 31, allowsQuestionMark: true,
+};
+const MONTH: FieldSpec = {
+  name: 'month', min: 1, max: 12, openMax: 12, nameBase: 1,
+  names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+};
+const DAY_OF_WEEK: FieldSpec = {
+  name: 'day-of-week', min: 0, max: 7, openMax: 6, nameBase: 0, allowsQuestionMark: true,
+  names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
+};
+
+/** The macros of Vixie cron that denote a schedule; `@reboot` is not one and is rejected. */
+const MACROS: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+/** The longest each month can be (February in a leap year), for the "can it ever fire" check. */
+const MAX_DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Parses a 5-field (`minute hour day-of-month month day-of-week`) or 6-field (seconds first)
+ * cron expression, or one of the macros `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`,
+ * `@midnight`, `@hourly`.
+ *
+ * Supported per field: `*`, numbers, ranges `a-b`, steps (`/n` after `*`, after a range `a-b`,
+ * or after a start value `a`, meaning `a` to the field's end), lists `x,y,z`, names `JAN`–`DEC`
+ * and `SUN`–`SAT` (any case), `?` for `*` in the day fields, and `7` for Sunday. Day-of-month and day-of-week combine as in Vixie cron: when both are restricted
+ * (neither is literally `*` or `?`), a day matches if either matches.
+ *
+ * Rejected, with `INVALID_CRON_EXPRESSION`: Quartz extensions (`L`, `W`, `#`), `@reboot`,
+ * reversed ranges (`5-1`), steps of 0 or longer than the field's span (a step of 90 minutes
+ * would only ever hit minute 0, not every 90 minutes), out-of-range values, empty fields or list items, a wrong field
+ * count, and expressions that can never fire (`0 0 30 2 *`).
+ */
+export function parseCronExpression(expr: string): CronExpression {
+  if (typeof expr !== 'string') {
+    throw invalid(String(expr), 'the expression must be a string');
+  }
+  const trimmed = expr.trim();
+  const expanded = trimmed.startsWith('@') ? expandMacro(expr, trimmed) : trimmed;
+  const fields = expanded === '' ? [] : expanded.split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) {
+    throw invalid(expr, `expected 5 fields (minute hour day-of-month month day-of-week) or 6 ` +
+      `(seconds first), got ${fields.length}`);
+  }
+  const hasSeconds = fields.length === 6;
+  const [second, minute, hour, dayOfMonth, month, dayOfWeek] = hasSeconds
+    ? fields
+    : ['0', ...fields];
+
+  const parsed: CronExpression = {
+    source: expr,
+    hasSeconds,
+    seconds: parseField(expr, second, SECOND),
+    minutes: parseField(expr, minute, MINUTE),
+    hours: parseField(expr, hour, HOUR),
+    daysOfMonth: parseField(expr, dayOfMonth, DAY_OF_MONTH),
+    months: parseField(expr, month, MONTH),
+    daysOfWeek: parseField(expr, dayOfWeek, DAY_OF_WEEK),
+    daysOfMonthWildcard: isWildcard(dayOfMonth),
+    daysOfWeekWildcard: isWildcard(dayOfWeek),
+    hourIsWildcardOrStep: hour === '*' || hour.includes('/'),
+  };
+  assertCanFire(parsed);
+  return Object.freeze(parsed);
+}
+
+function expandMacro(expr: string, macro: string): string {
+  const expansion = MACROS[macro.toLowerCase()];
+  if (expansion === undefined) {
+    throw invalid(expr, `unsupported macro "${macro}" (supported: ${Object.keys(MACROS).join(', ')})`);
+  }
+  return expansion;
+}
+
+const isWildcard = (field: string): boolean => field === '*' || field === '?';
+
+/** Returns the sorted, unique, frozen values a field allows. */
+function parseField(expr: string, field: string, spec: FieldSpec): readonly number[] {
+  const fail = (why: string) => invalid(expr, `${spec.name} field "${field}": ${why}`);
+  if (field === '?') {
+    if (!spec.allowsQuestionMark) throw fail('"?" is only allowed in the day-of-month and day-of-week fields');
+    return range(spec.min, spec.openMax, 1);
+  }
+  const values = new Set<number>();
+  for (const item of field.split(',')) {
+    if (item === '') throw fail('empty list item');
+    const parts = item.split('/');
+    if (parts.length > 2) throw fail(`"${item}" has more than one "/"`);
+    const [base, stepText] = parts;
+    const step = stepText === undefined ? 1 : parseStep(stepText, spec, fail);
+    let from: number;
+    let to: number;
+    if (base === '*') {
+      [from, to] = [spec.min, spec.openMax];
+    } else if (base.includes('-')) {
+      const bounds = base.split('-');
+      if (bounds.length !== 2) throw fail(`"${base}" is not a range a-b`);
+      from = parseValue(bounds[0], spec, fail);
+      to = parseValue(bounds[1], spec, fail);
+      if (from > to) throw fail(`range "${base}" is reversed`);
+    } else {
+      from = parseValue(base, spec, fail);
+      // `a/n` means from a to the end of the field, every n (as in cronie and croner).
+      to = stepText === undefined ? from : spec.openMax;
+    }
+    for (const value of range(from, to, step)) values.add(value);
+  }
+  // Day-of-week 7 is Sunday, like 0.
+  const normalised = [...values].map((v) => (spec === DAY_OF_WEEK && v === 7 ? 0 : v));
+  return Object.freeze([...new Set(normalised)].sort((a, b) => a - b));
+}
+
+/** `L`, `LW`, `15W`, `5L`, `5#3`: last/nearest-weekday/nth-weekday, which cronql does not offer. */
+const QUARTZ_MODIFIER = /^(\d*L|LW|\d+W)$|#/i;
+
+function parseValue(text: string, spec: FieldSpec, fail: (why: string) => CronqlError): number {
+  let value: number;
+  if (/^\d+$/.test(text)) {
+    value = Number(text);
+  } else if (/^[a-z]{3}$/i.test(text) && spec.names?.includes(text.toUpperCase())) {
+    value = spec.names.indexOf(text.toUpperCase()) + (spec.nameBase ?? 0);
+  } else if (text === '') {
+    throw fail('missing value');
+  } else if (QUARTZ_MODIFIER.test(text)) {
+    throw fail(`"${text}": the Quartz modifiers L, W and # are not supported`);
+  } else {
+    const kind = spec.names ? `a number or a ${spec.name} name (${spec.names[0]}…)` : 'a number';
+    throw fail(`"${text}" is not ${kind}`);
+  }
+  if (value < spec.min || value > spec.max) {
+    throw fail(`${value} is out of range ${spec.min}-${spec.max}`);
+  }
+  return value;
+}
+
+function parseStep(text: string, spec: FieldSpec, fail: (why: string) => CronqlError): number {
+  const span = spec.openMax - spec.min + 1;
+  if (!/^\d+$/.test(text)) throw fail(`step "${text}" is not a number`);
+  const step = Number(text);
+  if (step < 1 || step > span) throw fail(`step ${step} is out of range 1-${span}`);
+  return step;
+}
+
+function range(from: number, to: number, step: number): number[] {
+  const values: number[] = [];
+  for (let v = from; v <= to; v += step) values.push(v);
+  return values;
+}
+
+/**
+ * Rejects expressions that match no day at all. Over a 28-year cycle every month has every
+ * weekday and February has a 29th, so the only way to never fire is a day-of-month restriction
+ * (with day-of-week `*`) that no allowed month is long enough for: `0 0 30 2 *`, `0 0 31 4,6 *`.
+ * A restricted day-of-week always fires (alone or OR-ed with day-of-month).
+ */
+function assertCanFire(cron: CronExpression): void {
+  if (cron.daysOfMonthWildcard || !cron.daysOfWeekWildcard) return;
+  const firstDay = cron.daysOfMonth[0];
+  if (cron.months.some((month) => firstDay <= MAX_DAYS_IN_MONTH[month])) return;
+  throw invalid(cron.source, `day-of-month ${cron.daysOfMonth.join(',')} never occurs in ` +
+    `month ${cron.months.join(',')}, so the expression can never fire`);
+}
+
+function invalid(expression: string, why: string): CronqlError {
+  return new CronqlError('INVALID_CRON_EXPRESSION', `Invalid cron expression "${expression}": ${why}`, {
+    expression,
+  });
+}

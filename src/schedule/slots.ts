@@ -1,0 +1,237 @@
+import { parseCronExpression, type CronExpression } from './cron-expression.js';
+import { WallClock, type WallClockInstants } from './timezone.js';
+
+/**
+ * How far past the starting point the search goes before giving up. A valid expression fires at
+ * least once every 8 years (the leap-day gap around 2100), so this only bounds pathological input.
+ */
+const HORIZON_YEARS = 30;
+
+/**
+ * The next `count` slots strictly after `from`, sorted and unique, as UTC instants on whole
+ * seconds. Slots are computed on the wall clock of `timezone` and mapped to instants by the DST
+ * policy (see PRODUCT.md): a non-existent local time is shifted forward by the gap's length; a
+ * repeated one fires at its first occurrence, or at both when the hour field is `*` or a step.
+ * Returns fewer than `count` slots only if none are left within 30 years.
+ */
+export function nextSlots(
+  expression: CronExpression | string,
+  timezone: string,
+  from: Date,
+  count: number,
+): Date[] {
+  assertCount('count', count);
+  return collect(toExpression(expression), timezone, instantOf('from', from), Infinity, count);
+}
+
+/** The first slot strictly after `from`, or null when there is none within 30 years. */
+export function nextSlot(expression: CronExpression | string, timezone: string, from: Date): Date | null {
+  return nextSlots(expression, timezone, from, 1)[0] ?? null;
+}
+
+/**
+ * The slots in (`afterExclusive`, `untilInclusive`], earliest first, at most `limit` of them: what
+ * the runtime missed while it was not running.
+ */
+export function slotsBetween(
+  expression: CronExpression | string,
+  timezone: string,
+  afterExclusive: Date,
+  untilInclusive: Date,
+  limit: number,
+): Date[] {
+  assertCount('limit', limit);
+  const after = instantOf('afterExclusive', afterExclusive);
+  const until = instantOf('untilInclusive', untilInclusive);
+  return collect(toExpression(expression), timezone, after, until, limit);
+}
+
+/**
+ * Walks matching local times in order and maps each to its instants. DST can put a local time's
+ * instant after the next local time's (a gap-shifted 02:30 lands after a real 03:00, the late copy
+ * of 01:00 after the early 01:30), so candidates are gathered until no later local time can still
+ * land before the `max`-th instant found, then sorted.
+ */
+function collect(cron: CronExpression, timezone: string, after: number, until: number, max: number): Date[] {
+  const clock = new WallClock(timezone);
+  if (max === 0 || until <= after) return [];
+  const cursor = new LocalCursor(cron, clock.localLowerBound(after));
+  const found: number[] = [];
+  const seen = new Set<number>();
+  let sorted = true;
+  for (let local = cursor.next(); local !== undefined; local = cursor.next()) {
+    const lowerBound = clock.instantLowerBound(local);
+    if (lowerBound > until) break;
+    for (const instant of firingInstants(cron, clock.resolve(local))) {
+      if (instant <= after || instant > until || seen.has(instant)) continue;
+      seen.add(instant);
+      if (found.length > 0 && instant < found[found.length - 1]) sorted = false;
+      found.push(instant);
+    }
+    if (found.length >= max) {
+      if (!sorted) {
+        found.sort((a, b) => a - b);
+        sorted = true;
+      }
+      found.length = max;
+      if (found[max - 1] <= lowerBound) break;
+    }
+  }
+  if (!sorted) found.sort((a, b) => a - b);
+  return found.slice(0, max).map((instant) => new Date(instant));
+}
+
+/** The DST policy for one local time. */
+function firingInstants(cron: CronExpression, at: WallClockInstants): number[] {
+  if (at.kind !== 'overlap') return [at.instant];
+  return cron.hourIsWildcardOrStep ? [at.earlier, at.later] : [at.earlier];
+}
+
+/**
+ * Iterates the local wall-clock times an expression matches, in order, as naive epoch ms (fields
+ * encoded as UTC). Jumps over non-matching months, days, hours and minutes using per-field
+ * "next allowed value" tables, so a sparse expression (`0 0 29 2 *`) costs a few hundred steps.
+ */
+class LocalCursor {
+  private readonly tables: FieldTables;
+  private readonly lastYear: number;
+  private year: number;
+  private month: number;
+  private day: number;
+  private hour: number;
+  private minute: number;
+  private second: number;
+
+  constructor(cron: CronExpression, startLocal: number) {
+    this.tables = tablesFor(cron);
+    const start = new Date(startLocal);
+    this.year = start.getUTCFullYear();
+    this.month = start.getUTCMonth() + 1;
+    this.day = start.getUTCDate();
+    this.hour = start.getUTCHours();
+    this.minute = start.getUTCMinutes();
+    this.second = start.getUTCSeconds();
+    this.lastYear = this.year + HORIZON_YEARS;
+  }
+
+  /** The next matching local time at or after the cursor, or undefined past the horizon. */
+  next(): number | undefined {
+    const t = this.tables;
+    for (;;) {
+      if (this.year > this.lastYear) return undefined;
+      if (!t.months[this.month] || this.day > daysInMonth(this.year, this.month)) {
+        this.startNextMonth();
+        continue;
+      }
+      if (!this.dayMatches()) {
+        this.startNextDay();
+        continue;
+      }
+      // Index 24 / 60 hold -1, so running off the end of an hour or a minute lands here too.
+      const hour = t.nextHour[this.hour];
+      if (hour < 0) {
+        this.startNextDay();
+        continue;
+      }
+      if (hour !== this.hour) [this.hour, this.minute, this.second] = [hour, 0, 0];
+      const minute = t.nextMinute[this.minute];
+      if (minute < 0) {
+        [this.hour, this.minute, this.second] = [this.hour + 1, 0, 0];
+        continue;
+      }
+      if (minute !== this.minute) [this.minute, this.second] = [minute, 0];
+      const second = t.nextSecond[this.second];
+      if (second < 0) {
+        [this.minute, this.second] = [this.minute + 1, 0];
+        continue;
+      }
+      this.second = second + 1;
+      return Date.UTC(this.year, this.month - 1, this.day, this.hour, this.minute, second);
+    }
+  }
+
+  /** Vixie semantics: with both day fields restricted, either may match. */
+  private dayMatches(): boolean {
+    const t = this.tables;
+    const byMonthDay = t.daysOfMonth[this.day];
+    const byWeekDay = t.daysOfWeek[new Date(Date.UTC(this.year, this.month - 1, this.day)).getUTCDay()];
+    if (t.daysOfMonthWildcard) return byWeekDay;
+    if (t.daysOfWeekWildcard) return byMonthDay;
+    return byMonthDay || byWeekDay;
+  }
+
+  private startNextDay(): void {
+    [this.day, this.hour, this.minute, this.second] = [this.day + 1, 0, 0, 0];
+  }
+
+  private startNextMonth(): void {
+    if (this.month === 12) [this.year, this.month] = [this.year + 1, 1];
+    else this.month += 1;
+    [this.day, this.hour, this.minute, this.second] = [1, 0, 0, 0];
+  }
+}
+
+interface FieldTables {
+  /** `next*[v]`: the smallest allowed value >= v, or -1; one extra slot past the field's end. */
+  readonly nextSecond: Int8Array;
+  readonly nextMinute: Int8Array;
+  readonly nextHour: Int8Array;
+  readonly daysOfMonth: readonly boolean[];
+  readonly months: readonly boolean[];
+  readonly daysOfWeek: readonly boolean[];
+  readonly daysOfMonthWildcard: boolean;
+  readonly daysOfWeekWildcard: boolean;
+}
+
+const tablesCache = new WeakMap<CronExpression, FieldTables>();
+
+function tablesFor(cron: CronExpression): FieldTables {
+  let tables = tablesCache.get(cron);
+  if (tables === undefined) {
+    tables = {
+      nextSecond: nextAllowed(cron.seconds, 60),
+      nextMinute: nextAllowed(cron.minutes, 60),
+      nextHour: nextAllowed(cron.hours, 24),
+      daysOfMonth: membership(cron.daysOfMonth, 32),
+      months: membership(cron.months, 13),
+      daysOfWeek: membership(cron.daysOfWeek, 7),
+      daysOfMonthWildcard: cron.daysOfMonthWildcard,
+      daysOfWeekWildcard: cron.daysOfWeekWildcard,
+    };
+    tablesCache.set(cron, tables);
+  }
+  return tables;
+}
+
+function nextAllowed(values: readonly number[], size: number): Int8Array {
+  const allowed = membership(values, size);
+  const next = new Int8Array(size + 1).fill(-1);
+  for (let v = size - 1; v >= 0; v -= 1) next[v] = allowed[v] ? v : next[v + 1];
+  return next;
+}
+
+function membership(values: readonly number[], size: number): boolean[] {
+  const allowed = new Array<boolean>(size).fill(false);
+  for (const v of values) allowed[v] = true;
+  return allowed;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+function toExpression(expression: CronExpression | string): CronExpression {
+  return typeof expression === 'string' ? parseCronExpression(expression) : expression;
+}
+
+function instantOf(name: string, date: Date): number {
+  const ms = date instanceof Date ? date.getTime() : Number.NaN;
+  if (Number.isNaN(ms)) throw new RangeError(`${name} must be a valid Date`);
+  return ms;
+}
+
+function assertCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  }
+}

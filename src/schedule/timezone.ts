@@ -1,0 +1,140 @@
+import { IANAZone } from 'luxon';
+import { CronqlError } from '../errors.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * Shape of an IANA name (`UTC`, `Europe/Berlin`, `America/Argentina/Buenos_Aires`, `Etc/GMT+2`).
+ * Checked before asking Intl because newer ICU versions also accept offsets such as `+02:00`,
+ * which we reject: a fixed offset has no DST rules and is not what a user means by a zone.
+ */
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+const canonicalNames = new Map<string, string>();
+
+/**
+ * Validates an IANA time zone name and returns its canonical spelling: case is fixed
+ * (`america/new_york` → `America/New_York`, `utc` → `UTC`) and links are resolved the way this
+ * Node's ICU resolves them (`Etc/UTC` → `UTC`, `US/Eastern` → `America/New_York`).
+ *
+ * Rejects, with `INVALID_TIMEZONE`: empty strings, offsets (`+02:00`, `UTC+2`), `Local`, and any
+ * name the runtime's time zone database does not know.
+ */
+export function canonicalTimezone(name: string): string {
+  const cached = typeof name === 'string' ? canonicalNames.get(name) : undefined;
+  if (cached !== undefined) return cached;
+  if (typeof name !== 'string' || !IANA_NAME.test(name) || !IANAZone.isValidZone(name)) {
+    throw new CronqlError(
+      'INVALID_TIMEZONE',
+      `Invalid time zone "${String(name)}": expected an IANA name such as "Europe/Berlin" or "UTC"`,
+      { timezone: name },
+    );
+  }
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  // Only valid names are cached, so the map is bounded by the size of the zone database.
+  canonicalNames.set(name, canonical);
+  return canonical;
+}
+
+/** How one local wall-clock time maps to instants (epoch ms) in a zone. */
+export type WallClockInstants =
+  | { readonly kind: 'single'; readonly instant: number }
+  /** The time does not exist (spring forward): shifted forward by the gap's length. */
+  | { readonly kind: 'gap'; readonly instant: number }
+  /** The time happens twice (fall back); `earlier` < `later`. */
+  | { readonly kind: 'overlap'; readonly earlier: number; readonly later: number };
+
+/** The UTC offsets (ms) in force around one local day and, if they differ, when they change. */
+interface DayOffsets {
+  readonly before: number;
+  readonly after: number;
+  /** First instant with the `after` offset; only meaningful when `before !== after`. */
+  readonly transitionAt: number;
+}
+
+/**
+ * Maps local wall-clock times of one zone to instants. Local times are "naive" epoch ms: the
+ * wall-clock fields encoded as if they were UTC (`Date.UTC(y, m, d, h, mi, s)`).
+ *
+ * Why not luxon's `DateTime.fromObject`: it shifts gap times forward as we want, but resolves a
+ * repeated (fall-back) time to whichever occurrence has the offset in force *now*, so the answer
+ * changes with the season the code runs in. We resolve both occurrences ourselves.
+ *
+ * Assumes at most one offset change within about two days of any local day, which holds for
+ * every real zone. Offsets are looked up once per local day, so callers should ask in order.
+ */
+export class WallClock {
+  private readonly zone: IANAZone;
+  private dayIndex = Number.NaN;
+  private day: DayOffsets = { before: 0, after: 0, transitionAt: 0 };
+
+  constructor(timezone: string) {
+    this.zone = IANAZone.create(canonicalTimezone(timezone));
+  }
+
+  /** The instant(s) at which the local time `local` occurs. */
+  resolve(local: number): WallClockInstants {
+    const { before, after, transitionAt } = this.offsetsAround(local);
+    if (before === after) return { kind: 'single', instant: local - before };
+    // Read with the old offset, the time is real if it falls before the change; read with the
+    // new one, if it falls at or after it. Both: fall-back overlap. Neither: spring-forward gap,
+    // and reading it with the old offset shifts it forward by exactly the gap's length.
+    const withBefore = local - before;
+    const withAfter = local - after;
+    const beforeValid = withBefore < transitionAt;
+    const afterValid = withAfter >= transitionAt;
+    if (beforeValid && afterValid) return { kind: 'overlap', earlier: withBefore, later: withAfter };
+    if (beforeValid) return { kind: 'single', instant: withBefore };
+    if (afterValid) return { kind: 'single', instant: withAfter };
+    return { kind: 'gap', instant: withBefore };
+  }
+
+  /**
+   * A lower bound for the instants of `local` and of every later local time: DST can reorder
+   * instants only around one transition, and never below `local` read with the larger offset.
+   */
+  instantLowerBound(local: number): number {
+    const { before, after } = this.offsetsAround(local);
+    return local - Math.max(before, after);
+  }
+
+  /** A local time such that no earlier local time occurs after `instant`. */
+  localLowerBound(instant: number): number {
+    // ±4 days covers the bracket `offsetsAround` uses for any local day near `instant`.
+    return instant + Math.min(this.offsetAt(instant - 4 * DAY_MS), this.offsetAt(instant + 4 * DAY_MS));
+  }
+
+  private offsetsAround(local: number): DayOffsets {
+    const index = Math.floor(local / DAY_MS);
+    if (index !== this.dayIndex) {
+      this.dayIndex = index;
+      this.day = this.computeDay(index * DAY_MS);
+    }
+    return this.day;
+  }
+
+  /**
+   * Offsets at instants safely outside the local day (offsets lie within -12h..+14h, so the day
+   * spans at most dayStart-14h..dayStart+36h), and the transition between them if they differ.
+   */
+  private computeDay(dayStart: number): DayOffsets {
+    let lo = dayStart - 36 * HOUR_MS;
+    let hi = dayStart + 60 * HOUR_MS;
+    const before = this.offsetAt(lo);
+    const after = this.offsetAt(hi);
+    if (before === after) return { before, after, transitionAt: Number.NaN };
+    // Binary search to the second: offset(lo) === before, offset(hi) !== before.
+    while (hi - lo > 1000) {
+      const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+      if (this.offsetAt(mid) === before) lo = mid;
+      else hi = mid;
+    }
+    return { before, after, transitionAt: hi };
+  }
+
+  /** The zone's UTC offset at `instant`, in ms (rounded to the second, as tzdata offsets are). */
+  private offsetAt(instant: number): number {
+    return Math.round(this.zone.offset(instant) * 60) * 1000;
+  }
+}

@@ -1,0 +1,274 @@
+import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { CronqlError } from '../errors.js';
+import { JobStatus, ScheduleType } from '../domain/enums.js';
+import type { JobSnapshot } from '../domain/job.js';
+import { JobDefinition } from '../db/entities/job-definition.entity.js';
+import { Channel } from '../db/notifier.js';
+import { nextSlot } from '../schedule/index.js';
+import type { Clock } from '../runtime/clock.js';
+import type { TargetRegistry } from '../runtime/targets/registry.js';
+import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
+import { validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
+import type { RuntimePort } from './runtime-port.js';
+
+export interface CreateJobInput extends DefinitionInput {
+  key: string;
+}
+
+/** Omitted fields are copied from the version being replaced. */
+export type NewJobVersionInput = Partial<DefinitionInput>;
+
+export interface JobFilter {
+  status?: JobStatus[] | null;
+  target?: string | null;
+  key?: string | null;
+  scheduleType?: ScheduleType | null;
+}
+
+export interface ServiceDeps {
+  orm: MikroORM;
+  targets: TargetRegistry;
+  clock: Clock;
+  maxPayloadBytes: number;
+  runtime?: RuntimePort;
+}
+
+export function toSnapshot(job: JobDefinition): JobSnapshot {
+  return {
+    id: job.id,
+    jobKey: job.jobKey,
+    version: job.version,
+    target: job.target,
+    payload: job.payload ?? null,
+    scheduleType: job.scheduleType,
+    cronExpression: job.cronExpression ?? null,
+    runAt: job.runAt ?? null,
+    timezone: job.timezone,
+    timeoutSeconds: job.timeoutSeconds ?? null,
+    status: job.status,
+    updatedAt: job.updatedAt,
+  };
+}
+
+/**
+ * Job definitions: create, pause, resume, new version, retire, read. Every state change is a
+ * conditional update on the expected state (so two admins or instances cannot both win), is
+ * announced to the schedulers with NOTIFY in the same transaction, and bad input changes nothing.
+ */
+export class JobService {
+  constructor(private readonly d: ServiceDeps) {}
+
+  private em(): EntityManager {
+    return this.d.orm.em.fork();
+  }
+
+  async get(id: string): Promise<JobDefinition | null> {
+    if (!isUuid(id)) return null;
+    return this.em().findOne(JobDefinition, { id });
+  }
+
+  async getOrThrow(id: string): Promise<JobDefinition> {
+    const job = await this.get(id);
+    if (!job) throw new CronqlError('NOT_FOUND', `no job with id ${id}`, { id });
+    return job;
+  }
+
+  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing. */
+  async getMany(ids: readonly string[]): Promise<(JobDefinition | null)[]> {
+    const valid = ids.filter(isUuid);
+    const rows = valid.length ? await this.em().find(JobDefinition, { id: { $in: valid } }) : [];
+    const byId = new Map(rows.map((j) => [j.id, j]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched. */
+  async getSuccessors(ids: readonly string[]): Promise<(JobDefinition | null)[]> {
+    const rows = await this.em().find(JobDefinition, { supersedes: { $in: ids.filter(isUuid) } });
+    const bySupersedes = new Map(rows.map((j) => [j.supersedes!.id, j]));
+    return ids.map((id) => bySupersedes.get(id) ?? null);
+  }
+
+  async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobDefinition>> {
+    const size = pageSize(first);
+    const where: FilterQuery<JobDefinition> = {};
+    if (filter.status?.length) where.status = { $in: filter.status };
+    if (filter.target) where.target = filter.target;
+    if (filter.key) where.jobKey = filter.key;
+    if (filter.scheduleType) where.scheduleType = filter.scheduleType;
+    const em = this.em();
+    const position = decodeCursor(after);
+    const paged: FilterQuery<JobDefinition> = position
+      ? { $and: [where, { $or: [{ createdAt: { $lt: position.at } }, { createdAt: position.at, id: { $lt: position.id } }] }] }
+      : where;
+    const [rows, total] = await Promise.all([
+      em.find(JobDefinition, paged, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 }),
+      em.count(JobDefinition, where),
+    ]);
+    return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
+  }
+
+  /** The next slot of an ACTIVE job: from this instance's actor, else from the schedule math. */
+  nextRunAt(job: JobDefinition): Date | null {
+    if (job.status !== JobStatus.ACTIVE) return null;
+    const armed = this.d.runtime?.nextRunAt(job.id);
+    if (armed) return armed;
+    if (job.scheduleType === ScheduleType.ONE_TIME) return job.runAt ?? null;
+    return nextSlot(job.cronExpression!, job.timezone, this.d.clock.now());
+  }
+
+  async create(input: CreateJobInput, actor: string | null = null): Promise<JobDefinition> {
+    const key = validateKey(input.key);
+    const now = this.d.clock.now();
+    const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
+    const em = this.em();
+    if (await em.count(JobDefinition, { jobKey: key })) throw keyExists(key);
+    const job = em.create(JobDefinition, {
+      jobKey: key,
+      version: 1,
+      ...valid,
+      status: JobStatus.ACTIVE,
+      createdBy: actor,
+      updatedBy: actor,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      await em.transactional(async (tx) => {
+        tx.persist(job);
+        await tx.flush();
+        await notify(tx, job.id);
+      });
+    } catch (err) {
+      // Two creates of one key at once: the unique (job_key, version) index decides.
+      if (err instanceof UniqueConstraintViolationException) throw keyExists(key);
+      throw err;
+    }
+    this.d.runtime?.jobChanged(toSnapshot(job));
+    return job;
+  }
+
+  async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobDefinition> {
+    const why = validateReason(reason);
+    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why }, actor, 'pause');
+  }
+
+  async resume(id: string, actor: string | null = null): Promise<JobDefinition> {
+    return this.transition(id, [JobStatus.PAUSED], { status: JobStatus.ACTIVE, pauseReason: null }, actor, 'resume');
+  }
+
+  async retire(id: string, actor: string | null = null): Promise<JobDefinition> {
+    return this.transition(
+      id,
+      [JobStatus.ACTIVE, JobStatus.PAUSED],
+      { status: JobStatus.RETIRED, pauseReason: null },
+      actor,
+      'retire',
+    );
+  }
+
+  /** Atomically retires the job and activates a new version of it; returns the new version. */
+  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null): Promise<JobDefinition> {
+    const old = await this.getOrThrow(id);
+    if (old.status === JobStatus.RETIRED) {
+      throw new CronqlError('INVALID_STATE', `job ${old.jobKey} v${old.version} is RETIRED; versions are made from the live one`, {
+        status: old.status,
+      });
+    }
+    const scheduleType = input.scheduleType ?? old.scheduleType;
+    const switched = scheduleType !== old.scheduleType;
+    const now = this.d.clock.now();
+    const valid = validateDefinition(
+      {
+        target: input.target ?? old.target,
+        scheduleType,
+        // Switching schedule type drops the other type's field unless given.
+        cronExpression: input.cronExpression !== undefined ? input.cronExpression : switched ? null : old.cronExpression,
+        runAt: input.runAt !== undefined ? input.runAt : switched ? null : old.runAt,
+        timezone: input.timezone ?? old.timezone,
+        payload: input.payload !== undefined ? input.payload : old.payload,
+        timeoutSeconds: input.timeoutSeconds !== undefined ? input.timeoutSeconds : old.timeoutSeconds,
+      },
+      { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
+    );
+    const em = this.em();
+    let created!: JobDefinition;
+    let retired!: JobDefinition;
+    try {
+      await em.transactional(async (tx) => {
+        const n = await tx.nativeUpdate(
+          JobDefinition,
+          { id, status: { $ne: JobStatus.RETIRED } },
+          { status: JobStatus.RETIRED, pauseReason: null, updatedBy: actor, updatedAt: now },
+        );
+        if (n === 0) throw invalidState(old, 'createJobVersion');
+        const latest = await tx.findOne(JobDefinition, { jobKey: old.jobKey }, { orderBy: { version: 'desc' } });
+        created = tx.create(JobDefinition, {
+          jobKey: old.jobKey,
+          version: (latest?.version ?? old.version) + 1,
+          ...valid,
+          status: JobStatus.ACTIVE,
+          supersedes: tx.getReference(JobDefinition, old.id),
+          createdBy: actor,
+          updatedBy: actor,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await tx.flush();
+        retired = (await tx.findOne(JobDefinition, { id }, { refresh: true }))!;
+        await notify(tx, old.id);
+        await notify(tx, created.id);
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) {
+        throw new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`);
+      }
+      throw err;
+    }
+    this.d.runtime?.jobChanged(toSnapshot(retired));
+    this.d.runtime?.jobChanged(toSnapshot(created));
+    return created;
+  }
+
+  private async transition(
+    id: string,
+    from: JobStatus[],
+    change: Partial<Pick<JobDefinition, 'status' | 'pauseReason'>>,
+    actor: string | null,
+    action: string,
+  ): Promise<JobDefinition> {
+    const job = await this.getOrThrow(id);
+    const em = this.em();
+    const now = this.d.clock.now();
+    let updated: JobDefinition | null = null;
+    await em.transactional(async (tx) => {
+      const n = await tx.nativeUpdate(JobDefinition, { id, status: { $in: from } }, { ...change, updatedBy: actor, updatedAt: now });
+      if (n === 0) return;
+      updated = await tx.findOne(JobDefinition, { id }, { refresh: true });
+      await notify(tx, id);
+    });
+    if (!updated) {
+      const current = (await this.get(id)) ?? job;
+      throw invalidState(current, action);
+    }
+    this.d.runtime?.jobChanged(toSnapshot(updated));
+    return updated;
+  }
+}
+
+function notify(em: EntityManager, jobId: string): Promise<unknown> {
+  return em.execute('SELECT pg_notify(?, ?)', [Channel.JOB_CHANGED, jobId]);
+}
+
+function keyExists(key: string): CronqlError {
+  return new CronqlError('KEY_EXISTS', `a job with key "${key}" exists already; use createJobVersion`, { key });
+}
+
+function invalidState(job: JobDefinition, action: string): CronqlError {
+  return new CronqlError('INVALID_STATE', `cannot ${action} job ${job.jobKey} v${job.version}: it is ${job.status}`, {
+    status: job.status,
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (id: string): boolean => UUID.test(id);

@@ -1,0 +1,254 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import type { AddressLookup } from '../../src/runtime/targets/address-guard.js';
+import { createHttpTarget, type HttpTargetOptions } from '../../src/runtime/targets/builtin/http.js';
+import { createTargetRegistry } from '../../src/runtime/targets/registry.js';
+import { TargetError, type TargetContext } from '../../src/runtime/targets/target.js';
+
+/** Every request the server received, as `METHOD /path`. */
+let hits: string[] = [];
+let server: Server;
+let base: string;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  return body;
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    hits.push(`${req.method} ${url.pathname}`);
+    const body = await readBody(req);
+    switch (url.pathname) {
+      case '/echo':
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ method: req.method, headers: req.headers, body }));
+        return;
+      case '/created':
+        res.statusCode = 201;
+        res.end('made');
+        return;
+      case '/big':
+        res.end('é'.repeat(5_000)); // 10,000 bytes, two per character
+        return;
+      case '/fail':
+        res.statusCode = 503;
+        res.end('down for maintenance');
+        return;
+      case '/redirect':
+        res.writeHead(Number(url.searchParams.get('status') ?? 302), { location: url.searchParams.get('to') ?? '/echo' });
+        res.end();
+        return;
+      case '/loop':
+        res.writeHead(302, { location: '/loop' });
+        res.end();
+        return;
+      case '/hang':
+        return; // never answers; afterAll closes the connection
+      default:
+        res.statusCode = 404;
+        res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  hits = [];
+});
+
+function context(payload: unknown, signal = new AbortController().signal): TargetContext {
+  return {
+    payload,
+    signal,
+    run: {
+      id: 'run-1',
+      jobId: 'job-1',
+      jobKey: 'http-test',
+      jobVersion: 1,
+      scheduledAt: new Date('2030-01-01T00:00:00Z'),
+      triggerType: 'MANUAL',
+    },
+    log: createLogger(),
+  };
+}
+
+function run(payload: unknown, options: HttpTargetOptions = { allowPrivate: true }, signal?: AbortSignal) {
+  return Promise.resolve(createHttpTarget(options).handler(context(payload, signal)));
+}
+
+async function failure(promise: Promise<unknown>): Promise<TargetError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(TargetError);
+  return err as TargetError;
+}
+
+/**
+ * Pretends `localhost` is a public host, so the first hop passes the guard while the socket still
+ * goes to the test server; any other name is refused without touching real DNS.
+ */
+const publicLocalhost: AddressLookup = async (host) => {
+  if (host === 'localhost') return [{ address: '93.184.216.34', family: 4 }];
+  if (host === 'internal.test') return [{ address: '10.0.0.5', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+};
+
+describe('http target', () => {
+  it('POSTs a JSON body by default and returns status, duration and body', async () => {
+    const output = (await run({ url: `${base}/echo`, body: { day: '2030-01-01' } })) as Record<string, unknown>;
+    expect(output).toMatchObject({ status: 200, durationMs: expect.any(Number) });
+    const echo = JSON.parse(output.body as string);
+    expect(echo).toMatchObject({ method: 'POST', body: '{"day":"2030-01-01"}' });
+    expect(echo.headers['content-type']).toBe('application/json');
+  });
+
+  it('sends a string body as is and keeps a given content type', async () => {
+    const output = (await run({
+      url: `${base}/echo`,
+      method: 'put',
+      headers: { 'Content-Type': 'text/csv', 'X-Job': 'close-day' },
+      body: 'a,b\n1,2',
+    })) as { body: string };
+    const echo = JSON.parse(output.body);
+    expect(echo).toMatchObject({ method: 'PUT', body: 'a,b\n1,2' });
+    expect(echo.headers).toMatchObject({ 'content-type': 'text/csv', 'x-job': 'close-day' });
+  });
+
+  it('treats any 2xx as success', async () => {
+    await expect(run({ url: `${base}/created`, method: 'GET' })).resolves.toMatchObject({ status: 201, body: 'made' });
+  });
+
+  it('keeps the first 4 KiB of the body without splitting a character', async () => {
+    const { body } = (await run({ url: `${base}/big`, method: 'GET' })) as { body: string };
+    expect(body).toBe('é'.repeat(2_048));
+  });
+
+  it('fails HTTP_STATUS with the status and the start of the body', async () => {
+    const err = await failure(run({ url: `${base}/fail` }));
+    expect(err.code).toBe('HTTP_STATUS');
+    expect(err.details).toEqual({ status: 503, body: 'down for maintenance' });
+  });
+
+  it('blocks loopback by default, before any request is sent', async () => {
+    const err = await failure(run({ url: `${base}/echo` }, {}));
+    expect(err.code).toBe('HTTP_BLOCKED');
+    expect(hits).toEqual([]);
+  });
+
+  it('wires CRONQL_HTTP_ALLOW_PRIVATE through the registry', async () => {
+    const blocked = createTargetRegistry().get('http')!;
+    await expect(blocked.handler(context({ url: `${base}/echo` }))).rejects.toMatchObject({ code: 'HTTP_BLOCKED' });
+    const allowed = createTargetRegistry({}, { httpAllowPrivate: true }).get('http')!;
+    await expect(allowed.handler(context({ url: `${base}/echo` }))).resolves.toMatchObject({ status: 200 });
+  });
+
+  it('follows redirects, turning a POST into a GET on 302', async () => {
+    const { body } = (await run({ url: `${base}/redirect`, body: { x: 1 } })) as { body: string };
+    expect(JSON.parse(body)).toMatchObject({ method: 'GET', body: '' });
+    expect(JSON.parse(body).headers['content-type']).toBeUndefined();
+    expect(hits).toEqual(['POST /redirect', 'GET /echo']);
+  });
+
+  it('keeps method and body on 307', async () => {
+    const { body } = (await run({ url: `${base}/redirect?status=307`, body: 'keep' })) as { body: string };
+    expect(JSON.parse(body)).toMatchObject({ method: 'POST', body: 'keep' });
+  });
+
+  it('drops credentials when a redirect leaves the origin', async () => {
+    const port = new URL(base).port;
+    const to = `${base}/echo`;
+    const headers = { authorization: 'Bearer secret', 'x-keep': 'yes' };
+    const cross = (await run({ url: `http://localhost:${port}/redirect?to=${to}`, method: 'GET', headers })) as {
+      body: string;
+    };
+    expect(JSON.parse(cross.body).headers).toMatchObject({ 'x-keep': 'yes' });
+    expect(JSON.parse(cross.body).headers.authorization).toBeUndefined();
+    const same = (await run({ url: `${base}/redirect?to=/echo`, method: 'GET', headers })) as { body: string };
+    expect(JSON.parse(same.body).headers.authorization).toBe('Bearer secret');
+  });
+
+  it('gives up after 5 redirects with HTTP_NETWORK', async () => {
+    const err = await failure(run({ url: `${base}/loop`, method: 'GET' }));
+    expect(err.code).toBe('HTTP_NETWORK');
+    expect(err.message).toContain('more than 5 redirects');
+    expect(hits).toHaveLength(6);
+  });
+
+  it.each([
+    ['a loopback literal', () => `${base}/echo`],
+    ['a name resolving to a private address', () => 'http://internal.test/'],
+    ['the metadata host', () => 'http://metadata.google.internal/computeMetadata/v1/'],
+    ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+  ])('checks every redirect hop: blocks a redirect to %s', async (_label, target) => {
+    const port = new URL(base).port;
+    const err = await failure(
+      run({ url: `http://localhost:${port}/redirect?to=${encodeURIComponent(target())}`, method: 'GET' }, {
+        lookup: publicLocalhost,
+      }),
+    );
+    expect(err.code).toBe('HTTP_BLOCKED');
+    expect(hits).toEqual(['GET /redirect']);
+  });
+
+  it('fails HTTP_NETWORK when the connection is refused', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const err = await failure(run({ url: `http://127.0.0.1:${port}/` }));
+    expect(err.code).toBe('HTTP_NETWORK');
+    expect(err.message).toContain('ECONNREFUSED');
+  });
+
+  it('fails HTTP_NETWORK when its own timeoutMs passes', async () => {
+    const err = await failure(run({ url: `${base}/hang`, timeoutMs: 50 }));
+    expect(err.code).toBe('HTTP_NETWORK');
+    expect(err.message).toContain('within 50 ms');
+  });
+
+  it('rejects with the run signal reason when the run is aborted', async () => {
+    const controller = new AbortController();
+    const reason = new Error('job timeout');
+    const pending = run({ url: `${base}/hang` }, { allowPrivate: true }, controller.signal);
+    await expect.poll(() => hits).toEqual(['POST /hang']);
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it('rejects with the reason of a run signal that is already aborted, sending nothing', async () => {
+    const reason = new Error('cancelled');
+    await expect(run({ url: `${base}/echo` }, { allowPrivate: true }, AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(hits).toEqual([]);
+  });
+
+  it.each([
+    ['no payload', null],
+    ['no url', {}],
+    ['a relative url', { url: '/echo' }],
+    ['an ftp url', { url: 'ftp://example.test/file' }],
+    ['credentials in the url', { url: 'http://user:pw@example.test/' }],
+    ['a GET with a body', { url: 'http://example.test/', method: 'GET', body: 'x' }],
+    ['a forbidden method', { url: 'http://example.test/', method: 'CONNECT' }],
+    ['a malformed method', { url: 'http://example.test/', method: 'PO ST' }],
+    ['non-string headers', { url: 'http://example.test/', headers: { 'x-n': 1 } }],
+    ['an invalid header name', { url: 'http://example.test/', headers: { 'bad name': 'x' } }],
+    ['a zero timeout', { url: 'http://example.test/', timeoutMs: 0 }],
+    ['an overflowing timeout', { url: 'http://example.test/', timeoutMs: 2 ** 31 }],
+  ])('fails BAD_PAYLOAD for %s', async (_label, payload) => {
+    const err = await failure(run(payload, {}));
+    expect(err.code).toBe('BAD_PAYLOAD');
+  });
+});
