@@ -8,7 +8,7 @@ import type { Clock } from './clock.js';
 import { recover } from './recovery.js';
 import { RunExecutor } from './run-executor.js';
 import type { RunEvents } from './run-events.js';
-import { RunRecorder } from './run-recorder.js';
+import type { RunRecorder } from './run-recorder.js';
 import { Scheduler } from './scheduler.js';
 import type { TargetRegistry } from './targets/registry.js';
 
@@ -26,6 +26,8 @@ export interface RuntimeOptions {
   shutdownGraceMs?: number;
   /** Cross-instance notifications; without it the runtime only sees local changes. */
   notifier?: Notifier;
+  /** The run recorder shared with the services. */
+  recorder: RunRecorder;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -43,7 +45,7 @@ export class Runtime {
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly o: RuntimeOptions) {
-    this.recorder = new RunRecorder(o.pool, o.instanceId, () => o.clock.now());
+    this.recorder = o.recorder;
     this.executor = new RunExecutor(this.recorder, o.targets, o.events, o.log);
     this.scheduler = new Scheduler(o.clock, (job, slot) => this.fire(job, slot), o.log);
   }

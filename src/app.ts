@@ -1,0 +1,175 @@
+import { createLogger, type Logger } from './logger.js';
+import type { Role } from './config.js';
+import { defaultInstanceId } from './config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
+import { Notifier } from './db/notifier.js';
+import { migrate, openOrm, type MikroORM } from './db/orm.js';
+import { createPool, type Pool } from './db/pool.js';
+import { SystemClock, type Clock } from './runtime/clock.js';
+import { RunEvents } from './runtime/run-events.js';
+import { RunRecorder } from './runtime/run-recorder.js';
+import { Runtime } from './runtime/runtime.js';
+import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
+import type { TargetMap } from './runtime/targets/target.js';
+import { JobService } from './services/job.service.js';
+import { RunService } from './services/run.service.js';
+
+export interface CronqlOptions {
+  /** PostgreSQL URL; undefined = embedded PostgreSQL in `dataDir`. */
+  databaseUrl?: string;
+  /** Where the embedded PostgreSQL keeps its files. @default "./.cronql" */
+  dataDir?: string;
+  /** Custom targets: name → handler. */
+  targets?: TargetMap;
+  /** `api` runs no runtime. @default "all" */
+  role?: Role;
+  /** @default "<host>-<pid>-<random>" */
+  instanceId?: string;
+  /** @default 900000 */
+  staleAfterMs?: number;
+  /** @default 30000 */
+  shutdownGraceMs?: number;
+  /** @default 65536 */
+  maxPayloadBytes?: number;
+  /** Let the `http` target call loopback/private addresses. @default false */
+  httpAllowPrivate?: boolean;
+  /** @default a SystemClock */
+  clock?: Clock;
+  /** Listen for other instances' changes (LISTEN/NOTIFY). @default true */
+  listen?: boolean;
+  log?: Logger;
+}
+
+/**
+ * cronql as a library: `const cronql = createCronql({ databaseUrl, targets }); await cronql.start();`
+ * then `cronql.jobs.create(...)`, `cronql.runs.runNow(...)`, `cronql.events.on(...)`, and
+ * `await cronql.stop()`. The HTTP/GraphQL server (src/http) is built on this object.
+ */
+export class Cronql {
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly events = new RunEvents();
+  readonly targets: TargetRegistry;
+  readonly instanceId: string;
+  readonly role: Role;
+  readonly maxPayloadBytes: number;
+  private embedded?: EmbeddedDatabase;
+  private _orm?: MikroORM;
+  private _pool?: Pool;
+  private _jobs?: JobService;
+  private _runs?: RunService;
+  private _runtime?: Runtime;
+  private notifier?: Notifier;
+  private started = false;
+  private stopping?: Promise<void>;
+  private _databaseUrl?: string;
+
+  constructor(private readonly options: CronqlOptions = {}) {
+    this.log = options.log ?? createLogger();
+    this.clock = options.clock ?? new SystemClock();
+    this.targets = createTargetRegistry(options.targets ?? {}, { httpAllowPrivate: options.httpAllowPrivate });
+    this.instanceId = options.instanceId ?? defaultInstanceId();
+    this.role = options.role ?? 'all';
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 65_536;
+  }
+
+  get jobs(): JobService {
+    return this.need(this._jobs);
+  }
+  get runs(): RunService {
+    return this.need(this._runs);
+  }
+  get orm(): MikroORM {
+    return this.need(this._orm);
+  }
+  get pool(): Pool {
+    return this.need(this._pool);
+  }
+  /** The runtime of this process (undefined with role `api`). */
+  get runtime(): Runtime | undefined {
+    return this._runtime;
+  }
+  get databaseUrl(): string {
+    return this.need(this._databaseUrl);
+  }
+
+  /** Database up, migrations applied, recovery done, one actor per ACTIVE job armed. */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('Cronql: start() may be called once');
+    this.started = true;
+    const o = this.options;
+    let url = o.databaseUrl;
+    if (!url) {
+      this.embedded = await startEmbeddedPostgres({ dataDir: o.dataDir ?? './.cronql', log: this.log });
+      url = this.embedded.url;
+    }
+    this._databaseUrl = url;
+    this._orm = await openOrm({ databaseUrl: url });
+    await migrate(this._orm);
+    this._pool = createPool(url);
+    const recorder = new RunRecorder(this._pool, this.instanceId, () => this.clock.now());
+    if (o.listen !== false) {
+      this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync());
+      await this.notifier.start();
+    }
+    if (this.role !== 'api') {
+      this._runtime = new Runtime({
+        pool: this._pool,
+        clock: this.clock,
+        targets: this.targets,
+        events: this.events,
+        log: this.log,
+        instanceId: this.instanceId,
+        staleAfterMs: o.staleAfterMs,
+        shutdownGraceMs: o.shutdownGraceMs,
+        notifier: this.notifier,
+        recorder,
+      });
+    }
+    const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime };
+    this._jobs = new JobService(deps);
+    this._runs = new RunService({
+      pool: this._pool,
+      recorder,
+      events: this.events,
+      jobs: this._jobs,
+      maxPayloadBytes: this.maxPayloadBytes,
+      runtime: this._runtime,
+    });
+    await this._runtime?.start();
+  }
+
+  /** True when the database answers and, where this process runs one, the runtime is armed. */
+  async ready(): Promise<boolean> {
+    if (!this._pool || this.stopping) return false;
+    if (this._runtime && !this._runtime.armed) return false;
+    try {
+      await this._pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Orderly stop: runtime drains first, then connections close, then the embedded database. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this._runtime?.stop();
+      this.clock.close();
+      await this.notifier?.close();
+      await this._pool?.end().catch(() => {});
+      await this._orm?.close(true).catch(() => {});
+      await this.embedded?.stop();
+    })();
+    return this.stopping;
+  }
+
+  private need<T>(value: T | undefined): T {
+    if (value === undefined) throw new Error('Cronql: call start() first');
+    return value;
+  }
+}
+
+export function createCronql(options: CronqlOptions = {}): Cronql {
+  return new Cronql(options);
+}

@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import { loadConfig, type Config } from './config.js';
+import { ConfigError } from './errors.js';
+import { createLogger } from './logger.js';
+import { createCronql } from './app.js';
+import { loadTargetModule } from './runtime/targets/load-module.js';
+import { startHttpServer } from './http/server.js';
+
+/** `npm start`: read the configuration, start cronql and its HTTP server, stop in order on a signal. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`cronql: invalid configuration: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger({ instanceId: config.instanceId });
+  let targets = {};
+  if (config.targetsModule) {
+    try {
+      targets = await loadTargetModule(config.targetsModule);
+    } catch (err) {
+      console.error(`cronql: invalid configuration: ${(err as Error).message}`);
+      process.exit(2);
+    }
+  }
+  const cronql = createCronql({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    targets,
+    role: config.role,
+    instanceId: config.instanceId,
+    staleAfterMs: config.staleAfterMs,
+    shutdownGraceMs: config.shutdownGraceMs,
+    maxPayloadBytes: config.maxPayloadBytes,
+    httpAllowPrivate: config.httpAllowPrivate,
+    log,
+  });
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info({ signal }, 'shutting down: no more firing, draining in-flight runs');
+    try {
+      await http?.close();
+      await cronql.stop();
+      log.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  try {
+    await cronql.start();
+    http = await startHttpServer(cronql, config);
+  } catch (err) {
+    log.error({ err }, 'cronql could not start');
+    await cronql.stop().catch(() => {});
+    process.exit(1);
+  }
+  log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl }, 'cronql is listening');
+  console.log(`cronql listening on ${http.url} (health: ${http.url}/healthz)`);
+}
+
+void main();

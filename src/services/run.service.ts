@@ -1,0 +1,153 @@
+import { CronqlError } from '../errors.js';
+import type { Pool } from '../db/pool.js';
+import { Channel } from '../db/notifier.js';
+import { JobStatus, RunStatus, TriggerType } from '../domain/enums.js';
+import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
+import type { RunEvents } from '../runtime/run-events.js';
+import type { RunRecorder } from '../runtime/run-recorder.js';
+import { isUuid, type JobService } from './job.service.js';
+import { validatePayload } from './job-rules.js';
+import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
+import type { RuntimePort } from './runtime-port.js';
+
+export interface RunFilter {
+  jobId?: string | null;
+  jobKey?: string | null;
+  status?: RunStatus[] | null;
+  target?: string | null;
+  triggerType?: TriggerType[] | null;
+  scheduledAfter?: Date | null;
+  scheduledBefore?: Date | null;
+}
+
+export interface RunServiceDeps {
+  pool: Pool;
+  recorder: RunRecorder;
+  events: RunEvents;
+  jobs: JobService;
+  maxPayloadBytes: number;
+  runtime?: RuntimePort;
+}
+
+/** Builds the WHERE clause of a run filter; shared by `list`, `countByJob` and subscriptions. */
+export function runFilterSql(filter: RunFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.jobId) add('job_definition_id = ?', isUuid(filter.jobId) ? filter.jobId : '00000000-0000-0000-0000-000000000000');
+  if (filter.jobKey) add('job_key = ?', filter.jobKey);
+  if (filter.status?.length) add('status = ANY(?::text[])', filter.status);
+  if (filter.target) add('target = ?', filter.target);
+  if (filter.triggerType?.length) add('trigger_type = ANY(?::text[])', filter.triggerType);
+  if (filter.scheduledAfter) add('scheduled_at > ?', filter.scheduledAfter);
+  if (filter.scheduledBefore) add('scheduled_at < ?', filter.scheduledBefore);
+  return where;
+}
+
+/** In-memory form of the same filter, for run events (subscriptions filter on the server). */
+export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boolean {
+  if (!f) return true;
+  if (f.jobId && run.jobId !== f.jobId) return false;
+  if (f.jobKey && run.jobKey !== f.jobKey) return false;
+  if (f.status?.length && !f.status.includes(run.status)) return false;
+  if (f.target && run.target !== f.target) return false;
+  if (f.triggerType?.length && !f.triggerType.includes(run.triggerType)) return false;
+  if (f.scheduledAfter && !(run.scheduledAt > f.scheduledAfter)) return false;
+  if (f.scheduledBefore && !(run.scheduledAt < f.scheduledBefore)) return false;
+  return true;
+}
+
+/** Runs: run-now, cancel, and reads (newest scheduledAt first, keyset-paged). */
+export class RunService {
+  constructor(private readonly d: RunServiceDeps) {}
+
+  async get(id: string): Promise<RunRecord | null> {
+    if (!isUuid(id)) return null;
+    return this.d.recorder.get(id);
+  }
+
+  async getOrThrow(id: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (!run) throw new CronqlError('NOT_FOUND', `no run with id ${id}`, { id });
+    return run;
+  }
+
+  async list(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Page<RunRecord>> {
+    const size = pageSize(first);
+    const params: unknown[] = [];
+    const where = runFilterSql(filter, params);
+    const countSql = `SELECT count(*)::int AS n FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    const countParams = [...params];
+    const position = decodeCursor(after);
+    if (position) {
+      params.push(position.at, position.id);
+      where.push(`(scheduled_at, id) < ($${params.length - 1}, $${params.length}::uuid)`);
+    }
+    params.push(size + 1);
+    const [rows, count] = await Promise.all([
+      this.d.pool.query(
+        `SELECT ${RUN_COLUMNS} FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY scheduled_at DESC, id DESC LIMIT $${params.length}`,
+        params,
+      ),
+      this.d.pool.query(countSql, countParams),
+    ]);
+    return toPage(rows.rows.map(rowToRun), size, (r) => ({ at: r.scheduledAt, id: r.id }), count.rows[0].n);
+  }
+
+  /**
+   * Runs the job now: MANUAL, or AD_HOC with the given payload. With a run of the job still
+   * active the new run is SKIPPED (OVERLAP), like a scheduled slot would be.
+   */
+  async runNow(jobId: string, payload?: unknown): Promise<RunRecord> {
+    const job = await this.d.jobs.getOrThrow(jobId);
+    if (job.status === JobStatus.RETIRED) {
+      throw new CronqlError('INVALID_STATE', `job ${job.jobKey} v${job.version} is RETIRED`, { status: job.status });
+    }
+    if (payload !== undefined) validatePayload(payload, this.d.maxPayloadBytes);
+    const run = await this.d.recorder.insertManual(jobId, payload === null ? undefined : payload);
+    if (!run) throw new CronqlError('INVALID_STATE', `job ${job.jobKey} was retired meanwhile`);
+    this.d.events.created(run);
+    if (run.status === RunStatus.PENDING) {
+      if (this.d.runtime) await this.d.runtime.claimAndExecute([run.id]);
+      // Another instance's runtime claims it if this process runs none (CRONQL_ROLE=api).
+      else await this.d.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CREATED, run.id]);
+      return (await this.d.recorder.get(run.id)) ?? run;
+    }
+    return run;
+  }
+
+  /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
+  async cancel(id: string): Promise<RunRecord> {
+    const existing = await this.getOrThrow(id);
+    const result = await this.d.recorder.cancel(id);
+    if (!result) {
+      throw new CronqlError('INVALID_STATE', `run ${id} is ${existing.status}; only PENDING or RUNNING runs can be canceled`, {
+        status: existing.status,
+      });
+    }
+    this.d.events.changed(result.run, result.previousStatus);
+    if (!this.d.runtime?.abortRun(id)) {
+      await this.d.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CANCELED, id]);
+    }
+    return result.run;
+  }
+
+  /** Latest run per job (GraphQL `Job.lastRun`), batched: one query for many jobs. */
+  async lastRuns(jobIds: readonly string[]): Promise<(RunRecord | null)[]> {
+    const ids = jobIds.filter(isUuid);
+    const res = ids.length
+      ? await this.d.pool.query(
+          `SELECT r.* FROM unnest($1::uuid[]) AS j(id)
+           CROSS JOIN LATERAL (
+             SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE job_definition_id = j.id
+             ORDER BY scheduled_at DESC, id DESC LIMIT 1) r`,
+          [ids],
+        )
+      : { rows: [] };
+    const byJob = new Map(res.rows.map((row) => [row.job_definition_id as string, rowToRun(row)]));
+    return jobIds.map((id) => byJob.get(id) ?? null);
+  }
+}
