@@ -20,7 +20,7 @@ export function ormConfig(options: OrmOptions): Options {
     entities: [JobDefinition, JobRun],
     extensions: [Migrator],
     // The migrations are a static list: no file globbing, same behaviour under vitest and dist/.
-    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     discovery: { warnWhenNoEntities: true },
     // MikroORM's own dynamic import() would bypass vitest's loader.
     dynamicImportProvider: (id: string) => import(id),
