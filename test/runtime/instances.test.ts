@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cronql } from '../../src/app.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { ScheduleType } from '../../src/domain/enums.js';
+import { eventually, runsOf, startCronql, terminal, testDatabase } from '../support/cronql.js';
+import type { RunChange } from '../../src/runtime/run-events.js';
+
+describe('two runtimes on one database', () => {
+  let db: Awaited<ReturnType<typeof testDatabase>>;
+  let a: Cronql;
+  let b: Cronql;
+  const clockA = new ManualClock('2026-06-01T00:00:00.000Z');
+  const clockB = new ManualClock('2026-06-01T00:00:00.000Z');
+
+  beforeAll(async () => {
+    db = await testDatabase();
+    [a, b] = await Promise.all([
+      startCronql(db.url, { clock: clockA, instanceId: 'instance-a' }),
+      startCronql(db.url, { clock: clockB, instanceId: 'instance-b' }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db?.drop();
+  });
+
+  it('runs each slot exactly once, whichever instance fires first', async () => {
+    const job = await a.jobs.create({
+      key: 'shared',
+      target: 'log',
+      scheduleType: ScheduleType.RECURRING,
+      cronExpression: '* * * * * *',
+      payload: { message: 'tick' },
+    });
+    // B learns of the job through LISTEN/NOTIFY and arms its own actor.
+    await eventually(() => b.runtime!.nextRunAt(job.id));
+
+    const slots = 40;
+    const settled = new Map<string, RunChange>();
+    const onChange = (c: RunChange) => c.run.jobId === job.id && terminal(c) && settled.set(c.run.id, c);
+    const offA = a.events.on(onChange);
+    const offB = b.events.on(onChange);
+    for (let i = 1; i <= slots; i++) {
+      const at = new Date(Date.parse('2026-06-01T00:00:00.000Z') + i * 1000);
+      // Both instances' alarms go off for the same slot, in alternating order.
+      if (i % 2) {
+        clockA.set(at);
+        clockB.set(at);
+      } else {
+        clockB.set(at);
+        clockA.set(at);
+      }
+      await eventually(() => [...settled.values()].some((c) => c.run.scheduledAt.getTime() === at.getTime()));
+    }
+    offA();
+    offB();
+
+    const runs = await runsOf(a, job.id);
+    expect(runs).toHaveLength(slots);
+    expect(new Set(runs.map((r) => r.scheduledAt.getTime())).size).toBe(slots);
+    expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
+    // Both instances won some slots: the race is real, the database decides it.
+    const winners = new Set(runs.map((r) => r.runnerInstanceId));
+    expect(winners).toEqual(new Set(['instance-a', 'instance-b']));
+  });
+
+  it('a job paused on one instance stops firing on the other', async () => {
+    const job = await a.jobs.create({
+      key: 'paused-elsewhere',
+      target: 'log',
+      scheduleType: ScheduleType.RECURRING,
+      cronExpression: '* * * * * *',
+    });
+    await eventually(() => b.runtime!.nextRunAt(job.id));
+    await a.jobs.pause(job.id, 'maintenance');
+    await eventually(() => b.runtime!.nextRunAt(job.id) === null);
+    clockA.advance(5_000);
+    clockB.advance(5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await runsOf(a, job.id)).toHaveLength(0);
+  });
+});
