@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cronql } from '../../src/app.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { ScheduleType } from '../../src/domain/enums.js';
+import { TargetError, type TargetContext } from '../../src/runtime/targets/target.js';
+import { eventually, nextChange, startCronql, terminal, testDatabase } from '../support/cronql.js';
+
+const targets = {
+  'billing.explode': async () => {
+    throw new TargetError('LEDGER_LOCKED', 'the ledger is locked', { ledger: 'eu-1', retryable: false });
+  },
+  'plain.throw': () => {
+    throw new Error('plain failure');
+  },
+  'ignores.signal': () => new Promise((resolve) => setTimeout(() => resolve('late'), 5_000)),
+  'returns.value': (ctx: TargetContext) => ({ got: ctx.payload, run: ctx.run.triggerType }),
+};
+
+describe('executing runs', () => {
+  let db: Awaited<ReturnType<typeof testDatabase>>;
+  let cronql: Cronql;
+  const clock = new ManualClock('2026-06-01T10:00:00.000Z');
+
+  beforeAll(async () => {
+    db = await testDatabase();
+    cronql = await startCronql(db.url, { clock, targets });
+  });
+  afterAll(async () => {
+    await cronql?.stop();
+    await db?.drop();
+  });
+
+  const job = (key: string, target: string, extra: Record<string, unknown> = {}) =>
+    cronql.jobs.create({ key, target, scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *', ...extra });
+
+  const runNowToEnd = async (jobId: string, payload?: unknown) => {
+    const done = nextChange(cronql, (c) => c.run.jobId === jobId && terminal(c));
+    await cronql.runs.runNow(jobId, payload);
+    return (await done).run;
+  };
+
+  it('a handler error with a code fails the run with that code, message and details', async () => {
+    const j = await job('explode', 'billing.explode');
+    expect(await runNowToEnd(j.id)).toMatchObject({
+      status: 'FAILED',
+      triggerType: 'MANUAL',
+      failureCode: 'LEDGER_LOCKED',
+      failureMessage: 'the ledger is locked',
+      failureDetails: { ledger: 'eu-1', retryable: false },
+    });
+  });
+
+  it('a plain Error fails the run with HANDLER_ERROR', async () => {
+    const j = await job('plain', 'plain.throw');
+    expect(await runNowToEnd(j.id)).toMatchObject({ status: 'FAILED', failureCode: 'HANDLER_ERROR', failureMessage: 'plain failure' });
+  });
+
+  it('run-now with a payload is AD_HOC and the handler output is stored', async () => {
+    const j = await job('value', 'returns.value', { payload: { a: 1 } });
+    expect(await runNowToEnd(j.id, { b: 2 })).toMatchObject({
+      status: 'SUCCEEDED',
+      triggerType: 'AD_HOC',
+      payloadSnapshot: { b: 2 },
+      output: { got: { b: 2 }, run: 'AD_HOC' },
+    });
+    expect((await runNowToEnd(j.id)).payloadSnapshot).toEqual({ a: 1 });
+  });
+
+  it('the job timeout aborts the handler and fails the run with TIMEOUT', async () => {
+    const j = await job('slow', 'sleep', { payload: { ms: 10_000 }, timeoutSeconds: 1 });
+    const started = Date.now();
+    const run = await runNowToEnd(j.id);
+    expect(run).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a handler that ignores its signal still loses against the timeout', async () => {
+    const j = await job('deaf', 'ignores.signal', { timeoutSeconds: 1 });
+    expect(await runNowToEnd(j.id)).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
+  });
+
+  it('cancelRun on a running run fires its signal and the run ends CANCELED', async () => {
+    const j = await job('cancel-me', 'sleep', { payload: { ms: 60_000 } });
+    const run = await cronql.runs.runNow(j.id);
+    await eventually(async () => (await cronql.runs.get(run.id))?.status === 'RUNNING');
+    const overlap = await cronql.runs.runNow(j.id);
+    expect(overlap).toMatchObject({ status: 'SKIPPED', failureCode: 'OVERLAP' });
+    const canceled = await cronql.runs.cancel(run.id);
+    expect(canceled.status).toBe('CANCELED');
+    await eventually(() => cronql.runtime!.activeRuns === 0);
+    expect(await cronql.runs.get(run.id)).toMatchObject({ status: 'CANCELED' });
+    await expect(cronql.runs.cancel(run.id)).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await expect(cronql.runs.cancel('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('unknown targets are rejected at create and nothing is stored', async () => {
+    await expect(job('ghost', 'no.such.target')).rejects.toMatchObject({ code: 'UNKNOWN_TARGET' });
+    expect((await cronql.jobs.list({ key: 'ghost' })).totalCount).toBe(0);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('lets in-flight runs finish within the grace period, and fails the rest with SHUTDOWN', async () => {
+    const db = await testDatabase();
+    const cronql = await startCronql(db.url, { targets, shutdownGraceMs: 1_500 });
+    try {
+      const quick = await cronql.jobs.create({ key: 'quick', target: 'sleep', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *', payload: { ms: 300 } });
+      const deaf = await cronql.jobs.create({ key: 'deaf', target: 'ignores.signal', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+      const r1 = await cronql.runs.runNow(quick.id);
+      const r2 = await cronql.runs.runNow(deaf.id);
+      await cronql.stop();
+      const check = await startCronql(db.url, { listen: false, role: 'api' });
+      expect(await check.runs.get(r1.id)).toMatchObject({ status: 'SUCCEEDED' });
+      expect(await check.runs.get(r2.id)).toMatchObject({ status: 'FAILED', failureCode: 'SHUTDOWN' });
+      expect((await check.runs.list({ status: ['RUNNING' as never, 'PENDING' as never] })).totalCount).toBe(0);
+      await check.stop();
+    } finally {
+      await cronql.stop();
+      await db.drop();
+    }
+  });
+});
