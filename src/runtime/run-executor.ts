@@ -67,6 +67,11 @@ export class RunExecutor {
     return this.inFlight.has(runId);
   }
 
+  /** Resolves when the runs in flight now have settled. */
+  async whenIdle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+  }
+
   /** Starts a RUNNING run in the background; resolves when its terminal state is recorded. */
   execute(run: RunRecord, timeoutSeconds: number | null): Promise<void> {
     const controller = new AbortController();

@@ -43,6 +43,8 @@ export class Runtime {
   private readonly scheduler: Scheduler;
   private state: State = 'new';
   private stopping: Promise<void> | undefined;
+  /** Slots handed to the recorder and not yet recorded. */
+  private readonly recording = new Set<Promise<void>>();
 
   constructor(private readonly o: RuntimeOptions) {
     this.recorder = o.recorder;
@@ -119,6 +121,8 @@ export class Runtime {
       const wasRunning = this.state === 'armed' || this.state === 'starting';
       this.state = 'stopping';
       this.scheduler.stop();
+      // Slots already handed to the recorder are recorded (and their runs drained) first.
+      await Promise.allSettled([...this.recording]);
       if (wasRunning) await this.executor.drain(this.o.shutdownGraceMs ?? 30_000);
       this.state = 'stopped';
     })();
@@ -128,7 +132,7 @@ export class Runtime {
   private fire(job: JobSnapshot, slot: Date): void {
     if (this.state !== 'armed') return;
     this.scheduler.fired(job);
-    this.recorder.fire({ jobId: job.id, slot }).then(
+    const recorded = this.recorder.fire({ jobId: job.id, slot }).then(
       (outcome) => {
         if (outcome.kind === 'claimed') {
           this.o.events.created(outcome.pending);
@@ -140,6 +144,18 @@ export class Runtime {
       },
       (err) => this.o.log.error({ err, jobKey: job.jobKey, slot }, 'could not record a due slot'),
     );
+    this.recording.add(recorded);
+    void recorded.finally(() => this.recording.delete(recorded));
+  }
+
+  /** Resolves when no due slot is being recorded and no run is executing (tests, benchmarks). */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      if (this.recording.size > 0) await Promise.allSettled([...this.recording]);
+      else if (this.executor.activeCount > 0) await this.executor.whenIdle();
+      else return;
+    }
   }
 
   private async reloadJob(jobId: string): Promise<void> {
