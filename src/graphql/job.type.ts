@@ -1,0 +1,59 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { JobStatus, ScheduleType } from './enums.js';
+import { DateTimeScalar, JSONScalar } from './scalars.js';
+
+/**
+ * One version of a job definition. Resolvers return `JobDefinition` entities; this class only
+ * describes their GraphQL shape (`key` reads the entity's `jobKey`). Relations and computed fields
+ * (`supersedes`, `supersededBy`, `nextRunAt`, `lastRun`, `runs`) live in job.resolver.ts.
+ */
+@ObjectType('Job', { description: 'One version of a job definition.' })
+export class Job {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String, { name: 'key', description: 'Stable name shared by all versions of the job.' })
+  jobKey!: string;
+
+  @Field(() => Int)
+  version!: number;
+
+  @Field(() => String)
+  target!: string;
+
+  @Field(() => JSONScalar, { nullable: true })
+  payload?: unknown;
+
+  @Field(() => ScheduleType)
+  scheduleType!: ScheduleType;
+
+  @Field(() => String, { nullable: true })
+  cronExpression?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  runAt?: Date | null;
+
+  @Field(() => String, { description: 'IANA time zone, canonical spelling.' })
+  timezone!: string;
+
+  @Field(() => Int, { nullable: true })
+  timeoutSeconds?: number | null;
+
+  @Field(() => JobStatus)
+  status!: JobStatus;
+
+  @Field(() => String, { nullable: true })
+  pauseReason?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Role or token name of the caller that created it.' })
+  createdBy?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Role or token name of the caller that last changed it.' })
+  updatedBy?: string | null;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: Date;
+
+  @Field(() => DateTimeScalar)
+  updatedAt!: Date;
+}

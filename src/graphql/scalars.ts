@@ -1,0 +1,40 @@
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { JSONResolver } from 'graphql-scalars';
+
+/**
+ * RFC 3339 date-time with an explicit offset (`Z` or `±hh:mm`): a time without an offset names
+ * no instant, so it is rejected rather than read in the server's zone.
+ */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function parseDateTime(value: unknown): Date {
+  if (typeof value !== 'string' || !DATE_TIME.test(value)) {
+    throw new GraphQLError('DateTime must be an ISO-8601 string with an offset, e.g. "2030-01-01T09:00:00Z"');
+  }
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new GraphQLError(`DateTime "${value}" is not a valid instant`);
+  return date;
+}
+
+/** An instant. Input: ISO-8601 with an offset. Output: always UTC with a trailing `Z`. */
+export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+  name: 'DateTime',
+  description: 'An instant as an ISO-8601 string; output is always UTC with a trailing Z.',
+  serialize(value) {
+    const date = value instanceof Date ? value : new Date(value as string);
+    if (Number.isNaN(date.getTime())) throw new TypeError('DateTime cannot represent an invalid date');
+    return date.toISOString();
+  },
+  parseValue: parseDateTime,
+  parseLiteral(ast: ValueNode) {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: ast });
+    return parseDateTime(ast.value);
+  },
+});
+
+/** Any JSON value (payloads, outputs, failure details). */
+export const JSONScalar = new GraphQLScalarType({
+  ...JSONResolver.toConfig(),
+  name: 'JSON',
+  description: 'Any JSON value.',
+});

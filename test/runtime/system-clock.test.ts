@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cronql } from '../../src/app.js';
+import { SystemClock } from '../../src/runtime/clock.js';
+import { ScheduleType } from '../../src/domain/enums.js';
+import { nextChange, runsOf, startCronql, terminal, testDatabase } from '../support/cronql.js';
+
+describe('the real alarm clock (node-cron tick)', () => {
+  it('wakes alarms on time and in order, and never wakes a cancelled one', async () => {
+    const clock = new SystemClock();
+    const fired: string[] = [];
+    const base = Math.ceil(Date.now() / 1000) * 1000 + 1000;
+    clock.setAlarm(new Date(base + 1000), () => fired.push('b'));
+    clock.setAlarm(new Date(base), () => fired.push('a'));
+    const cancelled = clock.setAlarm(new Date(base), () => fired.push('cancelled'));
+    cancelled.cancel();
+    clock.setAlarm(new Date(Date.now() - 5), () => fired.push('past'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fired).toEqual(['past']);
+    await new Promise((r) => setTimeout(r, base + 1000 - Date.now() + 300));
+    expect(fired).toEqual(['past', 'a', 'b']);
+    clock.close();
+  });
+});
+
+describe('a seconds job on the system clock', () => {
+  let db: Awaited<ReturnType<typeof testDatabase>>;
+  let cronql: Cronql;
+  beforeAll(async () => {
+    db = await testDatabase();
+    cronql = await startCronql(db.url);
+  });
+  afterAll(async () => {
+    await cronql?.stop();
+    await db?.drop();
+  });
+
+  it('fires every second at the slot, a few milliseconds late at most', async () => {
+    const job = await cronql.jobs.create({ key: 'every-second', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * * *' });
+    const first = await nextChange(cronql, (c) => c.run.jobId === job.id && c.run.status === 'RUNNING', 3_000);
+    await nextChange(cronql, (c) => c.run.jobId === job.id && terminal(c) && c.run.scheduledAt > first.run.scheduledAt, 3_000);
+    const runs = (await runsOf(cronql, job.id)).filter((r) => r.status === 'SUCCEEDED');
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    for (const r of runs) {
+      expect(r.scheduledAt.getMilliseconds()).toBe(0);
+      expect(r.startedAt!.getTime() - r.scheduledAt.getTime()).toBeLessThan(500);
+    }
+    expect(runs[1].scheduledAt.getTime() - runs[0].scheduledAt.getTime()).toBe(1000);
+  });
+});
