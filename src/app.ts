@@ -9,6 +9,7 @@ import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
 import { RunRecorder } from './runtime/run-recorder.js';
 import { Runtime } from './runtime/runtime.js';
+import { RunEventRelay } from './runtime/run-event-relay.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
 import type { TargetMap } from './runtime/targets/target.js';
 import { JobService } from './services/job.service.js';
@@ -60,6 +61,7 @@ export class Cronql {
   private _runs?: RunService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
+  private relay?: RunEventRelay;
   private started = false;
   private stopping?: Promise<void>;
   private _databaseUrl?: string;
@@ -111,6 +113,8 @@ export class Cronql {
     if (o.listen !== false) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync());
       await this.notifier.start();
+      this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
+      this.relay.start();
     }
     if (this.role !== 'api') {
       this._runtime = new Runtime({
@@ -156,6 +160,7 @@ export class Cronql {
     this.stopping ??= (async () => {
       await this._runtime?.stop();
       this.clock.close();
+      await this.relay?.stop();
       await this.notifier?.close();
       await this._pool?.end().catch(() => {});
       await this._orm?.close(true).catch(() => {});

@@ -80,3 +80,38 @@ describe('two runtimes on one database', () => {
     expect(await runsOf(a, job.id)).toHaveLength(0);
   });
 });
+
+describe('run events across instances', () => {
+  it('an API-only instance sees every change of runs executed by a scheduler instance, in order', async () => {
+    const db = await testDatabase();
+    const clock = new ManualClock('2026-06-01T00:00:00.000Z');
+    const scheduler = await startCronql(db.url, { clock, instanceId: 'scheduler', role: 'scheduler' });
+    const api = await startCronql(db.url, { instanceId: 'api', role: 'api' });
+    try {
+      const seen: string[] = [];
+      api.events.on((c) => seen.push(`${c.run.scheduledAt.toISOString().slice(17, 19)} ${c.previousStatus ?? '∅'}→${c.run.status}`));
+      // Created through the API instance: the scheduler arms it from the notification.
+      const job = await api.jobs.create({ key: 'relayed', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * * *' });
+      expect(api.runtime).toBeUndefined();
+      await eventually(() => scheduler.runtime!.nextRunAt(job.id));
+      clock.set('2026-06-01T00:00:01.000Z');
+      await scheduler.runtime!.whenIdle();
+      clock.set('2026-06-01T00:00:02.000Z');
+      await eventually(() => seen.length >= 6);
+      expect(seen).toEqual([
+        '01 ∅→PENDING', '01 PENDING→RUNNING', '01 RUNNING→SUCCEEDED',
+        '02 ∅→PENDING', '02 PENDING→RUNNING', '02 RUNNING→SUCCEEDED',
+      ]);
+      // Run-now on the API instance: a scheduler claims and executes it.
+      const manual = await api.runs.runNow(job.id);
+      const ran = await eventually(async () => {
+        const r = await api.runs.get(manual.id);
+        return r?.status === 'SUCCEEDED' ? r : null;
+      });
+      expect(ran.runnerInstanceId).toBe('scheduler');
+    } finally {
+      await Promise.all([scheduler.stop(), api.stop()]);
+      await db.drop();
+    }
+  });
+});

@@ -1,0 +1,20 @@
+import type { Cronql } from '../app.js';
+import type { Logger } from '../logger.js';
+import type { Loaders } from './loaders.js';
+
+/** What a token may do: ADMIN everything, VIEWER queries and subscriptions. */
+export type AccessRole = 'ADMIN' | 'VIEWER';
+
+/** The authenticated caller. `name` is what `createdBy`/`updatedBy` record. */
+export interface Principal {
+  role: AccessRole;
+  name: string;
+}
+
+/** Built per HTTP request, and per operation on a WebSocket. */
+export interface GraphQLContext {
+  cronql: Cronql;
+  principal: Principal;
+  loaders: Loaders;
+  log: Logger;
+}

@@ -1,0 +1,71 @@
+import { Field, InputType, Int } from 'type-graphql';
+import { JobStatus, ScheduleType } from './enums.js';
+import { DateTimeScalar, JSONScalar } from './scalars.js';
+
+@InputType('JobFilter')
+export class JobFilterInput {
+  @Field(() => [JobStatus], { nullable: true })
+  status?: JobStatus[] | null;
+
+  @Field(() => String, { nullable: true })
+  target?: string | null;
+
+  @Field(() => String, { nullable: true })
+  key?: string | null;
+
+  @Field(() => ScheduleType, { nullable: true })
+  scheduleType?: ScheduleType | null;
+}
+
+@InputType('CreateJobInput')
+export class CreateJobInput {
+  @Field(() => String)
+  key!: string;
+
+  @Field(() => String)
+  target!: string;
+
+  @Field(() => ScheduleType)
+  scheduleType!: ScheduleType;
+
+  @Field(() => String, { nullable: true, description: 'Required for RECURRING; 5 fields, or 6 with seconds first.' })
+  cronExpression?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'Required for ONE_TIME.' })
+  runAt?: Date | null;
+
+  @Field(() => String, { nullable: true, defaultValue: 'UTC', description: 'IANA name; stored in canonical form.' })
+  timezone?: string | null;
+
+  @Field(() => JSONScalar, { nullable: true })
+  payload?: unknown;
+
+  @Field(() => Int, { nullable: true })
+  timeoutSeconds?: number | null;
+}
+
+/** Omitted fields are copied from the version being replaced. */
+@InputType('NewJobVersionInput', { description: 'Omitted fields are copied from the version being replaced.' })
+export class NewJobVersionInput {
+  @Field(() => String, { nullable: true })
+  target?: string | null;
+
+  @Field(() => ScheduleType, { nullable: true })
+  scheduleType?: ScheduleType | null;
+
+  @Field(() => String, { nullable: true })
+  cronExpression?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  runAt?: Date | null;
+
+  @Field(() => String, { nullable: true })
+  timezone?: string | null;
+
+  @Field(() => JSONScalar, { nullable: true })
+  payload?: unknown;
+
+  @Field(() => Int, { nullable: true })
+  timeoutSeconds?: number | null;
+}
+

@@ -1,0 +1,127 @@
+import type { Logger } from '../logger.js';
+import type { Pool } from '../db/pool.js';
+import { Channel, type Notifier } from '../db/notifier.js';
+import { RunStatus, isTerminal } from '../domain/enums.js';
+import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
+import type { RunChange, RunEvents } from './run-events.js';
+
+/** One change as it travels between instances: ids and states only (NOTIFY payloads are small). */
+interface WireChange {
+  /** run id */
+  r: string;
+  /** status after the change */
+  s: RunStatus;
+  /** status before (null on creation) */
+  p: RunStatus | null;
+  /** changedAt, epoch ms */
+  t: number;
+}
+
+interface WireMessage {
+  /** instance that made the changes */
+  i: string;
+  c: WireChange[];
+}
+
+/** NOTIFY payloads must stay under 8000 bytes; a change takes about 100. */
+const CHANGES_PER_NOTIFY = 60;
+
+/**
+ * Carries run state changes between instances over LISTEN/NOTIFY, so a subscriber on any
+ * instance (an API-only one included) sees every run. Local changes are sent in batches, one
+ * NOTIFY per turn of the event loop rather than one per change; changes from other instances
+ * are read back (one query per message) and re-emitted locally, in the order they were made.
+ */
+export class RunEventRelay {
+  private outbox: WireChange[] = [];
+  private flushing = false;
+  /** Flushes run one after another: two NOTIFYs in flight on two connections could swap. */
+  private sending: Promise<void> = Promise.resolve();
+  private inbox: Promise<void> = Promise.resolve();
+  private readonly remote = new WeakSet<RunChange>();
+  private off: (() => void) | undefined;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly events: RunEvents,
+    private readonly notifier: Notifier,
+    private readonly instanceId: string,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.off = this.events.on((change) => {
+      if (this.remote.has(change)) return;
+      this.outbox.push({ r: change.run.id, s: change.run.status, p: change.previousStatus, t: change.changedAt.getTime() });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => (this.sending = this.sending.then(() => this.flush())));
+      }
+    });
+    this.notifier.on(Channel.RUN_CHANGED, (payload) => {
+      // Serialised: the changes of one run are re-emitted in the order they were made.
+      this.inbox = this.inbox.then(() => this.receive(payload));
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.off?.();
+    this.sending = this.sending.then(() => this.flush());
+    await this.sending;
+    await this.inbox;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.outbox;
+    this.outbox = [];
+    this.flushing = false;
+    for (let i = 0; i < batch.length; i += CHANGES_PER_NOTIFY) {
+      const message: WireMessage = { i: this.instanceId, c: batch.slice(i, i + CHANGES_PER_NOTIFY) };
+      try {
+        await this.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CHANGED, JSON.stringify(message)]);
+      } catch (err) {
+        this.log.warn({ err }, 'could not relay run changes to other instances');
+      }
+    }
+  }
+
+  private async receive(payload: string): Promise<void> {
+    try {
+      const message = JSON.parse(payload) as WireMessage;
+      if (message.i === this.instanceId) return;
+      const ids = [...new Set(message.c.map((c) => c.r))];
+      const res = await this.pool.query(`SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [ids]);
+      const rows = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
+      for (const c of message.c) {
+        const current = rows.get(c.r);
+        if (!current) continue;
+        const change: RunChange = { run: asOf(current, c.s), previousStatus: c.p, changedAt: new Date(c.t) };
+        this.remote.add(change);
+        this.events.emit(change);
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'could not read relayed run changes');
+    }
+  }
+}
+
+/**
+ * The run as it was right after a change. The row read back may be further along already
+ * (a fast run is SUCCEEDED by the time its RUNNING change arrives): the fields that belong to
+ * later states are cleared so that each event shows the state it announces.
+ */
+function asOf(run: RunRecord, status: RunStatus): RunRecord {
+  if (run.status === status) return run;
+  const ended = isTerminal(status);
+  return {
+    ...run,
+    status,
+    startedAt: status === RunStatus.PENDING ? null : run.startedAt,
+    runnerInstanceId: status === RunStatus.PENDING ? null : run.runnerInstanceId,
+    finishedAt: ended ? run.finishedAt : null,
+    output: ended ? run.output : null,
+    failureCode: ended ? run.failureCode : null,
+    failureMessage: ended ? run.failureMessage : null,
+    failureDetails: ended ? run.failureDetails : null,
+  };
+}
