@@ -81,13 +81,13 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
 }
 
 /**
- * Formats errors graphql-js produced on the WebSocket path (Apollo does not see that path). An
- * error graphql-js raised outside any field (no `path`) came before execution: a variable value
- * that does not coerce, or an operation that cannot be chosen; both are the client's input.
+ * Formats the errors of an execution result on the WebSocket path (Apollo does not see that
+ * path). An error outside any field (no `path`) came from graphql-js before execution: a variable
+ * value that does not coerce, or an operation that cannot be chosen; both are the client's input.
  */
-export function formatWsError(error: GraphQLError, log: Logger): GraphQLFormattedError {
+export function formatWsResultError(error: GraphQLError, log: Logger): GraphQLFormattedError {
   const formatted = error.toJSON();
-  if (formatted.extensions?.code === undefined && error.path === undefined && unwrap(error) instanceof GraphQLError) {
+  if (formatted.extensions?.code === undefined && error.path === undefined) {
     return formatError({ ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } }, error, log);
   }
   return formatError(formatted, error, log);

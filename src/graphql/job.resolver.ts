@@ -1,0 +1,120 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import type { RunRecord } from '../domain/run.js';
+import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
+import type { GraphQLContext } from './context.type.js';
+import { RunStatus } from './enums.js';
+import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
+import { Job } from './job.type.js';
+import { Run } from './run.type.js';
+import { DateTimeScalar } from './scalars.js';
+
+/** Only the fields the client sent: the service copies omitted ones from the replaced version. */
+function sentFields<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+@Resolver(() => Job)
+export class JobResolver {
+  @Authorized()
+  @Query(() => JobConnection, { description: 'Newest first.' })
+  async jobs(
+    @Arg('filter', () => JobFilterInput, { nullable: true }) filter: JobFilterInput | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Connection<JobDefinition>> {
+    const page = await ctx.cronql.jobs.list({ ...filter }, first, after);
+    ctx.loaders.primeJobs(page.nodes);
+    return toConnection(page);
+  }
+
+  @Authorized()
+  @Query(() => Job, { nullable: true })
+  async job(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition | null> {
+    return ctx.loaders.job.load(id);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job)
+  async createJob(@Arg('input', () => CreateJobInput) input: CreateJobInput, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+    const job = await ctx.cronql.jobs.create(
+      {
+        key: input.key,
+        target: input.target,
+        scheduleType: input.scheduleType,
+        cronExpression: input.cronExpression,
+        runAt: input.runAt,
+        timezone: input.timezone,
+        payload: input.payload,
+        timeoutSeconds: input.timeoutSeconds,
+      },
+      ctx.principal.name,
+    );
+    ctx.loaders.primeJobs([job]);
+    return job;
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job)
+  async pauseJob(
+    @Arg('id', () => ID) id: string,
+    @Arg('reason', () => String) reason: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<JobDefinition> {
+    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job)
+  async resumeJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+    return ctx.cronql.jobs.resume(id, ctx.principal.name);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job, { description: 'Retires the job and activates a new version of it; returns the new version.' })
+  async createJobVersion(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => NewJobVersionInput) input: NewJobVersionInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<JobDefinition> {
+    return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job)
+  async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+    return ctx.cronql.jobs.retire(id, ctx.principal.name);
+  }
+
+  @FieldResolver(() => Job, { nullable: true, description: 'The version this one replaced.' })
+  async supersedes(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<JobDefinition | null> {
+    return job.supersedes ? ctx.loaders.job.load(job.supersedes.id) : null;
+  }
+
+  @FieldResolver(() => Job, { nullable: true, description: 'The version that replaced this one.' })
+  async supersededBy(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<JobDefinition | null> {
+    return ctx.loaders.successor.load(job.id);
+  }
+
+  @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'Null unless ACTIVE.' })
+  nextRunAt(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Date | null {
+    return ctx.cronql.jobs.nextRunAt(job);
+  }
+
+  @FieldResolver(() => Run, { nullable: true, description: 'The run with the latest scheduledAt.' })
+  async lastRun(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
+    return ctx.loaders.lastRun.load(job.id);
+  }
+
+  @FieldResolver(() => RunConnection, { description: 'Newest scheduledAt first.' })
+  async runs(
+    @Root() job: JobDefinition,
+    @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Arg('status', () => [RunStatus], { nullable: true }) status: RunStatus[] | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Connection<RunRecord>> {
+    return toConnection(await ctx.loaders.jobRuns.load({ jobId: job.id, first, after, status }));
+  }
+}

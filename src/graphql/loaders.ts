@@ -1,0 +1,63 @@
+import DataLoader from 'dataloader';
+import type { Cronql } from '../app.js';
+import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import type { RunStatus } from '../domain/enums.js';
+import type { RunRecord } from '../domain/run.js';
+import type { Page } from '../services/pagination.js';
+
+export interface JobRunsKey {
+  jobId: string;
+  first: number | null | undefined;
+  after: string | null | undefined;
+  status: RunStatus[] | null | undefined;
+}
+
+/**
+ * Per-request batching, so a page of N runs asking for `job { lastRun }` costs one query per
+ * relation rather than N: every `load` made while resolving one level of the response goes to
+ * the database together. Never shared between requests (each caller sees fresh data).
+ */
+export class Loaders {
+  /** Job versions by id. */
+  readonly job: DataLoader<string, JobDefinition | null>;
+  /** The version that replaced a job version, by the replaced version's id. */
+  readonly successor: DataLoader<string, JobDefinition | null>;
+  /** The latest run (by scheduledAt) of a job version. */
+  readonly lastRun: DataLoader<string, RunRecord | null>;
+  /**
+   * `Job.runs` pages. The service pages one job at a time (keyset + count), so this only merges
+   * identical requests; a page of jobs each asking for its runs costs two queries per job, and
+   * the cost limit (limits.ts) multiplies accordingly.
+   */
+  readonly jobRuns: DataLoader<JobRunsKey, Page<RunRecord>, string>;
+
+  constructor(cronql: Cronql) {
+    this.job = new DataLoader((ids) => cronql.jobs.getMany(ids));
+    this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids));
+    this.lastRun = new DataLoader((ids) => cronql.runs.lastRuns(ids));
+    this.jobRuns = new DataLoader(
+      (keys) =>
+        Promise.all(
+          keys.map((k) =>
+            cronql.runs.list({ jobId: k.jobId, status: k.status }, k.first, k.after).catch((err: unknown) =>
+              err instanceof Error ? err : new Error(String(err)),
+            ),
+          ),
+        ),
+      { cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]) },
+    );
+  }
+
+  /** Remembers jobs read some other way (a list, a mutation) so `Run.job` does not re-read them. */
+  primeJobs(jobs: readonly JobDefinition[]): void {
+    for (const job of jobs) this.job.clear(job.id).prime(job.id, job);
+  }
+
+  /** Forgets everything: a subscription resolves each event with fresh data. */
+  clear(): void {
+    this.job.clearAll();
+    this.successor.clearAll();
+    this.lastRun.clearAll();
+    this.jobRuns.clearAll();
+  }
+}

@@ -1,0 +1,56 @@
+import type { RunEvents, RunChange } from '../runtime/run-events.js';
+import { runMatches, type RunFilter } from '../services/run.service.js';
+
+/**
+ * Changes a subscriber may have waiting before it is dropped: a client that stopped reading must
+ * not make the server buffer the whole event stream.
+ */
+export const MAX_BUFFERED_CHANGES = 10_000;
+
+/**
+ * The run changes matching `filter`, from now on, as an async iterator. Changes are queued in
+ * the order `events` emitted them, which is the order they happened per run. Ends (completes)
+ * when the consumer returns, or when more than `MAX_BUFFERED_CHANGES` pile up unread.
+ */
+export function runChangeFeed(events: RunEvents, filter: RunFilter | null | undefined, onOverflow?: () => void): AsyncIterableIterator<RunChange> {
+  const queue: RunChange[] = [];
+  let wake: (() => void) | undefined;
+  let done = false;
+  const finish = () => {
+    done = true;
+    off();
+    wake?.();
+  };
+  const off = events.on((change) => {
+    if (done || !runMatches(change.run, filter)) return;
+    if (queue.length >= MAX_BUFFERED_CHANGES) {
+      queue.length = 0;
+      onOverflow?.();
+      finish();
+      return;
+    }
+    queue.push(change);
+    wake?.();
+  });
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next(): Promise<IteratorResult<RunChange>> {
+      while (queue.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const change = queue.shift();
+      return change ? { value: change, done: false } : { value: undefined, done: true };
+    },
+    async return(): Promise<IteratorResult<RunChange>> {
+      queue.length = 0;
+      finish();
+      return { value: undefined, done: true };
+    },
+    async throw(err: unknown): Promise<IteratorResult<RunChange>> {
+      queue.length = 0;
+      finish();
+      throw err;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import { runDurationMs, type RunRecord } from '../domain/run.js';
+import { toConnection, RunConnection, type Connection } from './connection.type.js';
+import type { GraphQLContext } from './context.type.js';
+import { Job } from './job.type.js';
+import { RunFilterInput } from './run.input.js';
+import { Run } from './run.type.js';
+import { JSONScalar } from './scalars.js';
+
+@Resolver(() => Run)
+export class RunResolver {
+  @Authorized()
+  @Query(() => RunConnection, { description: 'Newest scheduledAt first.' })
+  async runs(
+    @Arg('filter', () => RunFilterInput, { nullable: true }) filter: RunFilterInput | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Connection<RunRecord>> {
+    return toConnection(await ctx.cronql.runs.list({ ...filter }, first, after));
+  }
+
+  @Authorized()
+  @Query(() => Run, { nullable: true })
+  async run(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
+    return ctx.cronql.runs.get(id);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Run, {
+    description: 'MANUAL; AD_HOC when payload is given; SKIPPED (OVERLAP) when a run of the job is active.',
+  })
+  async runJobNow(
+    @Arg('id', () => ID) id: string,
+    @Arg('payload', () => JSONScalar, { nullable: true }) payload: unknown,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RunRecord> {
+    return ctx.cronql.runs.runNow(id, payload);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
+  async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
+    return ctx.cronql.runs.cancel(id);
+  }
+
+  @FieldResolver(() => Job)
+  async job(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+    const job = await ctx.loaders.job.load(run.jobId);
+    // Runs reference their job with a foreign key: a missing job is a broken invariant.
+    if (!job) throw new Error(`run ${run.id} references missing job ${run.jobId}`);
+    return job;
+  }
+
+  @FieldResolver(() => Int, { nullable: true, description: 'finishedAt - startedAt, in milliseconds.' })
+  durationMs(@Root() run: RunRecord): number | null {
+    return runDurationMs(run);
+  }
+}

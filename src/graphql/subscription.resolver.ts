@@ -1,0 +1,29 @@
+import { Arg, Authorized, Ctx, Resolver, Root, Subscription } from 'type-graphql';
+import type { RunChange as RunChangeEvent } from '../runtime/run-events.js';
+import type { GraphQLContext } from './context.type.js';
+import { RunFilterInput } from './run.input.js';
+import { runChangeFeed } from './run-feed.js';
+import { RunChange } from './run.type.js';
+
+@Resolver()
+export class SubscriptionResolver {
+  @Authorized()
+  @Subscription(() => RunChange, {
+    description: 'Every run state change, including creation, in order per run; filtered on the server.',
+    subscribe: ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      return runChangeFeed(ctx.cronql.events, (args.filter as RunFilterInput | null) ?? undefined, () =>
+        ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; subscription ended'),
+      );
+    },
+  })
+  runChanged(
+    @Root() change: RunChangeEvent,
+    @Arg('filter', () => RunFilterInput, { nullable: true }) _filter: RunFilterInput | null,
+    @Ctx() ctx: GraphQLContext,
+  ): RunChangeEvent {
+    // One context serves the whole subscription: resolve each event with fresh data.
+    ctx.loaders.clear();
+    return change;
+  }
+}
