@@ -81,9 +81,6 @@ export class Migration20261122000000_initial extends Migration {
     this.addSql(`CREATE INDEX cron_job_runs_created_idx ON cron_job_runs (created_at)`);
     // The runs query pages newest scheduled first by (scheduled_at, id).
     this.addSql(`CREATE INDEX cron_job_runs_scheduled_idx ON cron_job_runs (scheduled_at DESC, id DESC)`);
-    // Recovery looks up active runs only.
-    this.addSql(`CREATE INDEX cron_job_runs_active_idx ON cron_job_runs (status, started_at)
-      WHERE status IN ('PENDING', 'RUNNING')`);
   }
 
   override async down(): Promise<void> {

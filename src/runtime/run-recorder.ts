@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool.js';
 import { jsonParam } from '../db/pool.js';
 import { FailureCode, RunStatus, TriggerType } from '../domain/enums.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
+import { Batcher } from './batcher.js';
 
 /** A slot that came due for a job. */
 export interface DueSlot {
@@ -35,8 +36,10 @@ const OVERLAP_MESSAGE = 'skipped: a run of this job was still active when the sl
  * recorded by one INSERT and one UPDATE for all of them.
  */
 export class RunRecorder {
-  private queue: { due: DueSlot; resolve: (o: FireOutcome) => void; reject: (e: unknown) => void }[] = [];
-  private flushScheduled = false;
+  private readonly fires = new Batcher<DueSlot, FireOutcome>((slots) => this.fireBatch(slots));
+  private readonly finishes = new Batcher<{ runId: string; finish: Finish }, RunRecord | null>((items) =>
+    this.finishBatch(items),
+  );
 
   constructor(
     private readonly pool: Pool,
@@ -46,25 +49,7 @@ export class RunRecorder {
 
   /** Records a due slot of an ACTIVE job and claims it for this instance if it is ours to run. */
   fire(due: DueSlot): Promise<FireOutcome> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ due, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
-    this.flushScheduled = false;
-    try {
-      const outcomes = await this.fireBatch(batch.map((b) => b.due));
-      batch.forEach((b, i) => b.resolve(outcomes[i]));
-    } catch (err) {
-      for (const b of batch) b.reject(err);
-    }
+    return this.fires.add(due);
   }
 
   private async fireBatch(slots: DueSlot[]): Promise<FireOutcome[]> {
@@ -142,18 +127,30 @@ export class RunRecorder {
   /**
    * RUNNING → terminal. Returns null when the run was no longer RUNNING (canceled or failed by
    * someone else meanwhile): terminal states never change. A one-time job's scheduled run
-   * reaching a terminal state retires the job in the same statement.
+   * reaching a terminal state retires the job in the same statement. Runs ending in the same
+   * turn of the event loop are recorded together.
    */
-  async finish(runId: string, finish: Finish): Promise<RunRecord | null> {
+  finish(runId: string, finish: Finish): Promise<RunRecord | null> {
+    return this.finishes.add({ runId, finish });
+  }
+
+  private async finishBatch(all: { runId: string; finish: Finish }[]): Promise<(RunRecord | null)[]> {
     const now = this.now();
+    // One outcome per run: a second one in the same batch (shutdown racing the handler) loses.
+    const seen = new Set<string>();
+    const items = all.filter((i) => !seen.has(i.runId) && seen.add(i.runId));
     const res = await this.pool.query(
-      `WITH done AS (
-         UPDATE cron_job_runs SET status = $2, finished_at = $3, updated_at = $3, output = $4::jsonb,
-           failure_code = $5, failure_message = $6, failure_details = $7::jsonb
-         WHERE id = $1 AND status = 'RUNNING'
-         RETURNING ${RUN_COLUMNS}
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[])
+           AS t(id, status, output, failure_code, failure_message, failure_details)
+       ), done AS (
+         UPDATE cron_job_runs r SET status = i.status, finished_at = $7, updated_at = $7, output = i.output,
+           failure_code = i.failure_code, failure_message = i.failure_message, failure_details = i.failure_details
+         FROM input i
+         WHERE r.id = i.id AND r.status = 'RUNNING'
+         RETURNING ${RUN_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')}
        ), retired AS (
-         UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = $3
+         UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = $7
          FROM done
          WHERE d.id = done.job_definition_id AND done.trigger_type = 'SCHEDULED'
            AND d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED'
@@ -161,16 +158,21 @@ export class RunRecorder {
        )
        SELECT * FROM done`,
       [
-        runId,
-        finish.status,
+        items.map((i) => i.runId),
+        items.map((i) => i.finish.status),
+        items.map((i) => jsonParam(i.finish.output)),
+        items.map((i) => i.finish.failureCode ?? null),
+        items.map((i) => i.finish.failureMessage ?? null),
+        items.map((i) => jsonParam(i.finish.failureDetails)),
         now,
-        jsonParam(finish.output),
-        finish.failureCode ?? null,
-        finish.failureMessage ?? null,
-        jsonParam(finish.failureDetails),
       ],
     );
-    return res.rows[0] ? rowToRun(res.rows[0]) : null;
+    const byId = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
+    return all.map((i) => {
+      const run = byId.get(i.runId) ?? null;
+      byId.delete(i.runId);
+      return run;
+    });
   }
 
   /**
