@@ -77,13 +77,14 @@ const MAX_DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  *
  * Supported per field: `*`, numbers, ranges `a-b`, steps (`/n` after `*`, after a range `a-b`,
  * or after a start value `a`, meaning `a` to the field's end), lists `x,y,z`, names `JAN`–`DEC`
- * and `SUN`–`SAT` (any case), `?` for `*` in the day fields, and `7` for Sunday. Day-of-month and day-of-week combine as in Vixie cron: when both are restricted
- * (neither is literally `*` or `?`), a day matches if either matches.
+ * and `SUN`–`SAT` (any case), `?` for `*` in the day fields, and `7` for Sunday.
+ * Day-of-month and day-of-week combine as in Vixie cron: when both are restricted (neither is
+ * literally `*` or `?`; a step such as `1/2` counts as restricted), a day matches if either matches.
  *
  * Rejected, with `INVALID_CRON_EXPRESSION`: Quartz extensions (`L`, `W`, `#`), `@reboot`,
  * reversed ranges (`5-1`), steps of 0 or longer than the field's span (a step of 90 minutes
- * would only ever hit minute 0, not every 90 minutes), out-of-range values, empty fields or list items, a wrong field
- * count, and expressions that can never fire (`0 0 30 2 *`).
+ * would only ever hit minute 0, not every 90 minutes), out-of-range values, empty list items,
+ * a wrong field count, and expressions that can never fire (`0 0 30 2 *`).
  */
 export function parseCronExpression(expr: string): CronExpression {
   if (typeof expr !== 'string') {
@@ -133,7 +134,7 @@ function parseField(expr: string, field: string, spec: FieldSpec): readonly numb
   const fail = (why: string) => invalid(expr, `${spec.name} field "${field}": ${why}`);
   if (field === '?') {
     if (!spec.allowsQuestionMark) throw fail('"?" is only allowed in the day-of-month and day-of-week fields');
-    return range(spec.min, spec.openMax, 1);
+    return Object.freeze(range(spec.min, spec.openMax, 1));
   }
   const values = new Set<number>();
   for (const item of field.split(',')) {
