@@ -31,7 +31,12 @@ export function canonicalTimezone(name: string): string {
       { timezone: name },
     );
   }
-  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  // ICU's canonical id fixes the case (`america/new_york` → `America/New_York`); where it is a
+  // different name altogether (Node 20's ICU turns `Asia/Kolkata` into `Asia/Calcutta` and
+  // `US/Eastern` into `America/New_York`), the name the user gave is kept: it is valid, and it is
+  // theirs. Every spelling of UTC becomes `UTC`.
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  const canonical = resolved.toLowerCase() === name.toLowerCase() || resolved === 'UTC' ? resolved : name;
   // Only valid names are cached, so the map is bounded by the size of the zone database.
   canonicalNames.set(name, canonical);
   return canonical;
@@ -66,11 +71,14 @@ interface DayOffsets {
  */
 export class WallClock {
   private readonly zone: IANAZone;
+  private readonly cache: ZoneCache;
   private dayIndex = Number.NaN;
   private day: DayOffsets = { before: 0, after: 0, transitionAt: 0 };
 
   constructor(timezone: string) {
-    this.zone = IANAZone.create(canonicalTimezone(timezone));
+    const name = canonicalTimezone(timezone);
+    this.zone = IANAZone.create(name);
+    this.cache = zoneCache(name);
   }
 
   /** The instant(s) at which the local time `local` occurs. */
@@ -109,7 +117,12 @@ export class WallClock {
     const index = Math.floor(local / DAY_MS);
     if (index !== this.dayIndex) {
       this.dayIndex = index;
-      this.day = this.computeDay(index * DAY_MS);
+      let day = this.cache.days.get(index);
+      if (!day) {
+        day = this.computeDay(index * DAY_MS);
+        remember(this.cache.days, index, day);
+      }
+      this.day = day;
     }
     return this.day;
   }
@@ -133,8 +146,51 @@ export class WallClock {
     return { before, after, transitionAt: hi };
   }
 
-  /** The zone's UTC offset at `instant`, in ms (rounded to the second, as tzdata offsets are). */
+  /**
+   * The zone's UTC offset at `instant`, in ms (rounded to the second, as tzdata offsets are).
+   * Asking ICU costs microseconds, and the runtime asks for every actor on every fire, so
+   * offsets are remembered per hour of the zone, for hours in which the offset does not change.
+   */
   private offsetAt(instant: number): number {
+    if (this.cache.fixed !== undefined) return this.cache.fixed;
+    const hour = Math.floor(instant / HOUR_MS);
+    const known = this.cache.hours.get(hour);
+    if (known !== undefined) return known;
+    const start = this.rawOffset(hour * HOUR_MS);
+    if (start === this.rawOffset(hour * HOUR_MS + HOUR_MS - 1)) {
+      remember(this.cache.hours, hour, start);
+      return start;
+    }
+    return this.rawOffset(instant); // a transition falls within this hour
+  }
+
+  private rawOffset(instant: number): number {
     return Math.round(this.zone.offset(instant) * 60) * 1000;
   }
+}
+
+interface ZoneCache {
+  /** Set for zones whose offset never changes (UTC): no lookup at all. */
+  fixed?: number;
+  hours: Map<number, number>;
+  days: Map<number, DayOffsets>;
+}
+
+const zoneCaches = new Map<string, ZoneCache>();
+/** Bounds each cache; a cleared cache only costs a few lookups again. */
+const MAX_CACHED = 50_000;
+
+function zoneCache(name: string): ZoneCache {
+  let cache = zoneCaches.get(name);
+  if (!cache) {
+    const fixed = name === 'UTC' || name === 'Etc/UTC' || name === 'Etc/GMT' || name === 'GMT' ? 0 : undefined;
+    cache = { fixed, hours: new Map(), days: new Map() };
+    zoneCaches.set(name, cache);
+  }
+  return cache;
+}
+
+function remember<V>(map: Map<number, V>, key: number, value: V): void {
+  if (map.size >= MAX_CACHED) map.clear();
+  map.set(key, value);
 }

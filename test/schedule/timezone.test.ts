@@ -55,3 +55,15 @@ function thrownBy(fn: () => unknown): unknown {
   }
   return undefined;
 }
+
+describe('canonical names keep what the user meant', () => {
+  it.each([
+    ['asia/kolkata', 'asia/kolkata'],
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+    ['Europe/Kyiv', 'Europe/Kyiv'],
+    ['europe/berlin', 'Europe/Berlin'],
+    ['etc/utc', 'UTC'],
+  ])('%s → %s (a renamed alias is not imposed)', (name, expected) => {
+    expect(canonicalTimezone(name)).toBe(expected);
+  });
+});
