@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CommonJS (`main`) and ESM (`module`) builds. Node loads the CommonJS one for
+    // every dependency (type-graphql, Apollo, graphql-ws); vite would give our sources the ESM one,
+    // and two copies of graphql reject each other's types ("Cannot determine GraphQL output type").
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Each test file gets its own database (see test/support/db.ts); files run in parallel

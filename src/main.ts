@@ -5,6 +5,7 @@ import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
 import { startHttpServer } from './http/server.js';
+import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } from './auth/admin-token.js';
 
 /** `npm start`: read the configuration, start cronql and its HTTP server, stop in order on a signal. */
 async function main(): Promise<void> {
@@ -20,13 +21,15 @@ async function main(): Promise<void> {
   }
   const log = createLogger({ instanceId: config.instanceId });
   let targets = {};
-  if (config.targetsModule) {
-    try {
-      targets = await loadTargetModule(config.targetsModule);
-    } catch (err) {
-      console.error(`cronql: invalid configuration: ${(err as Error).message}`);
-      process.exit(2);
-    }
+  let admin: ResolvedAdminToken | undefined;
+  try {
+    if (config.targetsModule) targets = await loadTargetModule(config.targetsModule);
+    // A scheduler serves no API, so it needs no token.
+    if (config.role !== 'scheduler') admin = await resolveAdminToken({ adminToken: config.adminToken, dataDir: config.dataDir });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(`cronql: invalid configuration: ${err.message}`);
+    process.exit(2);
   }
   const cronql = createCronql({
     databaseUrl: config.databaseUrl,
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   try {
     await cronql.start();
-    http = await startHttpServer(cronql, config);
+    http = await startHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
   } catch (err) {
     log.error({ err }, 'cronql could not start');
     await cronql.stop().catch(() => {});
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
   }
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl }, 'cronql is listening');
   console.log(`cronql listening on ${http.url} (health: ${http.url}/healthz)`);
+  if (admin) for (const line of adminTokenStartupLines(admin, http.url)) console.log(line);
 }
 
 void main();

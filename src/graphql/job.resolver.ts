@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { JobDefinition } from '../db/entities/job-definition.entity.js';
 import type { RunRecord } from '../domain/run.js';
+import type { NewJobVersionInput as ServiceNewJobVersionInput } from '../services/job.service.js';
 import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
 import { RunStatus } from './enums.js';
@@ -9,9 +10,13 @@ import { Job } from './job.type.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar } from './scalars.js';
 
-/** Only the fields the client sent: the service copies omitted ones from the replaced version. */
-function sentFields<T extends object>(input: T): Partial<T> {
-  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
+/**
+ * Only the fields the client sent: the service copies omitted ones from the replaced version.
+ * An explicit null clears a field (e.g. `timeoutSeconds`) or, for fields the service requires,
+ * also means "keep the old value".
+ */
+function sentFields(input: NewJobVersionInput): ServiceNewJobVersionInput {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as ServiceNewJobVersionInput;
 }
 
 @Resolver(() => Job)

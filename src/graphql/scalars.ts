@@ -2,17 +2,21 @@ import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
 
 /**
- * RFC 3339 date-time with an explicit offset (`Z` or `±hh:mm`): a time without an offset names
- * no instant, so it is rejected rather than read in the server's zone.
+ * ISO-8601 date-time (seconds optional) with an explicit offset (`Z` or `±hh:mm`): a time
+ * without an offset names no instant, so it is rejected rather than read in the server's zone.
  */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 function parseDateTime(value: unknown): Date {
   if (typeof value !== 'string' || !DATE_TIME.test(value)) {
     throw new GraphQLError('DateTime must be an ISO-8601 string with an offset, e.g. "2030-01-01T09:00:00Z"');
   }
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new GraphQLError(`DateTime "${value}" is not a valid instant`);
+  // Date would roll 2030-02-31 over into March.
+  if (Number.isNaN(date.getTime()) || month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) {
+    throw new GraphQLError(`DateTime "${value}" is not a valid instant`);
+  }
   return date;
 }
 

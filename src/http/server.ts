@@ -3,27 +3,58 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Cronql } from '../app.js';
 import type { Config } from '../config.js';
+import { mountGraphiql } from './graphiql.js';
+import { mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
 
 export interface HttpServer {
   server: Server;
   url: string;
+  /** Stops the GraphQL API (WebSocket clients, then Apollo), then the HTTP server. Idempotent. */
   close(): Promise<void>;
 }
 
+export type HttpServerOptions = Pick<Config, 'host' | 'port' | 'role'> & {
+  /** Token of the ADMIN role; required unless the role is `scheduler`. */
+  adminToken?: string;
+  /** Optional token of the read-only VIEWER role. */
+  viewerToken?: string;
+  /** Largest accepted request body / WebSocket message, in bytes. @default 1048576 */
+  maxBodyBytes?: number;
+};
+
+/** How long in-flight HTTP requests get to finish on close before their connections are cut. */
+const CLOSE_GRACE_MS = 5_000;
+
 /**
- * The HTTP side of a cronql process: health endpoints always; the GraphQL API, its WebSocket
- * and GraphiQL unless the role is `scheduler`.
+ * The HTTP side of a cronql process: health endpoints always; unless the role is `scheduler`,
+ * GraphiQL (`/graphiql`, public: the page holds no data) and the GraphQL API with its WebSocket
+ * (same port, `/graphql`, token required).
  */
-export async function startHttpServer(cronql: Cronql, config: Pick<Config, 'host' | 'port' | 'role'>): Promise<HttpServer> {
+export async function startHttpServer(cronql: Cronql, config: HttpServerOptions): Promise<HttpServer> {
   const app = express();
   app.disable('x-powered-by');
   mountHealth(app, cronql);
   const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  let api: GraphqlApi | undefined;
+  if (config.role !== 'scheduler') {
+    if (!config.adminToken) throw new Error('startHttpServer: adminToken is required to serve the GraphQL API');
+    mountGraphiql(app);
+    api = await mountGraphqlApi(app, server, cronql, {
+      adminToken: config.adminToken,
+      viewerToken: config.viewerToken,
+      maxBodyBytes: config.maxBodyBytes,
+    });
+  }
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await api?.close();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing: Promise<void> | undefined;
@@ -31,10 +62,19 @@ export async function startHttpServer(cronql: Cronql, config: Pick<Config, 'host
     server,
     url: `http://${host}:${port}`,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      closing ??= (async () => {
+        // WebSocket clients first (they would keep the server open), then Apollo, then HTTP.
+        await api?.close();
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+          force.unref();
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          server.closeIdleConnections();
+        });
+      })();
       return closing;
     },
   };

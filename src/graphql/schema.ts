@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { createPubSub } from '@graphql-yoga/subscription';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { authChecker } from './auth.js';
+import { JobResolver } from './job.resolver.js';
+import { RunResolver } from './run.resolver.js';
+import { ScheduleResolver } from './schedule.resolver.js';
+import { DateTimeScalar } from './scalars.js';
+import { SubscriptionResolver } from './subscription.resolver.js';
+import { TargetResolver } from './target.resolver.js';
+
+/** Where the committed SDL lives, relative to the package root. */
+export const SCHEMA_FILE = 'schema/schema.graphql';
+
+let built: Promise<GraphQLSchema> | undefined;
+
+/**
+ * The executable schema. Resolvers reach cronql through the context, so one schema serves every
+ * server of the process; it is built once.
+ */
+export function cronqlSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver],
+    scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
+    authChecker,
+    authMode: 'error',
+    // type-graphql insists on a pub/sub when a schema has subscriptions. runChanged streams from
+    // the Cronql of the request's context instead (see subscription.resolver.ts), so this one
+    // stays unused.
+    pubSub: createPubSub(),
+    validate: false,
+    emitSchemaFile: false,
+  });
+  return built;
+}
+
+/** The SDL as committed in schema/schema.graphql: types sorted, so the file diffs cleanly. */
+export function printCronqlSchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,221 @@
+import type { Server } from 'node:http';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import cors from 'cors';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import {
+  GraphQLError,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLSchema,
+} from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Cronql } from '../app.js';
+import type { Logger } from '../logger.js';
+import { TokenAuthenticator, type Tokens } from '../graphql/auth.js';
+import type { GraphQLContext, Principal } from '../graphql/context.type.js';
+import { forbidden, formatError, formatWsResultError, graphQLError, unauthenticated } from '../graphql/errors.js';
+import { LIMIT_RULES, LIMITS, costError } from '../graphql/limits.js';
+import { Loaders } from '../graphql/loaders.js';
+import { cronqlSchema } from '../graphql/schema.js';
+
+export const GRAPHQL_PATH = '/graphql';
+
+export interface GraphqlApiOptions extends Tokens {
+  /** Largest accepted HTTP request body or WebSocket message, in bytes. @default 1048576 (1 MiB) */
+  maxBodyBytes?: number;
+}
+
+export interface GraphqlApi {
+  /** Closes the WebSocket server (its clients get 1001 "Going away"), then stops Apollo. */
+  close(): Promise<void>;
+}
+
+/**
+ * The GraphQL API on `/graphql`: Apollo Server over HTTP (POST, and GET for queries) and
+ * graphql-ws over WebSocket, on the given HTTP server. Both paths enforce the same things, in the
+ * same order: a known token before anything is parsed (so unauthenticated callers learn nothing
+ * of the schema), the limits of limits.ts, ADMIN for mutations, and the error masking of
+ * graphql/errors.ts. graphql-ws runs outside Apollo, hence the explicit hooks below.
+ */
+export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: Cronql, options: GraphqlApiOptions): Promise<GraphqlApi> {
+  const schema = await cronqlSchema();
+  const auth = new TokenAuthenticator(options);
+  const log = cronql.log.child({ component: 'graphql' });
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const contextFor = (principal: Principal): GraphQLContext => ({ cronql, principal, loaders: new Loaders(cronql), log });
+
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    // Only authenticated callers get this far (see requireToken).
+    introspection: true,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    hideSchemaDetailsFromClientErrors: true,
+    includeStacktraceInErrorResponses: false,
+    // main.ts owns shutdown: the runtime drains first.
+    stopOnTerminationSignals: false,
+    parseOptions: { maxTokens: LIMITS.maxTokens },
+    validationRules: [...LIMIT_RULES],
+    formatError: (formatted, error) => formatError(formatted, error, log),
+    // Landing pages load from a CDN; GraphiQL is served offline by cronql itself.
+    plugins: [ApolloServerPluginLandingPageDisabled(), operationGuardPlugin()],
+  });
+  await apollo.start();
+
+  app.use(
+    GRAPHQL_PATH,
+    cors({ maxAge: 600 }),
+    requireToken(auth),
+    express.json({ limit: maxBodyBytes }),
+    bodyErrors(maxBodyBytes),
+    expressMiddleware(apollo, { context: async ({ res }) => contextFor(res.locals.principal as Principal) }),
+  );
+
+  const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: maxBodyBytes });
+  const ws = useWebSocketApi(wss, schema, auth, contextFor, log);
+
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        await ws.dispose();
+        await apollo.stop();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Turns away requests without a known token before Apollo parses anything. */
+function requireToken(auth: TokenAuthenticator): RequestHandler {
+  return (req, res, next) => {
+    const principal = auth.fromAuthorization(req.headers.authorization);
+    if (!principal) {
+      const error = unauthenticated();
+      res
+        .status(401)
+        .set('WWW-Authenticate', 'Bearer')
+        .json({ errors: [{ message: error.message, extensions: error.extensions }] });
+      return;
+    }
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+/** JSON body errors as GraphQL-shaped responses: 413 over the limit, 400 when not JSON. */
+function bodyErrors(maxBodyBytes: number): ErrorRequestHandler {
+  return (err: { type?: string }, _req, res, next) => {
+    if (err?.type === 'entity.too.large') {
+      res.status(413).json({
+        errors: [{ message: `Request body is larger than ${maxBodyBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+      });
+    } else if (err?.type === 'entity.parse.failed') {
+      res.status(400).json({ errors: [{ message: 'Request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
+    } else {
+      next(err);
+    }
+  };
+}
+
+/**
+ * Checks that need the resolved operation: subscriptions are refused (they stream over the
+ * WebSocket; executed over HTTP they would only fail inside), and the cost limit, which needs
+ * the operation's variables (`first: $n`).
+ */
+function operationGuardPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, request, operation }) {
+          if (operation?.operation === 'subscription') {
+            throw new GraphQLError('Subscriptions are served over WebSocket (graphql-ws) on this same path', {
+              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+            });
+          }
+          const error = costError(schema, document, request.variables, request.operationName);
+          if (error) throw error;
+        },
+      };
+    },
+  };
+}
+
+/**
+ * graphql-ws on the HTTP server's `/graphql`. The token travels in `connectionParams` and is
+ * checked at connect: an unknown one closes the socket (4401) before any operation is read. Each
+ * operation is then parsed and validated here with the same limits as HTTP, mutations need
+ * ADMIN, and results go through the same masking.
+ */
+function useWebSocketApi(
+  wss: WebSocketServer,
+  schema: GraphQLSchema,
+  auth: TokenAuthenticator,
+  contextFor: (principal: Principal) => GraphQLContext,
+  log: Logger,
+) {
+  const principals = new WeakMap<object, Principal>();
+  return useServer(
+    {
+      schema,
+      onConnect(ctx) {
+        const params = ctx.connectionParams ?? {};
+        const principal = auth.fromAuthorization(params.authorization ?? params.Authorization);
+        if (!principal) {
+          // graphql-ws would close with 4403 "Forbidden"; the caller is unauthenticated, not forbidden.
+          ctx.extra.socket.close(4401, 'UNAUTHENTICATED');
+          return false;
+        }
+        principals.set(ctx, principal);
+        return true;
+      },
+      onSubscribe(ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] {
+        const principal = principals.get(ctx);
+        if (!principal) return [unauthenticated()];
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query, { maxTokens: LIMITS.maxTokens });
+        } catch (err) {
+          return [graphQLError('GRAPHQL_PARSE_FAILED', err instanceof GraphQLError ? err.message : 'Syntax error')];
+        }
+        // Limits first: they are cheap and bound the work of the standard rules.
+        let errors = validate(schema, document, LIMIT_RULES);
+        if (errors.length === 0) errors = validate(schema, document, specifiedRules);
+        if (errors.length > 0) {
+          return errors.map(
+            (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }),
+          );
+        }
+        const operation = getOperationAST(document, payload.operationName);
+        if (!operation) return [graphQLError('BAD_REQUEST', 'Could not pick the operation to run; name it with operationName')];
+        if (operation.operation === 'mutation' && principal.role !== 'ADMIN') {
+          return [forbidden(`the ${principal.role} role may not run mutations`)];
+        }
+        const tooCostly = costError(schema, document, payload.variables, payload.operationName);
+        if (tooCostly) return [tooCostly];
+        return {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: contextFor(principal),
+        };
+      },
+      onNext(_ctx, _id, _payload, _args, result) {
+        if (!result.errors) return undefined;
+        return { ...result, errors: result.errors.map((e) => formatWsResultError(e, log)) };
+      },
+      onError(_ctx, _id, _payload, errors) {
+        return errors.map((e) => formatError(e.toJSON(), e, log));
+      },
+    },
+    wss,
+  );
+}
