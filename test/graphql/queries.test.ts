@@ -8,8 +8,11 @@ import {
   RunJobNowDocument,
   RunsDocument,
   TargetsDocument,
+  type JobsQuery,
 } from '../../src/client/generated/graphql.js';
-import { MAX_PREVIEW_COUNT } from '../../src/graphql/schedule.resolver.js';
+import { LIMITS } from '../../src/graphql/limits.js';
+
+const MAX_PREVIEW_COUNT = LIMITS.maxPreviewCount;
 import { codes, gql, ok, startApi, type Api } from './support.js';
 
 /** Queries over HTTP: schedule preview, paging, filters, lookups, and the DateTime format. */
@@ -65,8 +68,7 @@ describe('jobs', () => {
     const seen: string[] = [];
     let after: string | null | undefined = null;
     for (let page = 0; page < 3; page += 1) {
-      const res: Awaited<ReturnType<typeof ok<unknown, unknown>>> & { jobs: { edges: { cursor: string; node: { key: string } }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null }; totalCount: number } } =
-        await ok(api.url, JobsDocument, { first: 2, after, filter: { target: 'log' } }, token);
+      const res: JobsQuery = await ok(api.url, JobsDocument, { first: 2, after, filter: { target: 'log' } }, token);
       expect(res.jobs.totalCount).toBe(5);
       seen.push(...res.jobs.edges.map((e) => e.node.key));
       expect(res.jobs.pageInfo.endCursor).toBe(res.jobs.edges.at(-1)?.cursor);

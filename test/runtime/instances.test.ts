@@ -115,3 +115,25 @@ describe('run events across instances', () => {
     }
   });
 });
+
+describe('the notification connection', () => {
+  it('reconnects after it was killed and resynchronises the jobs changed meanwhile', async () => {
+    const db = await testDatabase();
+    const a = await startCronql(db.url, { instanceId: 'a', role: 'api' });
+    const b = await startCronql(db.url, { instanceId: 'b', clock: new ManualClock('2026-06-01T00:00:00Z') });
+    try {
+      // Kill every LISTEN connection; B's notifier must notice and come back.
+      const killed = await a.pool.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+      );
+      expect(killed.rowCount).toBe(2);
+      // Changed while B was not listening: only the resync after reconnecting can tell B.
+      const job = await a.jobs.create({ key: 'missed-notify', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * *' });
+      await eventually(() => b.runtime!.nextRunAt(job.id), 15_000);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await db.drop();
+    }
+  });
+});
