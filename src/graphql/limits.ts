@@ -24,11 +24,14 @@ export const LIMITS = {
   maxAliases: 30,
   /**
    * Estimated cost: each field costs 1 plus its children's cost, multiplied by `first` on
-   * paged fields. A page of 500 runs with every Run field and their jobs costs about 20,000.
+   * paged fields. Measured: a page of 500 runs with every Run field 13,501; a 50-run page with
+   * `job { key lastRun { id } }` 401; GraphiQL's introspection query 220.
    */
   maxCost: 25_000,
   /** Lexical tokens per document: bounds parsing and validation work before anything else. */
   maxTokens: 10_000,
+  /** Instants `previewSchedule` returns at most, whatever `count` asks for. */
+  maxPreviewCount: 100,
 } as const;
 
 /** A limit violation: a validation error (`GRAPHQL_VALIDATION_FAILED` on both paths). */

@@ -2,10 +2,10 @@ import { Arg, Authorized, Ctx, Int, Query, Resolver } from 'type-graphql';
 import { CronqlError } from '../errors.js';
 import { canonicalTimezone, nextSlots, parseCronExpression } from '../schedule/index.js';
 import type { GraphQLContext } from './context.type.js';
+import { LIMITS } from './limits.js';
 import { DateTimeScalar } from './scalars.js';
 
-/** previewSchedule returns at most this many instants, whatever `count` asks for. */
-export const MAX_PREVIEW_COUNT = 100;
+const MAX_PREVIEW_COUNT = LIMITS.maxPreviewCount;
 
 @Resolver()
 export class ScheduleResolver {
