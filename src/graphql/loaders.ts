@@ -24,28 +24,16 @@ export class Loaders {
   readonly successor: DataLoader<string, JobDefinition | null>;
   /** The latest run (by scheduledAt) of a job version. */
   readonly lastRun: DataLoader<string, RunRecord | null>;
-  /**
-   * `Job.runs` pages. The service pages one job at a time (keyset + count), so this only merges
-   * identical requests; a page of jobs each asking for its runs costs two queries per job, and
-   * the cost limit (limits.ts) multiplies accordingly.
-   */
+  /** `Job.runs` pages: a page of jobs each asking for its runs costs two queries in all. */
   readonly jobRuns: DataLoader<JobRunsKey, Page<RunRecord>, string>;
 
   constructor(cronql: Cronql) {
     this.job = new DataLoader((ids) => cronql.jobs.getMany(ids));
     this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids));
     this.lastRun = new DataLoader((ids) => cronql.runs.lastRuns(ids));
-    this.jobRuns = new DataLoader(
-      (keys) =>
-        Promise.all(
-          keys.map((k) =>
-            cronql.runs.list({ jobId: k.jobId, status: k.status }, k.first, k.after).catch((err: unknown) =>
-              err instanceof Error ? err : new Error(String(err)),
-            ),
-          ),
-        ),
-      { cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]) },
-    );
+    this.jobRuns = new DataLoader((keys) => cronql.runs.listByJobs(keys), {
+      cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]),
+    });
   }
 
   /** Remembers jobs read some other way (a list, a mutation) so `Run.job` does not re-read them. */

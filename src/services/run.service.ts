@@ -7,7 +7,7 @@ import type { RunEvents } from '../runtime/run-events.js';
 import type { RunRecorder } from '../runtime/run-recorder.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validatePayload } from './job-rules.js';
-import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
+import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
 
 export interface RunFilter {
@@ -18,6 +18,13 @@ export interface RunFilter {
   triggerType?: TriggerType[] | null;
   scheduledAfter?: Date | null;
   scheduledBefore?: Date | null;
+}
+
+export interface JobRunsRequest {
+  jobId: string;
+  first?: number | null;
+  after?: string | null;
+  status?: RunStatus[] | null;
 }
 
 export interface RunServiceDeps {
@@ -133,6 +140,60 @@ export class RunService {
       await this.d.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CANCELED, id]);
     }
     return result.run;
+  }
+
+  /**
+   * One page of runs for each of many jobs (GraphQL `Job.runs` under a list of jobs), batched:
+   * requests that share their arguments cost two statements together (pages and counts), not
+   * two per job.
+   */
+  async listByJobs(requests: readonly JobRunsRequest[]): Promise<Page<RunRecord>[]> {
+    const groups = new Map<string, { first: number; after?: Position; status: RunStatus[] | null; at: number[] }>();
+    requests.forEach((r, i) => {
+      const key = JSON.stringify([r.first ?? null, r.after ?? null, r.status ?? null]);
+      const group = groups.get(key) ?? { first: pageSize(r.first), after: decodeCursor(r.after), status: r.status?.length ? r.status : null, at: [] };
+      group.at.push(i);
+      groups.set(key, group);
+    });
+    const pages: Page<RunRecord>[] = new Array(requests.length);
+    for (const group of groups.values()) {
+      const jobIds = [...new Set(group.at.map((i) => requests[i].jobId).filter(isUuid))];
+      const params: unknown[] = [jobIds, group.status, group.first + 1];
+      let keyset = '';
+      if (group.after) {
+        params.push(group.after.at, group.after.id);
+        keyset = 'AND (scheduled_at, id) < ($4, $5::uuid)';
+      }
+      const [rows, counts] = jobIds.length
+        ? await Promise.all([
+            this.d.pool.query(
+              `SELECT r.* FROM unnest($1::uuid[]) AS j(id)
+               CROSS JOIN LATERAL (
+                 SELECT ${RUN_COLUMNS} FROM cron_job_runs
+                 WHERE job_definition_id = j.id AND ($2::text[] IS NULL OR status = ANY($2::text[])) ${keyset}
+                 ORDER BY scheduled_at DESC, id DESC LIMIT $3) r`,
+              params,
+            ),
+            this.d.pool.query(
+              `SELECT job_definition_id AS id, count(*)::int AS n FROM cron_job_runs
+               WHERE job_definition_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+               GROUP BY job_definition_id`,
+              [jobIds, group.status],
+            ),
+          ])
+        : [{ rows: [] }, { rows: [] }];
+      const byJob = new Map<string, RunRecord[]>();
+      for (const row of rows.rows) {
+        const run = rowToRun(row);
+        byJob.set(run.jobId, [...(byJob.get(run.jobId) ?? []), run]);
+      }
+      const totals = new Map(counts.rows.map((c) => [c.id as string, c.n as number]));
+      for (const i of group.at) {
+        const id = requests[i].jobId;
+        pages[i] = toPage(byJob.get(id) ?? [], group.first, (r) => ({ at: r.scheduledAt, id: r.id }), totals.get(id) ?? 0);
+      }
+    }
+    return pages;
   }
 
   /** Latest run per job (GraphQL `Job.lastRun`), batched: one query for many jobs. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { JobsDocument, RunsWithJobsDocument } from '../../src/client/generated/graphql.js';
+import { JobsDocument, JobsWithRecentRunsDocument, RunsWithJobsDocument } from '../../src/client/generated/graphql.js';
 import { ScheduleType } from '../../src/domain/enums.js';
 import { ok, startApi, type Api } from './support.js';
 
@@ -74,5 +74,21 @@ test('a page of jobs with their relations is batched the same way', async () => 
   const { result, statements } = await countStatements(() => ok(api.url, JobsDocument, { first: 10 }, api.adminToken));
   expect(result.jobs.edges).toHaveLength(JOBS);
   // The page and its count, successors (supersededBy), latest runs; supersedes is null here.
+  expect(statements.length).toBeLessThanOrEqual(4);
+});
+
+test('a page of jobs each with a page of its runs costs two statements for all the runs', async () => {
+  const { result, statements } = await countStatements(() =>
+    ok(api.url, JobsWithRecentRunsDocument, { first: 10, runsFirst: 2 }, api.adminToken),
+  );
+  expect(result.jobs.nodes).toHaveLength(JOBS);
+  for (const job of result.jobs.nodes) {
+    expect(job.runs.totalCount).toBe(RUNS_PER_JOB);
+    expect(job.runs.nodes).toHaveLength(2);
+    expect(job.runs.pageInfo.hasNextPage).toBe(true);
+    // Newest first, and each page holds that job's own runs.
+    expect(Date.parse(job.runs.nodes[0].scheduledAt)).toBeGreaterThan(Date.parse(job.runs.nodes[1].scheduledAt));
+  }
+  // The jobs page and its count, then one statement for every job's runs and one for their counts.
   expect(statements.length).toBeLessThanOrEqual(4);
 });
