@@ -101,9 +101,10 @@ export class Runtime {
     if (this.state === 'stopping' || this.state === 'stopped' || runIds.length === 0) return;
     try {
       const won = await this.recorder.claim(runIds);
+      const timeouts = await this.timeoutsOf(won);
       for (const run of won) {
         this.o.events.changed(run, RunStatus.PENDING);
-        void this.executor.execute(run, await this.timeoutOf(run));
+        void this.executor.execute(run, timeouts.get(run.jobId) ?? null);
       }
     } catch (err) {
       this.o.log.error({ err }, 'could not claim runs');
@@ -184,10 +185,22 @@ export class Runtime {
     }
   }
 
-  private async timeoutOf(run: RunRecord): Promise<number | null> {
-    const known = this.scheduler.job(run.jobId);
-    if (known) return known.timeoutSeconds;
-    const res = await this.o.pool.query('SELECT timeout_seconds FROM cron_job_definitions WHERE id = $1', [run.jobId]);
-    return res.rows[0]?.timeout_seconds ?? null;
+  /** The timeouts of the runs' jobs: from the armed actors, else one query for the rest. */
+  private async timeoutsOf(runs: RunRecord[]): Promise<Map<string, number | null>> {
+    const timeouts = new Map<string, number | null>();
+    const unknown: string[] = [];
+    for (const { jobId } of runs) {
+      const job = this.scheduler.job(jobId);
+      if (job) timeouts.set(jobId, job.timeoutSeconds);
+      else unknown.push(jobId);
+    }
+    if (unknown.length > 0) {
+      const res = await this.o.pool.query(
+        'SELECT id, timeout_seconds FROM cron_job_definitions WHERE id = ANY($1::uuid[])',
+        [unknown],
+      );
+      for (const row of res.rows) timeouts.set(row.id, row.timeout_seconds ?? null);
+    }
+    return timeouts;
   }
 }

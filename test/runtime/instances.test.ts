@@ -137,3 +137,31 @@ describe('the notification connection', () => {
     }
   });
 });
+
+describe('cancel across instances', () => {
+  it('cancelRun on an API instance aborts the handler running on a scheduler instance', async () => {
+    const db = await testDatabase();
+    const scheduler = await startCronql(db.url, { instanceId: 'scheduler', role: 'scheduler' });
+    const api = await startCronql(db.url, { instanceId: 'api', role: 'api' });
+    try {
+      const job = await api.jobs.create({
+        key: 'long-sleep',
+        target: 'sleep',
+        scheduleType: ScheduleType.RECURRING,
+        cronExpression: '0 0 1 1 *',
+        payload: { ms: 60_000 },
+      });
+      const run = await api.runs.runNow(job.id);
+      await eventually(async () => (await api.runs.get(run.id))?.status === 'RUNNING');
+      expect(scheduler.runtime!.activeRuns).toBe(1);
+      const canceled = await api.runs.cancel(run.id);
+      expect(canceled.status).toBe('CANCELED');
+      // The handler saw its signal: the scheduler has nothing in flight any more.
+      await eventually(() => scheduler.runtime!.activeRuns === 0, 5_000);
+      expect(await api.runs.get(run.id)).toMatchObject({ status: 'CANCELED', runnerInstanceId: 'scheduler' });
+    } finally {
+      await Promise.all([scheduler.stop(), api.stop()]);
+      await db.drop();
+    }
+  });
+});
