@@ -1,35 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cronql } from '../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { ScheduleType } from '../../src/domain/enums.js';
-import { nextChange, runsOf, startCronql, terminal, testDatabase } from '../support/cronql.js';
+import { nextChange, runsOf, terminal, useCronql } from '../support/cronql.js';
 
 describe('the fire path with a controllable clock', () => {
-  let db: Awaited<ReturnType<typeof testDatabase>>;
-  let cronql: Cronql;
   const clock = new ManualClock('2026-06-01T12:00:00.500Z');
-
-  beforeAll(async () => {
-    db = await testDatabase();
-    cronql = await startCronql(db.url, { clock, instanceId: 'fire-test' });
-  });
-  afterAll(async () => {
-    await cronql?.stop();
-    await db?.drop();
-  });
+  const t = useCronql({ clock, instanceId: 'fire-test' });
 
   it('records each due slot as PENDING → RUNNING → SUCCEEDED with snapshots and the instance id', async () => {
-    const job = await cronql.jobs.create({
+    const job = await t.cronql.jobs.create({
       key: 'heartbeat',
       target: 'log',
       scheduleType: ScheduleType.RECURRING,
       cronExpression: '*/10 * * * * *',
       payload: { message: 'hello' },
     });
-    expect(cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:00:10.000Z');
+    expect(t.cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:00:10.000Z');
     const statuses: string[] = [];
-    const off = cronql.events.on((c) => c.run.jobId === job.id && statuses.push(`${c.previousStatus ?? '∅'}→${c.run.status}`));
-    const done = nextChange(cronql, (c) => c.run.jobId === job.id && terminal(c));
+    const off = t.cronql.events.on((c) => c.run.jobId === job.id && statuses.push(`${c.previousStatus ?? '∅'}→${c.run.status}`));
+    const done = nextChange(t.cronql, (c) => c.run.jobId === job.id && terminal(c));
     clock.set('2026-06-01T12:00:10.000Z');
     const { run } = await done;
     off();
@@ -49,11 +38,11 @@ describe('the fire path with a controllable clock', () => {
     expect(run.startedAt).not.toBeNull();
     expect(run.finishedAt).not.toBeNull();
     // Re-armed for the next slot.
-    expect(cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:00:20.000Z');
+    expect(t.cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:00:20.000Z');
   });
 
   it('fires the slots missed during a stall once each, later ones SKIPPED while the first runs', async () => {
-    const job = await cronql.jobs.create({
+    const job = await t.cronql.jobs.create({
       key: 'stall',
       target: 'sleep',
       scheduleType: ScheduleType.RECURRING,
@@ -61,12 +50,12 @@ describe('the fire path with a controllable clock', () => {
       payload: { ms: 300 },
     });
     const settled: string[] = [];
-    const off = cronql.events.on((c) => c.run.jobId === job.id && terminal(c) && settled.push(c.run.status));
-    const last = nextChange(cronql, (c) => c.run.jobId === job.id && c.run.status === 'SUCCEEDED');
+    const off = t.cronql.events.on((c) => c.run.jobId === job.id && terminal(c) && settled.push(c.run.status));
+    const last = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'SUCCEEDED');
     clock.set('2026-06-01T12:00:41.000Z'); // 20, 30 and 40 came due at once
     await last;
     off();
-    const runs = await runsOf(cronql, job.id);
+    const runs = await runsOf(t.cronql, job.id);
     expect(runs.map((r) => [r.scheduledAt.toISOString().slice(11, 19), r.status, r.failureCode])).toEqual([
       ['12:00:20', 'SUCCEEDED', null],
       ['12:00:30', 'SKIPPED', 'OVERLAP'],

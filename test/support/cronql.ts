@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createCronql, type Cronql, type CronqlOptions } from '../../src/app.js';
 import type { RunChange } from '../../src/runtime/run-events.js';
 import type { RunRecord } from '../../src/domain/run.js';
+import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase } from './db.js';
 
 /** A cronql on a fresh database of its own (one per test file; share it with `startCronql`). */
@@ -55,3 +56,29 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 }
 
 export const terminal = (c: RunChange) => ['SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'].includes(c.run.status);
+
+/**
+ * A cronql on a fresh database for the tests of one `describe`: started before them, stopped and
+ * its database dropped after them. Read `.cronql` inside the tests.
+ */
+export function useCronql(options: Omit<CronqlOptions, 'databaseUrl'> = {}): { readonly cronql: Cronql; readonly url: string } {
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let cronql: Cronql | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    cronql = await startCronql(db.url, options);
+  });
+  afterAll(async () => {
+    await cronql?.stop();
+    await db?.drop();
+  });
+  return {
+    get cronql() {
+      if (!cronql) throw new Error('useCronql: not started yet');
+      return cronql;
+    },
+    get url() {
+      return db!.url;
+    },
+  };
+}
