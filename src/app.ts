@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from './logger.js';
 import type { Role } from './config.js';
-import { defaultInstanceId } from './config.js';
+import { DEFAULTS, defaultInstanceId } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { Notifier } from './db/notifier.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
@@ -49,7 +49,7 @@ export interface CronqlOptions {
 export class Cronql {
   readonly log: Logger;
   readonly clock: Clock;
-  readonly events = new RunEvents();
+  readonly events: RunEvents;
   readonly targets: TargetRegistry;
   readonly instanceId: string;
   readonly role: Role;
@@ -68,11 +68,12 @@ export class Cronql {
 
   constructor(private readonly options: CronqlOptions = {}) {
     this.log = options.log ?? createLogger();
+    this.events = new RunEvents((err) => this.log.error({ err }, 'a run event listener threw'));
     this.clock = options.clock ?? new SystemClock();
     this.targets = createTargetRegistry(options.targets ?? {}, { httpAllowPrivate: options.httpAllowPrivate });
     this.instanceId = options.instanceId ?? defaultInstanceId();
     this.role = options.role ?? 'all';
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 65_536;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
   }
 
   get jobs(): JobService {
@@ -124,8 +125,8 @@ export class Cronql {
         events: this.events,
         log: this.log,
         instanceId: this.instanceId,
-        staleAfterMs: o.staleAfterMs,
-        shutdownGraceMs: o.shutdownGraceMs,
+        staleAfterMs: o.staleAfterMs ?? DEFAULTS.staleAfterMs,
+        shutdownGraceMs: o.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
         notifier: this.notifier,
         recorder,
       });
@@ -155,9 +156,18 @@ export class Cronql {
     }
   }
 
+  /**
+   * The first step of an orderly stop, synchronous: nothing arms or fires from now on. `main`
+   * calls it before closing the HTTP server; `stop()` calls it too.
+   */
+  stopFiring(): void {
+    this._runtime?.stopFiring();
+  }
+
   /** Orderly stop: runtime drains first, then connections close, then the embedded database. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.stopFiring();
       await this._runtime?.stop();
       this.clock.close();
       await this.relay?.stop();

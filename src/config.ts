@@ -35,6 +35,13 @@ export interface Config {
   maxPayloadBytes: number;
 }
 
+/** The defaults of the tunables, shared by the environment reader and the library API. */
+export const DEFAULTS = {
+  staleAfterMs: 900_000,
+  shutdownGraceMs: 30_000,
+  maxPayloadBytes: 65_536,
+} as const;
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -106,9 +113,9 @@ export function loadConfig(env: Env = process.env): Config {
     targetsModule: str(env, 'CRONQL_TARGETS'),
     role,
     instanceId,
-    staleAfterMs: int(env, 'CRONQL_STALE_AFTER_MS', 900_000, 1_000, 2_147_483_647),
+    staleAfterMs: int(env, 'CRONQL_STALE_AFTER_MS', DEFAULTS.staleAfterMs, 1_000, 2_147_483_647),
     httpAllowPrivate: bool(env, 'CRONQL_HTTP_ALLOW_PRIVATE', false),
-    shutdownGraceMs: int(env, 'CRONQL_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
-    maxPayloadBytes: int(env, 'CRONQL_MAX_PAYLOAD_BYTES', 65_536, 1, 16 * 1024 * 1024),
+    shutdownGraceMs: int(env, 'CRONQL_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 3_600_000),
+    maxPayloadBytes: int(env, 'CRONQL_MAX_PAYLOAD_BYTES', DEFAULTS.maxPayloadBytes, 1, 16 * 1024 * 1024),
   };
 }

@@ -50,6 +50,8 @@ async function main(): Promise<void> {
     shuttingDown = true;
     log.info({ signal }, 'shutting down: no more firing, draining in-flight runs');
     try {
+      // Stop firing first, then stop serving, then drain the runs in flight.
+      cronql.stopFiring();
       await http?.close();
       await cronql.stop();
       log.info('stopped');
@@ -76,4 +78,8 @@ async function main(): Promise<void> {
   if (admin) for (const line of adminTokenStartupLines(admin, http.url)) console.log(line);
 }
 
-void main();
+main().catch((err) => {
+  // Anything that escaped: one line, no stack trace on the console (the log has the details).
+  console.error(`cronql: could not start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

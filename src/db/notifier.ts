@@ -56,31 +56,47 @@ export class Notifier {
     });
     client.on('error', (err) => {
       this.log.warn({ err }, 'notification connection lost');
-      this.scheduleReconnect(client);
+      this.lost(client);
     });
-    client.on('end', () => this.scheduleReconnect(client));
-    await client.connect();
-    for (const channel of Object.values(Channel)) await client.query(`LISTEN ${channel}`);
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      for (const channel of Object.values(Channel)) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+      throw err;
+    }
+    if (this.closed) {
+      // close() ran while this connection was being made.
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+      return;
+    }
     this.client = client;
     this.attempt = 0;
   }
 
-  private scheduleReconnect(failed: pg.Client): void {
-    if (this.closed || this.client !== failed || this.retryTimer) return;
+  /** The connection broke: drop it and reconnect later. */
+  private lost(client: pg.Client): void {
+    if (this.closed || this.client !== client) return;
     this.client = undefined;
-    failed.removeAllListeners('end');
-    void failed.end().catch(() => {});
+    client.removeAllListeners('end');
+    void client.end().catch(() => {});
+    this.retryLater();
+  }
+
+  private retryLater(): void {
+    if (this.closed || this.retryTimer) return;
     const delay = Math.min(30_000, 250 * 2 ** this.attempt++);
     this.retryTimer = setTimeout(async () => {
       this.retryTimer = undefined;
       try {
         await this.connect();
-        this.onReconnect();
+        if (!this.closed) this.onReconnect();
       } catch (err) {
         this.log.warn({ err, delay }, 'notification connection: reconnect failed');
-        const placeholder = new pg.Client();
-        this.client = placeholder;
-        this.scheduleReconnect(placeholder);
+        this.retryLater();
       }
     }, delay);
   }
@@ -97,5 +113,7 @@ export class Notifier {
   }
 }
 
-/** Sends a notification through any pool/connection; delivered when its transaction commits. */
-export const notifySql = 'SELECT pg_notify($1, $2)';
+/** Sends a notification through a pool or client; delivered when its transaction commits. */
+export async function notify(db: pg.Pool | pg.Client, channel: ChannelName, payload: string): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
+}

@@ -1,11 +1,11 @@
 import type { Logger } from '../logger.js';
 import { ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
-import { parseCronExpression, slotsBetween, nextSlot, type CronExpression } from '../schedule/index.js';
+import { latestSlotBetween, nextSlot, parseCronExpression, slotsBetween, type CronExpression } from '../schedule/index.js';
 import type { Alarm, Clock } from './clock.js';
 
-/** At most this many slots are fired at once after a late wake-up (event-loop stall, sleep). */
-const MAX_CATCH_UP = 10;
+/** An alarm this late (event-loop stall, suspended machine) may have missed slots: count them. */
+const LATE_MS = 1_000;
 
 /**
  * The in-memory owner of one ACTIVE job: computes its next slot with cronql's schedule math,
@@ -74,10 +74,17 @@ export class JobActor {
       this.fire(this.job, this.job.runAt!);
       return;
     }
-    // Normally exactly one slot is due; after a stall, the ones missed meanwhile (bounded).
-    const due = slotsBetween(this.expression!, this.job.timezone, this.cursor, now, 10_000);
-    for (const slot of due.slice(-MAX_CATCH_UP)) this.fire(this.job, slot);
-    if (due.length > 0) this.cursor = due[due.length - 1];
+    // Normally the slot the alarm was set for. After a stall only the latest due slot fires: the
+    // ones before it are missed, like the windows of a stopped process (PRODUCT.md rule 4).
+    const latest = latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
+    if (latest) {
+      if (this.nextAt && now.getTime() - this.nextAt.getTime() > LATE_MS) {
+        const missed = slotsBetween(this.expression!, this.job.timezone, this.cursor, latest, 1_000).length - 1;
+        if (missed > 0) this.log.warn({ jobKey: this.job.jobKey, missed, firing: latest }, 'woke up late: missed slots are not replayed');
+      }
+      this.fire(this.job, latest);
+      this.cursor = latest;
+    }
     // An alarm may wake a little early on some clocks: re-arming from the cursor covers it.
     this.armNext();
   }

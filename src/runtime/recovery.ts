@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import { FailureCode, RunStatus } from '../domain/enums.js';
+import { FailureCode } from '../domain/enums.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 
 export interface RecoveryResult {
@@ -15,12 +15,16 @@ export interface RecoveryResult {
  * Startup recovery, before any timer is armed (PRODUCT.md rule 3). Runs that were recorded but
  * never finished are settled; windows that were never recorded are not replayed (rule 4).
  */
-export async function recover(pool: Pool, now: Date, staleAfterMs: number): Promise<RecoveryResult> {
+export async function recover(pool: Pool, now: Date, staleAfterMs: number, instanceId: string): Promise<RecoveryResult> {
   const staleBefore = new Date(now.getTime() - staleAfterMs);
+  // Stale: started longer ago than the threshold. Also, whatever age, runs recorded as running on
+  // this very instance id (a fixed CRONQL_INSTANCE_ID restarted): nothing of this process runs
+  // them yet, so their runner is gone.
   const staled = await pool.query(
     `UPDATE cron_job_runs SET status = 'FAILED', finished_at = $2, updated_at = $2, failure_code = $3,
-       failure_message = $4, failure_details = jsonb_build_object('staleAfterMs', $5::bigint)
-     WHERE status = 'RUNNING' AND started_at < $1
+       failure_message = CASE WHEN started_at < $1 THEN $4 ELSE $6 END,
+       failure_details = jsonb_build_object('staleAfterMs', $5::bigint, 'runnerInstanceId', runner_instance_id)
+     WHERE status = 'RUNNING' AND (started_at < $1 OR runner_instance_id = $7)
      RETURNING ${RUN_COLUMNS}`,
     [
       staleBefore,
@@ -28,6 +32,8 @@ export async function recover(pool: Pool, now: Date, staleAfterMs: number): Prom
       FailureCode.STALE_TIMEOUT,
       'the run was still RUNNING when cronql started, and had started longer ago than the stale threshold',
       staleAfterMs,
+      'the run was still RUNNING on this instance id when it restarted',
+      instanceId,
     ],
   );
   const pending = await pool.query(
@@ -48,5 +54,3 @@ export async function recover(pool: Pool, now: Date, staleAfterMs: number): Prom
     retiredJobIds: retired.rows.map((r) => r.id as string),
   };
 }
-
-export const STALE_PREVIOUS_STATUS = RunStatus.RUNNING;

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Pool } from '../db/pool.js';
-import { Channel, type Notifier } from '../db/notifier.js';
+import { Channel, notify, type Notifier } from '../db/notifier.js';
 import { RunStatus, isTerminal } from '../domain/enums.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 import type { RunChange, RunEvents } from './run-events.js';
@@ -78,7 +78,7 @@ export class RunEventRelay {
     for (let i = 0; i < batch.length; i += CHANGES_PER_NOTIFY) {
       const message: WireMessage = { i: this.instanceId, c: batch.slice(i, i + CHANGES_PER_NOTIFY) };
       try {
-        await this.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CHANGED, JSON.stringify(message)]);
+        await notify(this.pool, Channel.RUN_CHANGED, JSON.stringify(message));
       } catch (err) {
         this.log.warn({ err }, 'could not relay run changes to other instances');
       }
@@ -88,7 +88,8 @@ export class RunEventRelay {
   private async receive(payload: string): Promise<void> {
     try {
       const message = JSON.parse(payload) as WireMessage;
-      if (message.i === this.instanceId) return;
+      // Our own changes, or nobody here but the relay itself to tell.
+      if (message.i === this.instanceId || this.events.listenerCount <= 1) return;
       const ids = [...new Set(message.c.map((c) => c.r))];
       const res = await this.pool.query(`SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [ids]);
       const rows = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));

@@ -17,7 +17,8 @@ export interface RunChange {
 export class RunEvents {
   private readonly emitter = new EventEmitter();
 
-  constructor() {
+  /** @param onListenerError told of a listener's throw; the other listeners still get the change. */
+  constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {
     // Every GraphQL subscription adds a listener.
     this.emitter.setMaxListeners(0);
   }
@@ -27,9 +28,14 @@ export class RunEvents {
       try {
         listener(change);
       } catch (err) {
-        this.emitter.emit('listenerError', err);
+        this.onListenerError(err);
       }
     }
+  }
+
+  /** How many listeners there are (the relay skips reading changes nobody here listens to). */
+  get listenerCount(): number {
+    return this.emitter.listenerCount('change');
   }
 
   created(run: RunRecord): void {
@@ -45,7 +51,4 @@ export class RunEvents {
     return () => this.emitter.off('change', listener);
   }
 
-  onListenerError(listener: (err: unknown) => void): void {
-    this.emitter.on('listenerError', listener);
-  }
 }

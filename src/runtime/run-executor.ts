@@ -20,9 +20,20 @@ class AbortReason extends Error {
 }
 
 const MAX_MESSAGE = 2_000;
+/** Attempts to record a run's end after the first (200 ms, 400 ms, … 6.4 s apart). */
+const RECORD_RETRIES = 6;
 
 /** Turns what a handler threw into the run's failure fields (API.md: code, message, details). */
 function describeFailure(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {
+  try {
+    return describe(err);
+  } catch {
+    // A thrown value that cannot even be read (a throwing getter, a null-prototype cycle).
+    return { failureCode: FailureCode.HANDLER_ERROR, failureMessage: 'the handler threw a value that cannot be described', failureDetails: null };
+  }
+}
+
+function describe(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {
   if (err instanceof Error || (typeof err === 'object' && err !== null)) {
     const e = err as { code?: unknown; message?: unknown; details?: unknown; name?: unknown; stack?: unknown };
     const code = typeof e.code === 'string' && e.code.length > 0 ? e.code : FailureCode.HANDLER_ERROR;
@@ -40,7 +51,7 @@ function safeJson(value: unknown): unknown {
   try {
     return JSON.parse(JSON.stringify(value)) ?? null;
   } catch {
-    return { unserializable: String(value) };
+    return { unserializable: Object.prototype.toString.call(value) };
   }
 }
 
@@ -63,8 +74,9 @@ export class RunExecutor {
     return this.inFlight.size;
   }
 
-  isRunning(runId: string): boolean {
-    return this.inFlight.has(runId);
+  /** Ids of the runs in flight on this instance. */
+  runIds(): string[] {
+    return [...this.inFlight.keys()];
   }
 
   /** Resolves when the runs in flight now have settled. */
@@ -88,13 +100,16 @@ export class RunExecutor {
     return true;
   }
 
-  /** Waits for the in-flight runs up to `graceMs`; then aborts and records the rest as SHUTDOWN. */
+  /**
+   * Waits for the in-flight runs up to `graceMs`, then aborts the rest with SHUTDOWN. A handler
+   * is raced against its signal, so an aborted run settles at once even if the handler ignores it.
+   */
   async drain(graceMs: number): Promise<void> {
     if (this.inFlight.size === 0) return;
-    const all = Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
-      all.then(() => false),
+      all().then(() => false),
       new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
     ]);
     clearTimeout(timer);
@@ -102,18 +117,7 @@ export class RunExecutor {
     for (const id of this.inFlight.keys()) {
       this.abort(id, 'SHUTDOWN', `cronql shut down before the run finished (grace period ${graceMs} ms)`);
     }
-    // Handlers that honour the signal settle at once; the others are recorded without waiting.
-    const settled = await Promise.race([all.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]);
-    if (!settled) {
-      await Promise.all(
-        [...this.inFlight.values()].map((f) => this.record(f.run, {
-          status: RunStatus.FAILED,
-          failureCode: FailureCode.SHUTDOWN,
-          failureMessage: 'cronql shut down and the handler did not stop on its signal',
-          failureDetails: null,
-        })),
-      );
-    }
+    await all();
   }
 
   private async runHandler(run: RunRecord, controller: AbortController, timeoutSeconds: number | null): Promise<void> {
@@ -177,13 +181,23 @@ export class RunExecutor {
     await this.record(run, outcome);
   }
 
+  /**
+   * Records the end of a run, retrying with backoff while the database is unreachable: a run
+   * whose end is never recorded would stay RUNNING and block its job (overlap) until recovery.
+   */
   private async record(run: RunRecord, outcome: Finish): Promise<void> {
-    try {
-      const finished = await this.recorder.finish(run.id, outcome);
-      if (finished) this.events.changed(finished, RunStatus.RUNNING);
-    } catch (err) {
-      // Left RUNNING: recovery turns it into STALE_TIMEOUT after the stale threshold.
-      this.log.error({ err, runId: run.id }, 'could not record the end of a run');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const finished = await this.recorder.finish(run.id, outcome);
+        if (finished) this.events.changed(finished, RunStatus.RUNNING);
+        return;
+      } catch (err) {
+        if (attempt >= RECORD_RETRIES) {
+          this.log.error({ err, runId: run.id }, 'could not record the end of a run; recovery will fail it as stale');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+      }
     }
   }
 }

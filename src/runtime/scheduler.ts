@@ -6,11 +6,14 @@ import { JobActor } from './job-actor.js';
 
 /**
  * Holds one actor per ACTIVE job. `upsert` is idempotent and is called for every change a job
- * goes through (local service calls and notifications from other instances alike): it keeps,
- * replaces or drops the job's actor by comparing the job's `updatedAt`.
+ * goes through (local service calls and notifications from other instances alike). Snapshots
+ * can arrive out of order (a local call and a notification race), so a snapshot older than the
+ * newest one applied (by `updatedAt`) is ignored, whether or not the job has an actor.
  */
 export class Scheduler {
   private readonly actors = new Map<string, JobActor>();
+  /** updatedAt (ms) of the newest snapshot applied, per job. */
+  private readonly applied = new Map<string, number>();
   private running = false;
 
   constructor(
@@ -19,20 +22,18 @@ export class Scheduler {
     private readonly log: Logger,
   ) {}
 
-  get size(): number {
-    return this.actors.size;
-  }
-
-  /** Arms one actor per job given; from now on `upsert`/`remove` keep the set current. */
-  start(jobs: JobSnapshot[]): void {
+  /** From now on, `upsert` arms and disarms actors. */
+  start(): void {
     this.running = true;
-    for (const job of jobs) this.upsert(job);
   }
 
   upsert(job: JobSnapshot): void {
     if (!this.running) return;
+    const at = job.updatedAt.getTime();
+    if (at < (this.applied.get(job.id) ?? -Infinity)) return;
+    this.applied.set(job.id, at);
     const current = this.actors.get(job.id);
-    if (current && current.job.updatedAt.getTime() >= job.updatedAt.getTime() && job.status === current.job.status) return;
+    if (current && current.job.updatedAt.getTime() === at && current.job.status === job.status) return;
     current?.stop();
     this.actors.delete(job.id);
     if (job.status !== JobStatus.ACTIVE) return;
@@ -63,10 +64,6 @@ export class Scheduler {
 
   jobIds(): string[] {
     return [...this.actors.keys()];
-  }
-
-  has(jobId: string): boolean {
-    return this.actors.has(jobId);
   }
 
   /** Drops one-time actors once their slot has fired (the job retires after its run). */

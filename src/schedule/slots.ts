@@ -46,6 +46,32 @@ export function slotsBetween(
   return collect(toExpression(expression), timezone, after, until, limit);
 }
 
+/** Look-back windows for `latestSlotBetween`, shortest first (the last spans the horizon). */
+const LOOK_BACK_MS = [60_000, 3_600_000, 86_400_000, 32 * 86_400_000, 367 * 86_400_000, HORIZON_YEARS * 367 * 86_400_000];
+
+/**
+ * The latest slot in (`afterExclusive`, `untilInclusive`], or null: what a runtime that woke up
+ * late fires (the slots before it in the window are missed, not replayed). Looks back through
+ * growing windows, so a long gap costs no more than the slots of one window.
+ */
+export function latestSlotBetween(
+  expression: CronExpression | string,
+  timezone: string,
+  afterExclusive: Date,
+  untilInclusive: Date,
+): Date | null {
+  const cron = toExpression(expression);
+  const after = instantOf('afterExclusive', afterExclusive);
+  const until = instantOf('untilInclusive', untilInclusive);
+  for (const span of LOOK_BACK_MS) {
+    const from = Math.max(after, until - span);
+    const found = collect(cron, timezone, from, until, Number.MAX_SAFE_INTEGER);
+    if (found.length > 0) return found[found.length - 1];
+    if (from === after) return null;
+  }
+  return null;
+}
+
 /**
  * Walks matching local times in order and maps each to its instants. DST can put a local time's
  * instant after the next local time's (a gap-shifted 02:30 lands after a real 03:00, the late copy

@@ -122,7 +122,6 @@ export class JobService {
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
     const em = this.em();
-    if (await em.count(JobDefinition, { jobKey: key })) throw keyExists(key);
     const job = em.create(JobDefinition, {
       jobKey: key,
       version: 1,
@@ -140,7 +139,7 @@ export class JobService {
         await notify(tx, job.id);
       });
     } catch (err) {
-      // Two creates of one key at once: the unique (job_key, version) index decides.
+      // The key has a version 1 already (unique (job_key, version)), whoever created it when.
       if (err instanceof UniqueConstraintViolationException) throw keyExists(key);
       throw err;
     }
@@ -202,10 +201,10 @@ export class JobService {
           { status: JobStatus.RETIRED, pauseReason: null, updatedBy: actor, updatedAt: now },
         );
         if (n === 0) throw invalidState(old, 'createJobVersion');
-        const latest = await tx.findOne(JobDefinition, { jobKey: old.jobKey }, { orderBy: { version: 'desc' } });
+        // The live version is the newest one: every new version retires the one it replaces.
         created = tx.create(JobDefinition, {
           jobKey: old.jobKey,
-          version: (latest?.version ?? old.version) + 1,
+          version: old.version + 1,
           ...valid,
           status: JobStatus.ACTIVE,
           supersedes: tx.getReference(JobDefinition, old.id),

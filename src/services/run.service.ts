@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import type { Pool } from '../db/pool.js';
-import { Channel } from '../db/notifier.js';
-import { JobStatus, RunStatus, TriggerType } from '../domain/enums.js';
+import { Channel, notify } from '../db/notifier.js';
+import { RunStatus, TriggerType } from '../domain/enums.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 import type { RunEvents } from '../runtime/run-events.js';
 import type { RunRecorder } from '../runtime/run-recorder.js';
@@ -109,36 +109,35 @@ export class RunService {
    * active the new run is SKIPPED (OVERLAP), like a scheduled slot would be.
    */
   async runNow(jobId: string, payload?: unknown): Promise<RunRecord> {
-    const job = await this.d.jobs.getOrThrow(jobId);
-    if (job.status === JobStatus.RETIRED) {
-      throw new CronqlError('INVALID_STATE', `job ${job.jobKey} v${job.version} is RETIRED`, { status: job.status });
+    if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
+    const run = isUuid(jobId) ? await this.d.recorder.insertManual(jobId, payload === null ? undefined : payload) : null;
+    if (!run) {
+      // Nothing inserted: the job is unknown or RETIRED; tell which.
+      const job = await this.d.jobs.getOrThrow(jobId);
+      throw new CronqlError('INVALID_STATE', `job ${job.jobKey} v${job.version} is ${job.status}`, { status: job.status });
     }
-    if (payload !== undefined) validatePayload(payload, this.d.maxPayloadBytes);
-    const run = await this.d.recorder.insertManual(jobId, payload === null ? undefined : payload);
-    if (!run) throw new CronqlError('INVALID_STATE', `job ${job.jobKey} was retired meanwhile`);
     this.d.events.created(run);
-    if (run.status === RunStatus.PENDING) {
-      if (this.d.runtime) await this.d.runtime.claimAndExecute([run.id]);
-      // Another instance's runtime claims it if this process runs none (CRONQL_ROLE=api).
-      else await this.d.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CREATED, run.id]);
-      return (await this.d.recorder.get(run.id)) ?? run;
+    if (run.status !== RunStatus.PENDING) return run;
+    if (this.d.runtime) {
+      const [running] = await this.d.runtime.claimAndExecute([run.id]);
+      return running ?? run;
     }
+    // This process runs no runtime (CRONQL_ROLE=api): a scheduler instance claims it.
+    await notify(this.d.pool, Channel.RUN_CREATED, run.id);
     return run;
   }
 
   /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
   async cancel(id: string): Promise<RunRecord> {
-    const existing = await this.getOrThrow(id);
-    const result = await this.d.recorder.cancel(id);
+    const result = isUuid(id) ? await this.d.recorder.cancel(id) : null;
     if (!result) {
+      const existing = await this.getOrThrow(id);
       throw new CronqlError('INVALID_STATE', `run ${id} is ${existing.status}; only PENDING or RUNNING runs can be canceled`, {
         status: existing.status,
       });
     }
     this.d.events.changed(result.run, result.previousStatus);
-    if (!this.d.runtime?.abortRun(id)) {
-      await this.d.pool.query('SELECT pg_notify($1, $2)', [Channel.RUN_CANCELED, id]);
-    }
+    if (!this.d.runtime?.abortRun(id)) await notify(this.d.pool, Channel.RUN_CANCELED, id);
     return result.run;
   }
 

@@ -1,4 +1,5 @@
 import type { JobSnapshot } from '../domain/job.js';
+import type { RunRecord } from '../domain/run.js';
 
 /**
  * What the services tell the runtime of this process, if it has one. Other instances learn the
@@ -6,7 +7,8 @@ import type { JobSnapshot } from '../domain/job.js';
  */
 export interface RuntimePort {
   jobChanged(job: JobSnapshot): void;
-  claimAndExecute(runIds: string[]): Promise<void>;
+  /** Claims and runs PENDING runs; returns those this instance won, RUNNING. */
+  claimAndExecute(runIds: string[]): Promise<RunRecord[]>;
   abortRun(runId: string): boolean;
   nextRunAt(jobId: string): Date | null;
 }

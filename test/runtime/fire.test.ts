@@ -41,7 +41,7 @@ describe('the fire path with a controllable clock', () => {
     expect(t.cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:00:20.000Z');
   });
 
-  it('fires the slots missed during a stall once each, later ones SKIPPED while the first runs', async () => {
+  it('slots that come due while the previous run is still active are SKIPPED (OVERLAP)', async () => {
     const job = await t.cronql.jobs.create({
       key: 'stall',
       target: 'sleep',
@@ -52,7 +52,7 @@ describe('the fire path with a controllable clock', () => {
     const settled: string[] = [];
     const off = t.cronql.events.on((c) => c.run.jobId === job.id && terminal(c) && settled.push(c.run.status));
     const last = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'SUCCEEDED');
-    clock.set('2026-06-01T12:00:41.000Z'); // 20, 30 and 40 came due at once
+    clock.set('2026-06-01T12:00:41.000Z'); // 20, 30 and 40 come due within the 300 ms run of 20
     await last;
     off();
     const runs = await runsOf(t.cronql, job.id);
@@ -61,5 +61,20 @@ describe('the fire path with a controllable clock', () => {
       ['12:00:30', 'SKIPPED', 'OVERLAP'],
       ['12:00:40', 'SKIPPED', 'OVERLAP'],
     ]);
+  });
+
+  it('after a stall only the latest due slot fires: the missed ones are not replayed', async () => {
+    const job = await t.cronql.jobs.create({
+      key: 'stalled',
+      target: 'log',
+      scheduleType: ScheduleType.RECURRING,
+      cronExpression: '*/10 * * * * *',
+    });
+    const done = nextChange(t.cronql, (c) => c.run.jobId === job.id && terminal(c));
+    clock.jump('2026-06-01T12:01:35.000Z'); // frozen from 12:00:41 to 12:01:35: 50 … 1:30 came due
+    expect((await done).run.scheduledAt.toISOString()).toBe('2026-06-01T12:01:30.000Z');
+    await t.cronql.runtime!.whenIdle();
+    expect((await runsOf(t.cronql, job.id)).map((r) => r.scheduledAt.toISOString())).toEqual(['2026-06-01T12:01:30.000Z']);
+    expect(t.cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:01:40.000Z');
   });
 });

@@ -55,7 +55,10 @@ describe('job lifecycle in the runtime', () => {
     expect(unchanged).toMatchObject({ status: 'ACTIVE', pauseReason: null });
     expect(unchanged!.updatedAt.getTime()).toBe(job.updatedAt.getTime());
 
+    const alarms = clock.pending;
     const paused = await t.cronql.jobs.pause(job.id, '  upstream outage  ');
+    // The actor is gone with its alarm (the database would refuse the slot anyway).
+    expect(clock.pending).toBe(alarms - 1);
     expect(paused).toMatchObject({ status: 'PAUSED', pauseReason: 'upstream outage' });
     expect(t.cronql.runtime!.nextRunAt(job.id)).toBeNull();
     await expect(t.cronql.jobs.pause(job.id, 'again')).rejects.toMatchObject({ code: 'INVALID_STATE' });
@@ -105,5 +108,37 @@ describe('job lifecycle in the runtime', () => {
     await expect(t.cronql.jobs.retire(job.id)).rejects.toMatchObject({ code: 'INVALID_STATE' });
     await expect(t.cronql.jobs.pause(job.id, 'x')).rejects.toMatchObject({ code: 'INVALID_STATE' });
     await expect(t.cronql.runs.runNow(job.id)).rejects.toMatchObject({ code: 'INVALID_STATE' });
+  });
+
+  it('a one-time job retires when its scheduled run is canceled', async () => {
+    const job = await t.cronql.jobs.create({
+      key: 'once-canceled',
+      target: 'sleep',
+      scheduleType: ScheduleType.ONE_TIME,
+      runAt: new Date(clock.now().getTime() + 1_000),
+      payload: { ms: 60_000 },
+    });
+    const running = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'RUNNING');
+    clock.advance(1_000);
+    const { run } = await running;
+    await t.cronql.runs.cancel(run.id);
+    expect((await t.cronql.jobs.get(job.id))!.status).toBe('RETIRED');
+    expect(t.cronql.jobs.nextRunAt((await t.cronql.jobs.get(job.id))!)).toBeNull();
+  });
+
+  it('a one-time job retires when its slot is skipped because a manual run is active', async () => {
+    const job = await t.cronql.jobs.create({
+      key: 'once-skipped',
+      target: 'sleep',
+      scheduleType: ScheduleType.ONE_TIME,
+      runAt: new Date(clock.now().getTime() + 1_000),
+      payload: { ms: 60_000 },
+    });
+    const manual = await t.cronql.runs.runNow(job.id);
+    const skipped = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'SKIPPED');
+    clock.advance(1_000);
+    expect((await skipped).run).toMatchObject({ triggerType: 'SCHEDULED', failureCode: 'OVERLAP' });
+    expect((await t.cronql.jobs.get(job.id))!.status).toBe('RETIRED');
+    await t.cronql.runs.cancel(manual.id);
   });
 });

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { ScheduleType } from '../../src/domain/enums.js';
+import type { TargetContext } from '../../src/runtime/targets/target.js';
 import { eventually, startCronql, testDatabase } from '../support/cronql.js';
+
+/** Handler calls per run id, across every instance of this file. */
+const calls = new Map<string, number>();
+const targets = {
+  count: (ctx: TargetContext) => {
+    calls.set(ctx.run.id, (calls.get(ctx.run.id) ?? 0) + 1);
+    return null;
+  },
+};
 
 describe('startup recovery', () => {
   let db: Awaited<ReturnType<typeof testDatabase>>;
@@ -17,9 +27,9 @@ describe('startup recovery', () => {
   beforeAll(async () => {
     db = await testDatabase();
     // A first process creates the jobs, then "dies" leaving runs behind.
-    const first = await startCronql(db.url, { clock: new ManualClock(now), listen: false });
+    const first = await startCronql(db.url, { clock: new ManualClock(now), listen: false, targets });
     const create = (key: string) =>
-      first.jobs.create({ key, target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+      first.jobs.create({ key, target: 'count', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
     jobId = (await create('recovery-a')).id;
     otherJobId = (await create('recovery-b')).id;
     const thirdJobId = (await create('recovery-c')).id;
@@ -49,8 +59,8 @@ describe('startup recovery', () => {
   it('fails stale RUNNING runs, leaves fresh ones, and runs each PENDING run once across two instances', async () => {
     // Two instances start together on the same database.
     const [a, b] = await Promise.all([
-      startCronql(db.url, { clock: new ManualClock(now), instanceId: 'a' }),
-      startCronql(db.url, { clock: new ManualClock(now), instanceId: 'b' }),
+      startCronql(db.url, { clock: new ManualClock(now), instanceId: 'a', targets }),
+      startCronql(db.url, { clock: new ManualClock(now), instanceId: 'b', targets }),
     ]);
     started.push(a, b);
 
@@ -66,13 +76,27 @@ describe('startup recovery', () => {
       });
       expect(['a', 'b']).toContain(run.runnerInstanceId);
     }
-    // Exactly once: one row per pending run, and no instance ran one twice (a second claim finds
-    // the run no longer PENDING and gets nothing).
-    const all = await a.runs.list({}, 500);
-    expect(all.nodes.filter((r) => r.id === ids.pending)).toHaveLength(1);
-    expect(all.totalCount).toBe(4);
+    // Exactly once: each handler ran once, whichever instance claimed the run.
+    await Promise.all([a.runtime!.whenIdle(), b.runtime!.whenIdle()]);
+    expect(calls.get(ids.pending)).toBe(1);
+    expect(calls.get(ids.pending2)).toBe(1);
+    expect((await a.runs.list({}, 500)).totalCount).toBe(4);
     // Actors are armed after recovery.
     expect(a.runtime!.nextRunAt(jobId)).not.toBeNull();
     expect(b.runtime!.nextRunAt(otherJobId)).not.toBeNull();
+  });
+
+  it('a run left RUNNING by this same instance id is failed at restart, however recent', async () => {
+    const [a] = started;
+    const job = await a.jobs.create({ key: 'own-orphan', target: 'count', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+    const orphan = randomUUID();
+    await a.pool.query(
+      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, runner_instance_id)
+       VALUES ($1, $2, 'own-orphan', 1, 'count', 'MANUAL', $3, 'RUNNING', $3, 'fixed-id')`,
+      [orphan, job.id, new Date(now.getTime() - 1_000)],
+    );
+    const restarted = await startCronql(db.url, { clock: new ManualClock(now), instanceId: 'fixed-id', targets });
+    started.push(restarted);
+    expect(await restarted.runs.get(orphan)).toMatchObject({ status: 'FAILED', failureCode: 'STALE_TIMEOUT' });
   });
 });

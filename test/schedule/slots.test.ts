@@ -2,6 +2,7 @@ import { IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { CronqlError } from '../../src/errors.js';
 import {
+  latestSlotBetween,
   nextSlot,
   nextSlots,
   parseCronExpression,
@@ -316,3 +317,26 @@ function codeOf(fn: () => unknown): string | undefined {
   }
   return undefined;
 }
+
+describe('latestSlotBetween (what a late wake-up fires)', () => {
+  const at = (iso: string) => new Date(iso);
+  it.each([
+    ['* * * * * *', 'UTC', '2026-06-01T12:00:00Z', '2026-06-01T12:00:05.400Z', '2026-06-01T12:00:05.000Z'],
+    ['*/10 * * * * *', 'UTC', '2026-06-01T12:00:10Z', '2026-06-01T12:00:41Z', '2026-06-01T12:00:40.000Z'],
+    // A week-long gap of an hourly job: the last hour, not the first one after the gap.
+    ['0 * * * *', 'UTC', '2026-06-01T00:00:00Z', '2026-06-08T05:30:00Z', '2026-06-08T05:00:00.000Z'],
+    // A yearly job, the previous slot months back.
+    ['0 0 1 1 *', 'Europe/Berlin', '2020-01-01T00:00:00Z', '2026-06-01T00:00:00Z', '2025-12-31T23:00:00.000Z'],
+    // The repeated hour: a stepped hour's later 01:30 (EST) is the latest.
+    ['*/30 * * * *', 'America/New_York', '2026-11-01T05:00:00Z', '2026-11-01T06:45:00Z', '2026-11-01T06:30:00.000Z'],
+  ])('%s in %s after %s until %s → %s', (expr, zone, after, until, expected) => {
+    expect(latestSlotBetween(expr, zone, at(after), at(until))?.toISOString()).toBe(expected);
+  });
+
+  it('is null when no slot falls in the window (bounds are exclusive, inclusive)', () => {
+    expect(latestSlotBetween('0 0 1 1 *', 'UTC', at('2026-01-01T00:00:00Z'), at('2026-12-31T23:59:59Z'))).toBeNull();
+    expect(latestSlotBetween('0 * * * *', 'UTC', at('2026-06-01T00:00:00Z'), at('2026-06-01T01:00:00Z'))?.toISOString()).toBe(
+      '2026-06-01T01:00:00.000Z',
+    );
+  });
+});

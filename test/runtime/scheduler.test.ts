@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { JobStatus, ScheduleType } from '../../src/domain/enums.js';
+import type { JobSnapshot } from '../../src/domain/job.js';
+import { createLogger } from '../../src/logger.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { Scheduler } from '../../src/runtime/scheduler.js';
+
+const snapshot = (status: JobStatus, updatedAt: string): JobSnapshot => ({
+  id: '11111111-1111-4111-8111-111111111111',
+  jobKey: 'k',
+  version: 1,
+  target: 'log',
+  payload: null,
+  scheduleType: ScheduleType.RECURRING,
+  cronExpression: '* * * * *',
+  runAt: null,
+  timezone: 'UTC',
+  timeoutSeconds: null,
+  status,
+  updatedAt: new Date(updatedAt),
+});
+
+describe('Scheduler.upsert with snapshots out of order', () => {
+  const clock = new ManualClock('2026-06-01T00:00:00Z');
+  const make = () => {
+    const scheduler = new Scheduler(clock, () => {}, createLogger());
+    scheduler.start();
+    return scheduler;
+  };
+
+  it('an older PAUSED snapshot does not disarm a newer ACTIVE job', () => {
+    const s = make();
+    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:02Z')); // resumed
+    s.upsert(snapshot(JobStatus.PAUSED, '2026-06-01T00:00:01Z')); // the pause before, late
+    expect(s.nextAt(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:02Z').id)).not.toBeNull();
+  });
+
+  it('an older ACTIVE snapshot does not re-arm a newer PAUSED job', () => {
+    const s = make();
+    s.upsert(snapshot(JobStatus.PAUSED, '2026-06-01T00:00:02Z'));
+    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:01Z'));
+    expect(s.jobIds()).toEqual([]);
+  });
+
+  it('does nothing before start() and after stop()', () => {
+    const s = new Scheduler(clock, () => {}, createLogger());
+    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:01Z'));
+    expect(s.jobIds()).toEqual([]);
+    s.start();
+    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:01Z'));
+    expect(s.jobIds()).toHaveLength(1);
+    s.stop();
+    expect(s.jobIds()).toEqual([]);
+  });
+});
