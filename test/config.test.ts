@@ -31,6 +31,8 @@ describe('configuration', () => {
       CRONQL_INSTANCE_ID: 'worker-1',
       CRONQL_STALE_AFTER_MS: '60000',
       CRONQL_HTTP_ALLOW_PRIVATE: 'true',
+      CRONQL_SHUTDOWN_GRACE_MS: '5000',
+      CRONQL_MAX_PAYLOAD_BYTES: '1024',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -42,6 +44,8 @@ describe('configuration', () => {
       instanceId: 'worker-1',
       staleAfterMs: 60_000,
       httpAllowPrivate: true,
+      shutdownGraceMs: 5_000,
+      maxPayloadBytes: 1_024,
     });
   });
 
@@ -54,6 +58,8 @@ describe('configuration', () => {
     ['CRONQL_STALE_AFTER_MS', '-5'],
     ['CRONQL_HTTP_ALLOW_PRIVATE', 'maybe'],
     ['CRONQL_ADMIN_TOKEN', 'short'],
+    ['CRONQL_SHUTDOWN_GRACE_MS', '1.5'],
+    ['CRONQL_MAX_PAYLOAD_BYTES', '0'],
   ])('rejects %s=%s with one line naming the variable', (name, value) => {
     let error: unknown;
     try {

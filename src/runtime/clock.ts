@@ -25,6 +25,8 @@ interface Entry {
   cancelled: boolean;
 }
 
+const byTime = (a: Entry, b: Entry) => a.at - b.at || a.seq - b.seq;
+
 /**
  * Alarms kept in one min-heap, woken by a single node-cron task that ticks every second (UTC,
  * whole seconds, which is the resolution of cron slots). Why one shared tick rather than one
@@ -35,8 +37,10 @@ interface Entry {
  * cronql's own schedule math. Alarms already due fire on the next turn of the event loop.
  */
 export class SystemClock implements Clock {
-  private readonly heap = new MinHeap<Entry>((a, b) => a.at - b.at || a.seq - b.seq);
+  private heap = new MinHeap<Entry>(byTime);
   private seq = 0;
+  /** Cancelled alarms still in the heap (they leave it when due, or when compacted). */
+  private cancelled = 0;
   private task: ScheduledTask | undefined;
   private immediate: NodeJS.Immediate | undefined;
 
@@ -49,11 +53,24 @@ export class SystemClock implements Clock {
     this.heap.push(entry);
     if (entry.at <= Date.now()) this.scheduleImmediateDrain();
     else this.ensureTicking();
-    return { cancel: () => void (entry.cancelled = true) };
+    return { cancel: () => this.cancel(entry) };
+  }
+
+  private cancel(entry: Entry): void {
+    if (entry.cancelled) return;
+    entry.cancelled = true;
+    // Jobs re-armed often with far-away slots would otherwise pile up cancelled alarms.
+    if (++this.cancelled > 1_000 && this.cancelled > this.heap.size / 2) {
+      const live = new MinHeap<Entry>(byTime);
+      for (const e of this.heap.toArray()) if (!e.cancelled) live.push(e);
+      this.heap = live;
+      this.cancelled = 0;
+    }
   }
 
   close(): void {
     this.heap.clear();
+    this.cancelled = 0;
     this.task?.destroy();
     this.task = undefined;
     if (this.immediate) clearImmediate(this.immediate);
@@ -83,14 +100,21 @@ export class SystemClock implements Clock {
     const now = Date.now();
     for (let top = this.heap.peek(); top && top.at <= now; top = this.heap.peek()) {
       this.heap.pop();
-      if (top.cancelled) continue;
+      if (top.cancelled) {
+        this.cancelled--;
+        continue;
+      }
+      top.cancelled = true; // fired: a later cancel() is a no-op
       try {
         top.fn();
       } catch {
         // Alarm callbacks own their errors; one must never stop the others.
       }
     }
-    while (this.heap.peek()?.cancelled) this.heap.pop();
+    while (this.heap.peek()?.cancelled) {
+      this.heap.pop();
+      this.cancelled--;
+    }
     if (this.heap.size === 0 && this.task) {
       this.task.destroy();
       this.task = undefined;
@@ -101,7 +125,7 @@ export class SystemClock implements Clock {
 /** A clock that moves only when told to: `advance(ms)` / `set(date)` fire the alarms due. */
 export class ManualClock implements Clock {
   private current: number;
-  private readonly heap = new MinHeap<Entry>((a, b) => a.at - b.at || a.seq - b.seq);
+  private readonly heap = new MinHeap<Entry>(byTime);
   private seq = 0;
 
   constructor(start: Date | string) {

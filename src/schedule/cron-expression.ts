@@ -87,6 +87,21 @@ const MAX_DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * a wrong field count, and expressions that can never fire (`0 0 30 2 *`).
  */
 export function parseCronExpression(expr: string): CronExpression {
+  // Parsed expressions are immutable, so one parse serves every caller (a page of jobs asks
+  // each job's next run; every actor is built from one).
+  const known = typeof expr === 'string' ? parsed.get(expr) : undefined;
+  if (known) return known;
+  const expression = parse(expr);
+  if (parsed.size >= MAX_PARSED) parsed.clear();
+  parsed.set(expr, expression);
+  return expression;
+}
+
+const parsed = new Map<string, CronExpression>();
+/** Bounds the cache of parsed expressions; clearing it only costs parsing again. */
+const MAX_PARSED = 10_000;
+
+function parse(expr: string): CronExpression {
   if (typeof expr !== 'string') {
     throw invalid(String(expr), 'the expression must be a string');
   }

@@ -47,3 +47,18 @@ describe('a seconds job on the system clock', () => {
     expect(runs[1].scheduledAt.getTime() - runs[0].scheduledAt.getTime()).toBe(1000);
   });
 });
+
+describe('SystemClock housekeeping', () => {
+  it('compacts cancelled far-away alarms instead of keeping them until they are due', async () => {
+    const clock = new SystemClock();
+    const far = new Date(Date.now() + 365 * 86_400_000);
+    const fired: number[] = [];
+    const keep = clock.setAlarm(new Date(Date.now() + 300), () => fired.push(1));
+    for (let i = 0; i < 5_000; i++) clock.setAlarm(far, () => fired.push(2)).cancel();
+    expect((clock as unknown as { heap: { size: number } }).heap.size).toBeLessThan(1_100);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(fired).toEqual([1]);
+    keep.cancel();
+    clock.close();
+  });
+});
