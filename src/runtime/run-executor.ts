@@ -20,8 +20,8 @@ class AbortReason extends Error {
 }
 
 const MAX_MESSAGE = 2_000;
-/** Attempts to record a run's end after the first (200 ms, 400 ms, … 6.4 s apart). */
-const RECORD_RETRIES = 6;
+/** How long a drain waits for the ends of aborted runs to be recorded. */
+const DRAIN_RECORD_MS = 5_000;
 
 /** Turns what a handler threw into the run's failure fields (API.md: code, message, details). */
 function describeFailure(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {
@@ -62,6 +62,8 @@ function safeJson(value: unknown): unknown {
  */
 export class RunExecutor {
   private readonly inFlight = new Map<string, InFlight>();
+  /** Set once drained: recordings still failing then give up (recovery settles those runs). */
+  private stopped = false;
 
   constructor(
     private readonly recorder: RunRecorder,
@@ -117,7 +119,10 @@ export class RunExecutor {
     for (const id of this.inFlight.keys()) {
       this.abort(id, 'SHUTDOWN', `cronql shut down before the run finished (grace period ${graceMs} ms)`);
     }
-    await all();
+    // Aborted handlers settle at once (they are raced against their signal); what is left is
+    // recording their end, which a database outage could stretch: bounded too.
+    await Promise.race([all(), sleep(DRAIN_RECORD_MS)]);
+    this.stopped = true;
   }
 
   private async runHandler(run: RunRecord, controller: AbortController, timeoutSeconds: number | null): Promise<void> {
@@ -182,22 +187,28 @@ export class RunExecutor {
   }
 
   /**
-   * Records the end of a run, retrying with backoff while the database is unreachable: a run
-   * whose end is never recorded would stay RUNNING and block its job (overlap) until recovery.
+   * Records the end of a run, retrying with backoff (up to 30 s apart) while the database is
+   * unreachable: a run whose end is never recorded would stay RUNNING and block its job
+   * (overlap). After shutdown it gives up; recovery settles the run at the next start.
    */
   private async record(run: RunRecord, outcome: Finish): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         const finished = await this.recorder.finish(run.id, outcome);
         if (finished) this.events.changed(finished, RunStatus.RUNNING);
+        if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
         return;
       } catch (err) {
-        if (attempt >= RECORD_RETRIES) {
-          this.log.error({ err, runId: run.id }, 'could not record the end of a run; recovery will fail it as stale');
+        if (this.stopped) {
+          this.log.error({ err, runId: run.id }, 'could not record the end of a run before shutdown; recovery will settle it');
           return;
         }
-        await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+        if (attempt === 0) this.log.warn({ err, runId: run.id }, 'could not record the end of a run; retrying');
+        await sleep(Math.min(30_000, 200 * 2 ** attempt));
       }
     }
   }
 }
+
+/** A timer that does not keep the process alive. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -93,6 +93,20 @@ describe('executing runs', () => {
     await expect(cronql.runs.cancel('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('retries recording the end of a run while the database refuses it', async () => {
+    const recorder = (cronql.runtime as unknown as { recorder: { finish: (...a: unknown[]) => Promise<unknown> } }).recorder;
+    const finish = recorder.finish.bind(recorder);
+    let failures = 0;
+    recorder.finish = (...args: unknown[]) => (failures++ < 2 ? Promise.reject(new Error('connection lost')) : finish(...args));
+    try {
+      const j = await job('flaky-db', 'returns.value');
+      expect(await runNowToEnd(j.id)).toMatchObject({ status: 'SUCCEEDED' });
+      expect(failures).toBe(3);
+    } finally {
+      recorder.finish = finish;
+    }
+  });
+
   it('unknown targets are rejected at create and nothing is stored', async () => {
     await expect(job('ghost', 'no.such.target')).rejects.toMatchObject({ code: 'UNKNOWN_TARGET' });
     expect((await cronql.jobs.list({ key: 'ghost' })).totalCount).toBe(0);
