@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CronqlError } from '../../src/errors.js';
 import { parseCronExpression } from '../../src/schedule/index.js';
+import { thrownBy } from '../support/thrown.js';
 
 const ALL_MINUTES = Array.from({ length: 60 }, (_, i) => i);
 
@@ -150,11 +151,3 @@ describe('parseCronExpression: rejected input', () => {
   });
 });
 
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CronqlError } from '../../src/errors.js';
 import { canonicalTimezone } from '../../src/schedule/index.js';
+import { thrownBy } from '../support/thrown.js';
 
 describe('canonicalTimezone', () => {
   it.each([
@@ -47,14 +48,6 @@ describe('canonicalTimezone', () => {
   });
 });
 
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
 
 describe('canonical names keep what the user meant', () => {
   it.each([

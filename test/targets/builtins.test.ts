@@ -1,24 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import { logTarget } from '../../src/runtime/targets/builtin/log.js';
 import { sleepTarget } from '../../src/runtime/targets/builtin/sleep.js';
-import type { TargetContext } from '../../src/runtime/targets/target.js';
+import { targetContext } from '../support/target-context.js';
 
-function context(payload: unknown, signal = new AbortController().signal): TargetContext {
-  return {
-    payload,
-    signal,
-    run: {
-      id: 'run-1',
-      jobId: 'job-1',
-      jobKey: 'builtins',
-      jobVersion: 1,
-      scheduledAt: new Date('2030-01-01T00:00:00Z'),
-      triggerType: 'MANUAL',
-    },
-    log: createLogger(),
-  };
-}
+const context = (payload: unknown, signal?: AbortSignal) => targetContext(payload, signal, 'builtins');
 
 describe('log target', () => {
   it('logs a string message as the log line and returns it', async () => {

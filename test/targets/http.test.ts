@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import type { AddressLookup } from '../../src/runtime/targets/address-guard.js';
 import { createHttpTarget, type HttpTargetOptions } from '../../src/runtime/targets/builtin/http.js';
 import { createTargetRegistry } from '../../src/runtime/targets/registry.js';
 import { TargetError, type TargetContext } from '../../src/runtime/targets/target.js';
+import { targetContext } from '../support/target-context.js';
 
 /** Every request the server received, as `METHOD /path`. */
 let hits: string[] = [];
@@ -67,21 +67,7 @@ beforeEach(() => {
   hits = [];
 });
 
-function context(payload: unknown, signal = new AbortController().signal): TargetContext {
-  return {
-    payload,
-    signal,
-    run: {
-      id: 'run-1',
-      jobId: 'job-1',
-      jobKey: 'http-test',
-      jobVersion: 1,
-      scheduledAt: new Date('2030-01-01T00:00:00Z'),
-      triggerType: 'MANUAL',
-    },
-    log: createLogger(),
-  };
-}
+const context = (payload: unknown, signal?: AbortSignal) => targetContext(payload, signal, 'http-test');
 
 function run(payload: unknown, options: HttpTargetOptions = { allowPrivate: true }, signal?: AbortSignal) {
   return Promise.resolve(createHttpTarget(options).handler(context(payload, signal)));
