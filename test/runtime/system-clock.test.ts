@@ -16,7 +16,7 @@ describe('the real alarm clock (node-cron tick)', () => {
     clock.setAlarm(new Date(Date.now() - 5), () => fired.push('past'));
     await new Promise((r) => setTimeout(r, 50));
     expect(fired).toEqual(['past']);
-    await new Promise((r) => setTimeout(r, base + 1000 - Date.now() + 300));
+    await new Promise((r) => setTimeout(r, base + 1000 - Date.now() + 800)); // margin for a loaded CI machine
     expect(fired).toEqual(['past', 'a', 'b']);
     clock.close();
   });
@@ -42,7 +42,7 @@ describe('a seconds job on the system clock', () => {
     expect(runs.length).toBeGreaterThanOrEqual(2);
     for (const r of runs) {
       expect(r.scheduledAt.getMilliseconds()).toBe(0);
-      expect(r.startedAt!.getTime() - r.scheduledAt.getTime()).toBeLessThan(500);
+      expect(r.startedAt!.getTime() - r.scheduledAt.getTime()).toBeLessThan(900);
     }
     expect(runs[1].scheduledAt.getTime() - runs[0].scheduledAt.getTime()).toBe(1000);
   });
