@@ -1,6 +1,8 @@
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.js';
+import { Migration20261122010000_job_revision } from './Migration20261122010000_job_revision.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
+  { name: 'Migration20261122010000_job_revision', class: Migration20261122010000_job_revision },
 ];

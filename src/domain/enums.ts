@@ -50,4 +50,6 @@ export const FailureCode = {
   UNKNOWN_TARGET: 'UNKNOWN_TARGET',
   CANCELED: 'CANCELED',
   OVERLAP: 'OVERLAP',
+  /** The run ended but its outcome (output, error) could not be stored. */
+  RECORD_ERROR: 'RECORD_ERROR',
 } as const;

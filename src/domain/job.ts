@@ -13,11 +13,13 @@ export interface JobSnapshot {
   timezone: string;
   timeoutSeconds: number | null;
   status: JobStatus;
+  /** Bumped by the database on every change: snapshots apply in revision order. */
+  revision: number;
   updatedAt: Date;
 }
 
 export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type, cron_expression, run_at, timezone,
-  timeout_seconds, status, updated_at`;
+  timeout_seconds, status, revision, updated_at`;
 
 export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
   return {
@@ -32,6 +34,7 @@ export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
     timezone: row.timezone as string,
     timeoutSeconds: row.timeout_seconds == null ? null : Number(row.timeout_seconds),
     status: row.status as JobStatus,
+    revision: Number(row.revision),
     updatedAt: new Date(row.updated_at as string),
   };
 }

@@ -69,6 +69,8 @@ export class SystemClock implements Clock {
   }
 
   close(): void {
+    // Alarms still held by their owners: a later cancel() of one must not count.
+    for (const e of this.heap.toArray()) e.cancelled = true;
     this.heap.clear();
     this.cancelled = 0;
     this.task?.destroy();

@@ -5,10 +5,21 @@ import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 export interface RecoveryResult {
   /** RUNNING runs older than the stale threshold, now FAILED (STALE_TIMEOUT). */
   staled: RunRecord[];
-  /** PENDING runs found at startup (each is claimed, then executed, by exactly one instance). */
-  pendingIds: string[];
   /** One-time jobs retired because their run had ended before the previous process stopped. */
   retiredJobIds: string[];
+}
+
+/**
+ * PENDING runs (created before `createdBefore`, if given), oldest slot first. At startup they are
+ * claimed, then executed, each by exactly one instance (the claim is a conditional update).
+ */
+export async function pendingRunIds(pool: Pool, createdBefore?: Date): Promise<string[]> {
+  const res = await pool.query(
+    `SELECT id FROM cron_job_runs WHERE status = 'PENDING' AND ($1::timestamptz IS NULL OR created_at < $1)
+     ORDER BY scheduled_at, id`,
+    [createdBefore ?? null],
+  );
+  return res.rows.map((r) => r.id as string);
 }
 
 /**
@@ -36,9 +47,6 @@ export async function recover(pool: Pool, now: Date, staleAfterMs: number, insta
       instanceId,
     ],
   );
-  const pending = await pool.query(
-    `SELECT id FROM cron_job_runs WHERE status = 'PENDING' ORDER BY scheduled_at, id`,
-  );
   // A one-time job whose scheduled run ended but which was not retired (crash in between).
   const retired = await pool.query(
     `UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = $1
@@ -50,7 +58,6 @@ export async function recover(pool: Pool, now: Date, staleAfterMs: number, insta
   );
   return {
     staled: staled.rows.map(rowToRun),
-    pendingIds: pending.rows.map((r) => r.id as string),
     retiredJobIds: retired.rows.map((r) => r.id as string),
   };
 }

@@ -37,22 +37,36 @@ function describe(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' |
   if (err instanceof Error || (typeof err === 'object' && err !== null)) {
     const e = err as { code?: unknown; message?: unknown; details?: unknown; name?: unknown; stack?: unknown };
     const code = typeof e.code === 'string' && e.code.length > 0 ? e.code : FailureCode.HANDLER_ERROR;
-    const message = String(e.message ?? err).slice(0, MAX_MESSAGE);
+    const message = withoutNul(String(e.message ?? err)).slice(0, MAX_MESSAGE);
     let details: unknown = e.details;
     if (details === undefined) details = { name: typeof e.name === 'string' ? e.name : 'Error' };
-    return { failureCode: code.slice(0, 200), failureMessage: message, failureDetails: safeJson(details) };
+    return { failureCode: withoutNul(code).slice(0, 200), failureMessage: message, failureDetails: safeJson(details) };
   }
-  return { failureCode: FailureCode.HANDLER_ERROR, failureMessage: String(err).slice(0, MAX_MESSAGE), failureDetails: null };
+  return { failureCode: FailureCode.HANDLER_ERROR, failureMessage: withoutNul(String(err)).slice(0, MAX_MESSAGE), failureDetails: null };
 }
+
+/** PostgreSQL text and jsonb cannot hold NUL characters. */
+const withoutNul = (text: string): string => text.replaceAll('\u0000', '');
 
 /** Outputs and details go to jsonb: anything that does not serialise is stored as its string. */
 function safeJson(value: unknown): unknown {
   if (value === undefined) return null;
   try {
-    return JSON.parse(JSON.stringify(value)) ?? null;
+    return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'string' ? withoutNul(v) : v))) ?? null;
   } catch {
     return { unserializable: Object.prototype.toString.call(value) };
   }
+}
+
+/**
+ * Errors worth retrying: the database is unreachable or restarting (no SQLSTATE, or classes
+ * 08 connection, 53 resources, 57 operator intervention, 40 transaction rollback). Anything
+ * else (bad data) fails the same way every time.
+ */
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return ['08', '53', '57', '40'].includes(code.slice(0, 2));
 }
 
 /**
@@ -189,18 +203,30 @@ export class RunExecutor {
   /**
    * Records the end of a run, retrying with backoff (up to 30 s apart) while the database is
    * unreachable: a run whose end is never recorded would stay RUNNING and block its job
-   * (overlap). After shutdown it gives up; recovery settles the run at the next start.
+   * (overlap). After shutdown it gives up; recovery settles the run at the next start. An error
+   * that retrying cannot cure is answered by recording the run alone (outside its batch), and
+   * then, if that fails too, as FAILED without its output.
    */
   private async record(run: RunRecord, outcome: Finish): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const finished = await this.recorder.finish(run.id, outcome);
+        const finished = attempt === 0 ? await this.recorder.finish(run.id, outcome) : await this.recorder.finishAlone(run.id, outcome);
         if (finished) this.events.changed(finished, RunStatus.RUNNING);
         if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
         return;
       } catch (err) {
-        if (this.stopped) {
-          this.log.error({ err, runId: run.id }, 'could not record the end of a run before shutdown; recovery will settle it');
+        if (!isTransient(err) && outcome.failureCode !== FailureCode.RECORD_ERROR) {
+          if (attempt === 0) continue; // once more alone: the batch may have failed for another run
+          this.log.error({ err, runId: run.id }, 'the outcome of a run cannot be stored; recording it as FAILED');
+          outcome = {
+            status: RunStatus.FAILED,
+            failureCode: FailureCode.RECORD_ERROR,
+            failureMessage: `the run ended (${outcome.status}) but its outcome could not be stored: ${withoutNul(String((err as Error).message))}`,
+          };
+          continue;
+        }
+        if (this.stopped || !isTransient(err)) {
+          this.log.error({ err, runId: run.id }, 'could not record the end of a run; recovery will settle it');
           return;
         }
         if (attempt === 0) this.log.warn({ err, runId: run.id }, 'could not record the end of a run; retrying');

@@ -162,6 +162,11 @@ export class RunRecorder {
     return this.finishes.add({ runId, finish });
   }
 
+  /** `finish` for one run on its own, outside any batch (after its batch failed). */
+  async finishAlone(runId: string, finish: Finish): Promise<RunRecord | null> {
+    return (await this.finishBatch([{ runId, finish }]))[0];
+  }
+
   private async finishBatch(all: { runId: string; finish: Finish }[]): Promise<(RunRecord | null)[]> {
     const now = this.now();
     // One outcome per run: a second one in the same batch loses.

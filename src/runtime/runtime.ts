@@ -5,7 +5,7 @@ import { RunStatus, isTerminal } from '../domain/enums.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
-import { recover } from './recovery.js';
+import { pendingRunIds, recover } from './recovery.js';
 import { RunExecutor } from './run-executor.js';
 import type { RunEvents } from './run-events.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -79,17 +79,19 @@ export class Runtime {
 
     const result = await recover(pool, clock.now(), this.o.staleAfterMs, this.o.instanceId);
     for (const run of result.staled) events.changed(run, RunStatus.RUNNING);
-    if (result.staled.length || result.pendingIds.length || result.retiredJobIds.length) {
-      log.info(
-        { staled: result.staled.length, pending: result.pendingIds.length, retired: result.retiredJobIds.length },
-        'recovery',
-      );
+    if (result.staled.length || result.retiredJobIds.length) {
+      log.info({ staled: result.staled.length, retired: result.retiredJobIds.length }, 'recovery');
     }
+    if (this.state !== 'starting') return; // stopped meanwhile
+    // From here on runs are claimed: PENDING runs found now, and those announced from now on.
     this.state = 'armed';
-    await this.claimAndExecute(result.pendingIds);
+    const pending = await pendingRunIds(pool);
+    if (pending.length) log.info({ pending: pending.length }, 'recovery: running PENDING runs');
+    await this.claimAndExecute(pending);
     // Armed before the jobs are read: a job changed meanwhile is applied either way.
     this.scheduler.start();
     const jobs = await this.loadActiveJobs();
+    if (this.state !== 'armed') return;
     for (const job of jobs) this.scheduler.upsert(job);
     this.ready = true;
     log.info({ jobs: jobs.length, instanceId: this.o.instanceId }, 'runtime armed');
@@ -170,8 +172,8 @@ export class Runtime {
       for (const job of jobs) this.scheduler.upsert(job);
       for (const id of this.scheduler.jobIds()) if (!active.has(id)) this.scheduler.remove(id);
 
-      const pending = await this.o.pool.query(`SELECT id FROM cron_job_runs WHERE status = 'PENDING'`);
-      await this.claimAndExecute(pending.rows.map((r) => r.id as string));
+      // Not the runs created a moment ago: their creator is about to claim them itself.
+      await this.claimAndExecute(await pendingRunIds(this.o.pool, new Date(this.o.clock.now().getTime() - 5_000)));
 
       const statuses = await this.recorder.statuses(this.executor.runIds());
       for (const [id, status] of statuses) if (isTerminal(status)) this.abortRun(id);

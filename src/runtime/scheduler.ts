@@ -8,13 +8,15 @@ import { JobActor } from './job-actor.js';
  * Holds one actor per ACTIVE job. `upsert` is idempotent and is called for every change a job
  * goes through (local service calls and notifications from other instances alike). Snapshots
  * can arrive out of order (a local call and a notification race), so a snapshot older than the
- * newest one applied (by `updatedAt`) is ignored, whether or not the job has an actor.
+ * newest one applied is ignored, whether or not the job has an actor. Older means a lower
+ * `revision`, which the database bumps on every change (clocks of instances may disagree).
  */
 export class Scheduler {
   private readonly actors = new Map<string, JobActor>();
-  /** updatedAt (ms) of the newest snapshot applied, per job. */
+  /** Revision of the newest snapshot applied, per job (one number per job ever seen). */
   private readonly applied = new Map<string, number>();
   private running = false;
+  private stopped = false;
 
   constructor(
     private readonly clock: Clock,
@@ -22,18 +24,17 @@ export class Scheduler {
     private readonly log: Logger,
   ) {}
 
-  /** From now on, `upsert` arms and disarms actors. */
+  /** From now on, `upsert` arms and disarms actors; after `stop()` it no longer can. */
   start(): void {
-    this.running = true;
+    this.running = !this.stopped;
   }
 
   upsert(job: JobSnapshot): void {
     if (!this.running) return;
-    const at = job.updatedAt.getTime();
-    if (at < (this.applied.get(job.id) ?? -Infinity)) return;
-    this.applied.set(job.id, at);
+    if (job.revision < (this.applied.get(job.id) ?? 0)) return;
+    this.applied.set(job.id, job.revision);
     const current = this.actors.get(job.id);
-    if (current && current.job.updatedAt.getTime() === at && current.job.status === job.status) return;
+    if (current && current.job.revision === job.revision) return;
     current?.stop();
     this.actors.delete(job.id);
     if (job.status !== JobStatus.ACTIVE) return;
@@ -71,8 +72,9 @@ export class Scheduler {
     if (job.scheduleType === ScheduleType.ONE_TIME) this.remove(job.id);
   }
 
-  /** Stops every actor; idempotent. */
+  /** Stops every actor, for good; idempotent. */
   stop(): void {
+    this.stopped = true;
     this.running = false;
     for (const actor of this.actors.values()) actor.stop();
     this.actors.clear();

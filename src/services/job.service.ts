@@ -47,6 +47,7 @@ export function toSnapshot(job: JobDefinition): JobSnapshot {
     timezone: job.timezone,
     timeoutSeconds: job.timeoutSeconds ?? null,
     status: job.status,
+    revision: job.revision,
     updatedAt: job.updatedAt,
   };
 }

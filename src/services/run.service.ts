@@ -118,11 +118,9 @@ export class RunService {
     }
     this.d.events.created(run);
     if (run.status !== RunStatus.PENDING) return run;
-    if (this.d.runtime) {
-      const [running] = await this.d.runtime.claimAndExecute([run.id]);
-      return running ?? run;
-    }
-    // This process runs no runtime (CRONQL_ROLE=api): a scheduler instance claims it.
+    const [running] = (await this.d.runtime?.claimAndExecute([run.id])) ?? [];
+    if (running) return running;
+    // No runtime here (CRONQL_ROLE=api), or it is stopping: a scheduler instance claims it.
     await notify(this.d.pool, Channel.RUN_CREATED, run.id);
     return run;
   }

@@ -68,4 +68,12 @@ describe('schema invariants', () => {
     expect(await job('x2', 1, 'ONE_TIME', null, null)).toBe('cron_job_definitions_one_time_needs_run_at');
     expect(await job('x3', 1, 'RECURRING', '* * * * *', null, 'PAUSED')).toBe('cron_job_definitions_paused_has_reason');
   });
+
+  it('every change of a definition bumps its revision (the order snapshots apply in)', async () => {
+    const before = (await cronql.jobs.get(jobId))!.revision;
+    await cronql.jobs.pause(jobId, 'x');
+    await client.query(`UPDATE cron_job_definitions SET updated_at = updated_at WHERE id = $1`, [jobId]);
+    const after = await cronql.jobs.resume(jobId);
+    expect(after.revision).toBe(before + 3);
+  });
 });

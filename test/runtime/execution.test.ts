@@ -14,6 +14,7 @@ const targets = {
   },
   'ignores.signal': () => new Promise((resolve) => setTimeout(() => resolve('late'), 5_000)),
   'returns.value': (ctx: TargetContext) => ({ got: ctx.payload, run: ctx.run.triggerType }),
+  'returns.nul': () => ({ text: 'a\u0000b' }),
 };
 
 describe('executing runs', () => {
@@ -93,18 +94,27 @@ describe('executing runs', () => {
     await expect(cronql.runs.cancel('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('retries recording the end of a run while the database refuses it', async () => {
-    const recorder = (cronql.runtime as unknown as { recorder: { finish: (...a: unknown[]) => Promise<unknown> } }).recorder;
-    const finish = recorder.finish.bind(recorder);
+  it('retries recording the end of a run while the database is unreachable', async () => {
+    type Finish = (...a: unknown[]) => Promise<unknown>;
+    const recorder = (cronql.runtime as unknown as { recorder: { finish: Finish; finishAlone: Finish } }).recorder;
+    const original = { finish: recorder.finish, finishAlone: recorder.finishAlone };
     let failures = 0;
-    recorder.finish = (...args: unknown[]) => (failures++ < 2 ? Promise.reject(new Error('connection lost')) : finish(...args));
+    const flaky = (real: Finish): Finish => (...args) =>
+      failures++ < 3 ? Promise.reject(new Error('Connection terminated unexpectedly')) : real.apply(recorder, args);
+    recorder.finish = flaky(original.finish);
+    recorder.finishAlone = flaky(original.finishAlone);
     try {
       const j = await job('flaky-db', 'returns.value');
-      expect(await runNowToEnd(j.id)).toMatchObject({ status: 'SUCCEEDED' });
-      expect(failures).toBe(3);
+      expect(await runNowToEnd(j.id)).toMatchObject({ status: 'SUCCEEDED', output: { got: null, run: 'MANUAL' } });
+      expect(failures).toBe(4);
     } finally {
-      recorder.finish = finish;
+      Object.assign(recorder, original);
     }
+  });
+
+  it('an output PostgreSQL cannot store (a NUL character) does not leave the run RUNNING', async () => {
+    const j = await job('nul-output', 'returns.nul');
+    expect(await runNowToEnd(j.id)).toMatchObject({ status: 'SUCCEEDED', output: { text: 'ab' } });
   });
 
   it('unknown targets are rejected at create and nothing is stored', async () => {

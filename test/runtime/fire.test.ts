@@ -43,24 +43,35 @@ describe('the fire path with a controllable clock', () => {
 
   it('slots that come due while the previous run is still active are SKIPPED (OVERLAP)', async () => {
     const job = await t.cronql.jobs.create({
-      key: 'stall',
+      key: 'overlapping',
       target: 'sleep',
       scheduleType: ScheduleType.RECURRING,
       cronExpression: '*/10 * * * * *',
-      payload: { ms: 300 },
+      payload: { ms: 60_000 },
     });
-    const settled: string[] = [];
-    const off = t.cronql.events.on((c) => c.run.jobId === job.id && terminal(c) && settled.push(c.run.status));
-    const last = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'SUCCEEDED');
-    clock.set('2026-06-01T12:00:41.000Z'); // 20, 30 and 40 come due within the 300 ms run of 20
-    await last;
-    off();
+    const of = (status: string, slot: string) => (c: { run: { jobId: string; status: string; scheduledAt: Date } }) =>
+      c.run.jobId === job.id && c.run.status === status && c.run.scheduledAt.toISOString() === slot;
+    const running = nextChange(t.cronql, of('RUNNING', '2026-06-01T12:00:20.000Z'));
+    clock.set('2026-06-01T12:00:20.000Z');
+    const { run: first } = await running;
+    // The run of :20 is still RUNNING when :30 and then :40 come due.
+    for (const slot of ['2026-06-01T12:00:30.000Z', '2026-06-01T12:00:40.000Z']) {
+      const skipped = nextChange(t.cronql, of('SKIPPED', slot));
+      clock.set(slot);
+      expect((await skipped).run).toMatchObject({ failureCode: 'OVERLAP', triggerType: 'SCHEDULED', startedAt: null });
+    }
+    await t.cronql.runs.cancel(first.id);
     const runs = await runsOf(t.cronql, job.id);
     expect(runs.map((r) => [r.scheduledAt.toISOString().slice(11, 19), r.status, r.failureCode])).toEqual([
-      ['12:00:20', 'SUCCEEDED', null],
+      ['12:00:20', 'CANCELED', 'CANCELED'],
       ['12:00:30', 'SKIPPED', 'OVERLAP'],
       ['12:00:40', 'SKIPPED', 'OVERLAP'],
     ]);
+    // Then the next slot runs again.
+    const next = nextChange(t.cronql, of('RUNNING', '2026-06-01T12:00:50.000Z'));
+    clock.set('2026-06-01T12:00:50.000Z');
+    await t.cronql.runs.cancel((await next).run.id);
+    await t.cronql.jobs.retire(job.id);
   });
 
   it('after a stall only the latest due slot fires: the missed ones are not replayed', async () => {
@@ -71,7 +82,7 @@ describe('the fire path with a controllable clock', () => {
       cronExpression: '*/10 * * * * *',
     });
     const done = nextChange(t.cronql, (c) => c.run.jobId === job.id && terminal(c));
-    clock.jump('2026-06-01T12:01:35.000Z'); // frozen from 12:00:41 to 12:01:35: 50 … 1:30 came due
+    clock.jump('2026-06-01T12:01:35.000Z'); // frozen from 12:00:50 to 12:01:35: 1:00 … 1:30 came due
     expect((await done).run.scheduledAt.toISOString()).toBe('2026-06-01T12:01:30.000Z');
     await t.cronql.runtime!.whenIdle();
     expect((await runsOf(t.cronql, job.id)).map((r) => r.scheduledAt.toISOString())).toEqual(['2026-06-01T12:01:30.000Z']);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cronql } from '../../src/app.js';
+import { createCronql, type Cronql } from '../../src/app.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { ScheduleType } from '../../src/domain/enums.js';
 import { eventually, runsOf, startCronql, terminal, testDatabase } from '../support/cronql.js';
@@ -161,6 +161,50 @@ describe('cancel across instances', () => {
       expect(await api.runs.get(run.id)).toMatchObject({ status: 'CANCELED', runnerInstanceId: 'scheduler' });
     } finally {
       await Promise.all([scheduler.stop(), api.stop()]);
+      await db.drop();
+    }
+  });
+});
+
+describe('stopping', () => {
+  it('run-now on an instance that stopped firing is run by another instance', async () => {
+    const db = await testDatabase();
+    const a = await startCronql(db.url, { instanceId: 'a' });
+    const b = await startCronql(db.url, { instanceId: 'b' });
+    try {
+      const job = await a.jobs.create({ key: 'late-run-now', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+      a.stopFiring(); // shutting down, still answering the requests in flight
+      const run = await a.runs.runNow(job.id);
+      expect(run.status).toBe('PENDING');
+      const done = await eventually(async () => {
+        const r = await a.runs.get(run.id);
+        return r?.status === 'SUCCEEDED' ? r : null;
+      });
+      expect(done.runnerInstanceId).toBe('b');
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await db.drop();
+    }
+  });
+
+  it('stop() during start() leaves nothing armed', async () => {
+    const db = await testDatabase();
+    const first = await startCronql(db.url, { listen: false });
+    await first.jobs.create({ key: 'armed-or-not', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * * *' });
+    await first.stop();
+    const clock = new ManualClock('2026-06-01T00:00:00Z');
+    const cronql = createCronql({ databaseUrl: db.url, clock, listen: false });
+    try {
+      const starting = cronql.start();
+      // Stop as soon as the runtime exists, while it is still recovering.
+      await eventually(() => cronql.runtime, 5_000);
+      const stopping = cronql.stop();
+      await starting.catch(() => {});
+      await stopping;
+      expect(cronql.runtime!.armed).toBe(false);
+      expect(clock.pending).toBe(0);
+    } finally {
+      await cronql.stop();
       await db.drop();
     }
   });

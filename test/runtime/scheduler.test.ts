@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { Scheduler } from '../../src/runtime/scheduler.js';
 
-const snapshot = (status: JobStatus, updatedAt: string): JobSnapshot => ({
+const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T00:00:00Z'): JobSnapshot => ({
   id: '11111111-1111-4111-8111-111111111111',
   jobKey: 'k',
   version: 1,
@@ -17,6 +17,7 @@ const snapshot = (status: JobStatus, updatedAt: string): JobSnapshot => ({
   timezone: 'UTC',
   timeoutSeconds: null,
   status,
+  revision,
   updatedAt: new Date(updatedAt),
 });
 
@@ -30,26 +31,37 @@ describe('Scheduler.upsert with snapshots out of order', () => {
 
   it('an older PAUSED snapshot does not disarm a newer ACTIVE job', () => {
     const s = make();
-    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:02Z')); // resumed
-    s.upsert(snapshot(JobStatus.PAUSED, '2026-06-01T00:00:01Z')); // the pause before, late
-    expect(s.nextAt(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:02Z').id)).not.toBeNull();
+    s.upsert(snapshot(JobStatus.ACTIVE, 3)); // resumed
+    s.upsert(snapshot(JobStatus.PAUSED, 2)); // the pause before, late
+    expect(s.jobIds()).toHaveLength(1);
   });
 
   it('an older ACTIVE snapshot does not re-arm a newer PAUSED job', () => {
     const s = make();
-    s.upsert(snapshot(JobStatus.PAUSED, '2026-06-01T00:00:02Z'));
-    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:01Z'));
+    s.upsert(snapshot(JobStatus.PAUSED, 2));
+    s.upsert(snapshot(JobStatus.ACTIVE, 1));
     expect(s.jobIds()).toEqual([]);
   });
 
-  it('does nothing before start() and after stop()', () => {
+  it('orders by revision, not by the clocks of the instances that made the changes', () => {
+    const s = make();
+    s.upsert(snapshot(JobStatus.ACTIVE, 1, '2026-06-01T00:00:00Z'));
+    s.upsert(snapshot(JobStatus.PAUSED, 2, '2026-06-01T00:00:02Z')); // paused by a clock 2 s fast
+    s.upsert(snapshot(JobStatus.ACTIVE, 3, '2026-06-01T00:00:01Z')); // resumed later, earlier clock
+    expect(s.jobIds()).toHaveLength(1);
+  });
+
+  it('does nothing before start() and after stop(), and a stopped scheduler stays stopped', () => {
     const s = new Scheduler(clock, () => {}, createLogger());
-    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:01Z'));
+    s.upsert(snapshot(JobStatus.ACTIVE, 1));
     expect(s.jobIds()).toEqual([]);
     s.start();
-    s.upsert(snapshot(JobStatus.ACTIVE, '2026-06-01T00:00:01Z'));
+    s.upsert(snapshot(JobStatus.ACTIVE, 1));
     expect(s.jobIds()).toHaveLength(1);
     s.stop();
+    expect(s.jobIds()).toEqual([]);
+    s.start();
+    s.upsert(snapshot(JobStatus.ACTIVE, 2));
     expect(s.jobIds()).toEqual([]);
   });
 });

@@ -55,6 +55,10 @@ export class JobDefinition {
   @Property({ type: 'text', nullable: true })
   updatedBy?: string | null;
 
+  /** Bumped by the database on every change (trigger); orders snapshots across instances. */
+  @Property({ type: 'integer', default: 1 })
+  revision: number & Opt = 1;
+
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt: Date & Opt = new Date();
 
