@@ -94,7 +94,7 @@ export class Runtime {
     if (this.state !== 'armed') return;
     for (const job of jobs) this.scheduler.upsert(job);
     this.ready = true;
-    log.info({ jobs: jobs.length, instanceId: this.o.instanceId }, 'runtime armed');
+    log.info({ jobs: jobs.length }, 'runtime armed');
   }
 
   /** Applies a job change made in this process (services call it; other instances get a NOTIFY). */
