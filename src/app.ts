@@ -67,11 +67,11 @@ export class Cronql {
   private _databaseUrl?: string;
 
   constructor(private readonly options: CronqlOptions = {}) {
-    this.log = options.log ?? createLogger();
+    this.instanceId = options.instanceId ?? defaultInstanceId();
+    this.log = options.log ?? createLogger({ instanceId: this.instanceId });
     this.events = new RunEvents((err) => this.log.error({ err }, 'a run event listener threw'));
     this.clock = options.clock ?? new SystemClock();
     this.targets = createTargetRegistry(options.targets ?? {}, { httpAllowPrivate: options.httpAllowPrivate });
-    this.instanceId = options.instanceId ?? defaultInstanceId();
     this.role = options.role ?? 'all';
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
   }
