@@ -1,5 +1,6 @@
 import { createLogger } from '../../src/logger.js';
-import type { TargetContext } from '../../src/runtime/targets/target.js';
+import { expect } from 'vitest';
+import { TargetError, type TargetContext } from '../../src/runtime/targets/target.js';
 
 /** A handler context as the executor builds it, for calling a target directly. */
 export function targetContext(payload: unknown, signal = new AbortController().signal, jobKey = 'test'): TargetContext {
@@ -16,4 +17,14 @@ export function targetContext(payload: unknown, signal = new AbortController().s
     },
     log: createLogger(),
   };
+}
+
+/** The TargetError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+export async function failure(promise: Promise<unknown>): Promise<TargetError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(TargetError);
+  return err as TargetError;
 }

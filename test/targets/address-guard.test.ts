@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { assertPublicUrl, blockedAddressReason, type AddressLookup } from '../../src/runtime/targets/address-guard.js';
 import { TargetError } from '../../src/runtime/targets/target.js';
+import { failure } from '../support/target-context.js';
 
 /** A resolver that knows only the names it is given, so no test touches real DNS. */
 function stubLookup(table: Record<string, string[]>): AddressLookup {
@@ -9,15 +10,6 @@ function stubLookup(table: Record<string, string[]>): AddressLookup {
     if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<TargetError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(TargetError);
-  return err as TargetError;
 }
 
 describe('blockedAddressReason', () => {

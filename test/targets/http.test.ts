@@ -5,7 +5,7 @@ import type { AddressLookup } from '../../src/runtime/targets/address-guard.js';
 import { createHttpTarget, type HttpTargetOptions } from '../../src/runtime/targets/builtin/http.js';
 import { createTargetRegistry } from '../../src/runtime/targets/registry.js';
 import { TargetError, type TargetContext } from '../../src/runtime/targets/target.js';
-import { targetContext } from '../support/target-context.js';
+import { failure, targetContext } from '../support/target-context.js';
 
 /** Every request the server received, as `METHOD /path`. */
 let hits: string[] = [];
@@ -71,15 +71,6 @@ const context = (payload: unknown, signal?: AbortSignal) => targetContext(payloa
 
 function run(payload: unknown, options: HttpTargetOptions = { allowPrivate: true }, signal?: AbortSignal) {
   return Promise.resolve(createHttpTarget(options).handler(context(payload, signal)));
-}
-
-async function failure(promise: Promise<unknown>): Promise<TargetError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(TargetError);
-  return err as TargetError;
 }
 
 /**
