@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import { assertPublicUrl, blockedAddressReason, type AddressLookup } from '../../src/runtime/targets/address-guard.js';
-import { TargetError } from '../../src/runtime/targets/target.js';
 import { failure } from '../support/target-context.js';
 
 /** A resolver that knows only the names it is given, so no test touches real DNS. */
