@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createCronql, type Cronql, type CronqlOptions } from '../../src/app.js';
+import { isTerminal } from '../../src/domain/enums.js';
 import type { RunChange } from '../../src/runtime/run-events.js';
 import type { RunRecord } from '../../src/domain/run.js';
 import { afterAll, beforeAll } from 'vitest';
@@ -55,7 +56,7 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
   }
 }
 
-export const terminal = (c: RunChange) => ['SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'].includes(c.run.status);
+export const terminal = (c: RunChange) => isTerminal(c.run.status);
 
 /**
  * A cronql on a fresh database for the tests of one `describe`: started before them, stopped and
