@@ -1,8 +1,10 @@
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.js';
 import { Migration20261122010000_job_revision } from './Migration20261122010000_job_revision.js';
+import { Migration20261124000000_self_healing } from './Migration20261124000000_self_healing.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_job_revision', class: Migration20261122010000_job_revision },
+  { name: 'Migration20261124000000_self_healing', class: Migration20261124000000_self_healing },
 ];

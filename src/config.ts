@@ -33,6 +33,16 @@ export interface Config {
   shutdownGraceMs: number;
   /** Largest accepted job/run payload, in bytes of JSON. @default 65536 */
   maxPayloadBytes: number;
+  /** How often a runtime records that it is alive (and sweeps lost runs). @default 5000 */
+  heartbeatMs: number;
+  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST). @default 30000 */
+  lostAfterMs: number;
+  /** A slot that cannot be recorded within this long after it came due is MISSED, not run late. @default 10000 */
+  misfireGraceMs: number;
+  /** How long to wait for a new database connection (or a free one in the pool). @default 5000 */
+  dbConnectTimeoutMs: number;
+  /** Client-side bound on one statement; `statement_timeout` is set to match. @default 10000 */
+  dbQueryTimeoutMs: number;
 }
 
 /** The defaults of the tunables, shared by the environment reader and the library API. */
@@ -40,6 +50,11 @@ export const DEFAULTS = {
   staleAfterMs: 900_000,
   shutdownGraceMs: 30_000,
   maxPayloadBytes: 65_536,
+  heartbeatMs: 5_000,
+  lostAfterMs: 30_000,
+  misfireGraceMs: 10_000,
+  dbConnectTimeoutMs: 5_000,
+  dbQueryTimeoutMs: 10_000,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -103,6 +118,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const instanceId = str(env, 'CRONQL_INSTANCE_ID') ?? defaultInstanceId();
   if (instanceId.length > 200) throw new ConfigError('CRONQL_INSTANCE_ID', 'must be at most 200 characters');
+  const heartbeatMs = int(env, 'CRONQL_HEARTBEAT_MS', DEFAULTS.heartbeatMs, 100, 600_000);
+  const lostAfterMs = int(env, 'CRONQL_LOST_AFTER_MS', DEFAULTS.lostAfterMs, 300, 86_400_000);
+  if (lostAfterMs < 3 * heartbeatMs) {
+    throw new ConfigError('CRONQL_LOST_AFTER_MS', `must be at least 3 × CRONQL_HEARTBEAT_MS (${3 * heartbeatMs}), got "${lostAfterMs}"`);
+  }
   return {
     port: int(env, 'PORT', 4000, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
@@ -117,5 +137,10 @@ export function loadConfig(env: Env = process.env): Config {
     httpAllowPrivate: bool(env, 'CRONQL_HTTP_ALLOW_PRIVATE', false),
     shutdownGraceMs: int(env, 'CRONQL_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 3_600_000),
     maxPayloadBytes: int(env, 'CRONQL_MAX_PAYLOAD_BYTES', DEFAULTS.maxPayloadBytes, 1, 16 * 1024 * 1024),
+    heartbeatMs,
+    lostAfterMs,
+    misfireGraceMs: int(env, 'CRONQL_MISFIRE_GRACE_MS', DEFAULTS.misfireGraceMs, 1_000, 86_400_000),
+    dbConnectTimeoutMs: int(env, 'CRONQL_DB_CONNECT_TIMEOUT_MS', DEFAULTS.dbConnectTimeoutMs, 100, 600_000),
+    dbQueryTimeoutMs: int(env, 'CRONQL_DB_QUERY_TIMEOUT_MS', DEFAULTS.dbQueryTimeoutMs, 100, 3_600_000),
   };
 }

@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { JobRun } from './entities/job-run.entity.js';
 import { migrationsList } from '../../migrations/index.js';
+import { connectionOptions, DEFAULT_DB_BOUNDS, type DbBounds } from './pool.js';
 
 export { MikroORM };
 export type { EntityManager } from '@mikro-orm/postgresql';
@@ -12,9 +13,13 @@ export interface OrmOptions {
   /** Connection pool size. @default 10 */
   poolSize?: number;
   debug?: boolean;
+  /** Connect and statement bounds, the same as the runtime pool's. */
+  bounds?: DbBounds;
 }
 
 export function ormConfig(options: OrmOptions): Options {
+  const bounds = options.bounds ?? DEFAULT_DB_BOUNDS;
+  const { connectionString: _url, ...pgOptions } = connectionOptions(options.databaseUrl, bounds);
   return {
     clientUrl: options.databaseUrl,
     entities: [JobDefinition, JobRun],
@@ -24,7 +29,10 @@ export function ormConfig(options: OrmOptions): Options {
     discovery: { warnWhenNoEntities: true },
     // MikroORM's own dynamic import() would bypass vitest's loader.
     dynamicImportProvider: (id: string) => import(id),
-    pool: { min: 0, max: options.poolSize ?? 10 },
+    // Every wait bounded (see DbBounds): knex waits for a free connection at most the connect
+    // timeout, and each connection gets the same timeouts and keep-alive as the runtime pool.
+    pool: { min: 0, max: options.poolSize ?? 10, acquireTimeoutMillis: bounds.connectTimeoutMs },
+    driverOptions: { connection: pgOptions, acquireConnectionTimeout: bounds.connectTimeoutMs },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     forceUtcTimezone: true,
@@ -40,6 +48,8 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
 export async function migrate(orm: MikroORM): Promise<void> {
   await orm.em.fork().transactional(async (em) => {
     // Held until commit: a second instance waits, then finds nothing left to apply.
+    // A migration may legitimately take longer than one statement's usual bound.
+    await em.execute('SET LOCAL statement_timeout = 0');
     await em.execute('SELECT pg_advisory_xact_lock(7253190041)');
     await orm.getMigrator().up({ transaction: em.getTransactionContext() });
   });

@@ -3,15 +3,84 @@ import pg from 'pg';
 export type Pool = pg.Pool;
 
 /**
+ * How long cronql waits for PostgreSQL. Without bounds, a network that silently drops packets
+ * (failover, lost NAT entry) makes every wait last until the kernel gives up, about 15 minutes:
+ * requests hang, probes never answer, shutdown never ends.
+ */
+export interface DbBounds {
+  /** For a new connection, and for a free connection of a full pool. @default 5000 */
+  connectTimeoutMs: number;
+  /** Client-side bound on one statement; the server's `statement_timeout` is set to match. @default 10000 */
+  queryTimeoutMs: number;
+}
+
+export const DEFAULT_DB_BOUNDS: DbBounds = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
+
+/**
+ * node-postgres connection options that bound every wait: connect timeout, a client-side query
+ * timeout (a statement whose answer never arrives fails, and the pool then drops its connection),
+ * the same bound server-side (the server stops work nobody waits for), and TCP keep-alive so a
+ * half-open connection is eventually noticed even when idle.
+ */
+export function connectionOptions(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): pg.ClientConfig {
+  return {
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: bounds.connectTimeoutMs,
+    query_timeout: bounds.queryTimeoutMs,
+    statement_timeout: bounds.queryTimeoutMs,
+    // A transaction left open by a client that vanished must not hold its locks for long.
+    idle_in_transaction_session_timeout: Math.max(bounds.queryTimeoutMs * 3, 30_000),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+  };
+}
+
+/**
  * The runtime's connection pool. The fire path speaks plain SQL through node-postgres: it
  * passes whole arrays as single parameters (`unnest($1::uuid[], …)`), which is what lets one
  * statement record thousands of co-due slots. Services and migrations go through MikroORM.
+ * A caller waiting for a free connection waits at most `connectTimeoutMs` (pg-pool applies the
+ * connection timeout to its waiters too), so the queue of waiters cannot grow without bound.
  */
-export function createPool(databaseUrl: string, max = 10): Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+export function createPool(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS, max = 10): Pool {
+  const pool = new pg.Pool({ ...connectionOptions(databaseUrl, bounds), max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return pool;
+}
+
+/**
+ * Closes a pool without waiting forever: `pool.end()` waits for checked-out clients, and a client
+ * stuck on a dead network may never come back. Resolves after `ms` either way.
+ */
+export async function endPool(pool: Pool, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([pool.end().catch(() => {}), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * True for errors that mean "the database did not answer in time or is unreachable", as opposed
+ * to errors about the statement or its data: connection refused/reset/closed, a connect or query
+ * timeout, a server shutting down, too many connections, a statement canceled by its timeout.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (/^(08|53|57)/.test(code) && code.length === 5) return true; // connection, resources, operator intervention (incl. 57014 canceled)
+      if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
+    }
+    const message = String((e as { message?: unknown }).message ?? '');
+    if (
+      /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connection timeout|Knex: Timeout acquiring a connection|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end|terminating connection/i.test(
+        message,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** jsonb parameters: undefined/null become SQL NULL, anything else JSON text. */

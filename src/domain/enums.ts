@@ -32,6 +32,29 @@ export enum TriggerType {
   AD_HOC = 'AD_HOC',
 }
 
+/**
+ * What becomes of slots a job missed (process down, stall, clock jump, database unreachable):
+ * NONE records them as SKIPPED/MISSED (the PDR's v1 "no replay"); LATEST runs the latest of them;
+ * ALL runs up to `catchUpLimit` of the latest, oldest first, one at a time.
+ */
+export enum CatchUpPolicy {
+  NONE = 'NONE',
+  LATEST = 'LATEST',
+  ALL = 'ALL',
+}
+
+/** Why a slot was missed (`failureDetails.reason` of a SKIPPED/MISSED run). */
+export enum MissedReason {
+  /** No cronql scheduler was running (found at the next start). */
+  PROCESS_DOWN = 'PROCESS_DOWN',
+  /** The event loop (or the machine) stalled past the slot. */
+  STALL = 'STALL',
+  /** The wall clock jumped forward past the slot. */
+  CLOCK_JUMP = 'CLOCK_JUMP',
+  /** The slot could not be recorded in time: the database was unreachable or too slow. */
+  DATABASE_UNREACHABLE = 'DATABASE_UNREACHABLE',
+}
+
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = [
   RunStatus.SUCCEEDED,
   RunStatus.FAILED,
@@ -50,6 +73,10 @@ export const FailureCode = {
   UNKNOWN_TARGET: 'UNKNOWN_TARGET',
   CANCELED: 'CANCELED',
   OVERLAP: 'OVERLAP',
+  /** The run's runner stopped beating (crashed, partitioned); details name it and its last heartbeat. */
+  RUNNER_LOST: 'RUNNER_LOST',
+  /** Skip reason: the slot could not fire; details say why (MissedReason). */
+  MISSED: 'MISSED',
   /** The run ended but its outcome (output, error) could not be stored. */
   RECORD_ERROR: 'RECORD_ERROR',
 } as const;

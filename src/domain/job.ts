@@ -1,4 +1,4 @@
-import { JobStatus, ScheduleType } from './enums.js';
+import { CatchUpPolicy, JobStatus, ScheduleType } from './enums.js';
 
 /** What the runtime needs of a job definition: a plain snapshot, detached from any ORM session. */
 export interface JobSnapshot {
@@ -13,13 +13,17 @@ export interface JobSnapshot {
   timezone: string;
   timeoutSeconds: number | null;
   status: JobStatus;
+  /** What becomes of missed slots. */
+  catchUp: CatchUpPolicy;
+  /** ALL: the most missed slots run per gap. */
+  catchUpLimit: number | null;
   /** Bumped by the database on every change: snapshots apply in revision order. */
   revision: number;
   updatedAt: Date;
 }
 
 export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type, cron_expression, run_at, timezone,
-  timeout_seconds, status, revision, updated_at`;
+  timeout_seconds, status, catch_up, catch_up_limit, revision, updated_at`;
 
 export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
   return {
@@ -34,6 +38,8 @@ export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
     timezone: row.timezone as string,
     timeoutSeconds: row.timeout_seconds == null ? null : Number(row.timeout_seconds),
     status: row.status as JobStatus,
+    catchUp: (row.catch_up as CatchUpPolicy) ?? CatchUpPolicy.NONE,
+    catchUpLimit: row.catch_up_limit == null ? null : Number(row.catch_up_limit),
     revision: Number(row.revision),
     updatedAt: new Date(row.updated_at as string),
   };

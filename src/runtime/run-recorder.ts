@@ -1,6 +1,6 @@
 import type { Pool } from '../db/pool.js';
 import { jsonParam } from '../db/pool.js';
-import { FailureCode, RunStatus, TriggerType } from '../domain/enums.js';
+import { FailureCode, RunStatus, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
 
@@ -8,6 +8,16 @@ import { Batcher } from './batcher.js';
 export interface DueSlot {
   jobId: string;
   slot: Date;
+  /** Not recorded at all once this instant has passed: the slot is then `late` (MISSED by the caller). */
+  deadline?: Date;
+}
+
+/** A slot to record as SKIPPED/MISSED. */
+export interface MissedSlot {
+  jobId: string;
+  slot: Date;
+  message: string;
+  details: Record<string, unknown>;
 }
 
 /** A run this instance claimed (PENDING → RUNNING), with its job's timeout. */
@@ -20,7 +30,8 @@ export interface ClaimedRun {
 export type FireOutcome =
   | { kind: 'claimed'; pending: RunRecord; running: RunRecord }
   | { kind: 'skipped'; run: RunRecord }
-  | { kind: 'taken' };
+  | { kind: 'taken' }
+  | { kind: 'late' };
 
 export interface Finish {
   status: RunStatus.SUCCEEDED | RunStatus.FAILED | RunStatus.CANCELED;
@@ -30,24 +41,45 @@ export interface Finish {
   failureDetails?: unknown;
 }
 
+/** The run as it was, for an instant, before its claim: what the creation event announces. */
+function asPending(run: RunRecord): RunRecord {
+  return { ...run, status: RunStatus.PENDING, startedAt: null, runnerInstanceId: null, updatedAt: run.createdAt };
+}
+
 const OVERLAP_MESSAGE = 'skipped: a run of this job was still active when the slot came due';
 
 /** RUN_COLUMNS qualified with a table alias, for statements that join. */
 const qualified = (alias: string) => RUN_COLUMNS.split(',').map((c) => `${alias}.${c.trim()}`).join(', ');
 
+/** Expressions for the columns of new runs (SQL fragments over `s`, `j` and the parameters). */
+interface NewRunColumns {
+  trigger: string;
+  status: string;
+  code: string;
+  message: string;
+  /** The instant of the change. */
+  at: string;
+  details?: string;
+  /** RUNNING at once: the runner's instance id (inserted and claimed in one statement). */
+  runner?: string;
+}
+
 /**
  * The statement that creates runs: one row per (job, slot, payload) of `source`, a query that
  * yields `job_id`, `slot` and `payload` (null: the job's own payload) from the job rows `j`
- * it joins. `$status`, `$code`, `$message` and `$at` name the parameters holding the new
- * run's status, failure code and message, and the instant of the change.
+ * it joins. Rows go in in (job, slot) order, so two instances inserting the same co-due slots
+ * take their index locks in the same order and never deadlock each other.
  */
-function insertRuns(source: string, p: { trigger: string; status: string; code: string; message: string; at: string }): string {
+function insertRuns(source: string, p: NewRunColumns): string {
+  const running = p.runner !== undefined;
   return `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot,
-      trigger_type, scheduled_at, status, failure_code, failure_message, finished_at, created_at, updated_at)
+      trigger_type, scheduled_at, status, failure_code, failure_message, failure_details, started_at, runner_instance_id,
+      finished_at, created_at, updated_at)
     SELECT gen_random_uuid(), j.id, j.job_key, j.version, j.target, coalesce(s.payload, j.payload), ${p.trigger},
-      s.slot, ${p.status}, ${p.code}, ${p.message},
+      s.slot, ${p.status}, ${p.code}, ${p.message}, ${p.details ?? 'NULL'}, ${running ? p.at : 'NULL'}, ${running ? p.runner : 'NULL'},
       CASE WHEN ${p.status} = 'SKIPPED' THEN ${p.at}::timestamptz END, ${p.at}, ${p.at}
     FROM ${source}
+    ORDER BY j.id, s.slot
     ON CONFLICT DO NOTHING
     RETURNING ${RUN_COLUMNS}`;
 }
@@ -60,7 +92,7 @@ const retireOneTimeJobs = (changed: string, at: string) => `retired AS (
     UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = ${at}
     FROM ${changed} c
     WHERE d.id = c.job_definition_id AND c.trigger_type = 'SCHEDULED'
-      AND c.status IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED')
+      AND c.status IN (${TERMINAL_RUN_STATUSES.map((x) => `'${x}'`).join(', ')})
       AND d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED'
     RETURNING d.id)`;
 
@@ -79,6 +111,7 @@ const DUE_SLOTS = `(SELECT job_id, slot, NULL::jsonb AS payload FROM unnest($1::
  */
 export class RunRecorder {
   private readonly fires = new Batcher<DueSlot, FireOutcome>((slots) => this.fireBatch(slots));
+  private readonly misses = new Batcher<MissedSlot, RunRecord | null>((slots) => this.missedBatch(slots));
   private readonly finishes = new Batcher<{ runId: string; finish: Finish }, RunRecord | null>((items) =>
     this.finishBatch(items),
   );
@@ -94,7 +127,15 @@ export class RunRecorder {
     return this.fires.add(due);
   }
 
-  private async fireBatch(slots: DueSlot[]): Promise<FireOutcome[]> {
+  /**
+   * Co-due slots in two statements. The first inserts every slot that is free as a RUNNING run of
+   * this instance: insert and claim are one statement, so a connection lost after it committed
+   * leaves a run that says who owns it (the runtime resumes it) rather than a PENDING run that
+   * blocks its job. Slots that inserted nothing either belong to someone else (the slot key) or
+   * overlap an active run (the one-active-run index); recording them as SKIPPED tells which, since
+   * the slot key still rejects a slot someone else owns.
+   */
+  private async fireBatch(all: DueSlot[]): Promise<FireOutcome[]> {
     const now = this.now();
     const key = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
     const byKey = (rows: Record<string, unknown>[]) =>
@@ -102,17 +143,17 @@ export class RunRecorder {
         const run = rowToRun(row);
         return [key(run.jobId, run.scheduledAt), run] as const;
       }));
+    // Work that can no longer be done on time is dropped, not queued: the caller accounts for it.
+    const slots = all.filter((s) => !s.deadline || s.deadline.getTime() >= now.getTime());
+    if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
     const inserted = await this.pool.query(
-      insertRuns(DUE_SLOTS, { trigger: `'SCHEDULED'`, status: `'PENDING'`, code: 'NULL', message: 'NULL', at: '$3' }),
-      [slots.map((s) => s.jobId), slots.map((s) => s.slot), now],
+      insertRuns(DUE_SLOTS, { trigger: `'SCHEDULED'`, status: `'RUNNING'`, code: 'NULL', message: 'NULL', at: '$3', runner: '$4' }),
+      [slots.map((s) => s.jobId), slots.map((s) => s.slot), now, this.instanceId],
     );
-    const pending = byKey(inserted.rows);
+    const running = byKey(inserted.rows);
 
-    // Slots that inserted nothing: either another actor recorded the slot, or a run of the job
-    // is still active (the one-active-run index). Recording them as SKIPPED tells which: the
-    // slot key still rejects a slot someone else owns.
-    const rest = slots.filter((s) => !pending.has(key(s.jobId, s.slot)));
+    const rest = slots.filter((s) => !running.has(key(s.jobId, s.slot)));
     let skipped = new Map<string, RunRecord>();
     if (rest.length > 0) {
       const res = await this.pool.query(
@@ -124,24 +165,46 @@ export class RunRecorder {
       skipped = byKey(res.rows);
     }
 
-    const claimed = await this.claim([...pending.values()].map((r) => r.id));
-    const running = new Map(claimed.map((c) => [c.run.id, c.run]));
-    return slots.map((s): FireOutcome => {
+    const kept = new Set(slots);
+    return all.map((s): FireOutcome => {
+      if (!kept.has(s)) return { kind: 'late' };
       const k = key(s.jobId, s.slot);
-      const p = pending.get(k);
-      if (p) {
-        const r = running.get(p.id);
-        // Not claimed: the run was canceled in between.
-        return r ? { kind: 'claimed', pending: p, running: r } : { kind: 'taken' };
-      }
+      const r = running.get(k);
+      if (r) return { kind: 'claimed', pending: asPending(r), running: r };
       const sk = skipped.get(k);
       return sk ? { kind: 'skipped', run: sk } : { kind: 'taken' };
     });
   }
 
+  /**
+   * Records missed slots as SKIPPED/MISSED rows (batched like fires). A slot someone recorded
+   * meanwhile keeps its row (the slot key); returns the rows written.
+   */
+  recordMissed(slots: MissedSlot[]): Promise<RunRecord[]> {
+    if (slots.length === 0) return Promise.resolve([]);
+    return Promise.all(slots.map((s) => this.misses.add(s))).then((rows) => rows.filter((r): r is RunRecord => r !== null));
+  }
+
+  private async missedBatch(slots: MissedSlot[]): Promise<(RunRecord | null)[]> {
+    const now = this.now();
+    const source = `(SELECT job_id, slot, NULL::jsonb AS payload, message, details
+        FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[]) AS u(job_id, slot, message, details)) s
+      JOIN cron_job_definitions j ON j.id = s.job_id`;
+    const res = await this.pool.query(
+      insertRuns(source, { trigger: `'SCHEDULED'`, status: `'SKIPPED'`, code: '$5', message: 's.message', details: 's.details', at: '$6' }),
+      [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.message), slots.map((s) => JSON.stringify(s.details)), FailureCode.MISSED, now],
+    );
+    const rows = new Map(res.rows.map((row) => {
+      const run = rowToRun(row);
+      return [`${run.jobId}@${run.scheduledAt.getTime()}`, run] as const;
+    }));
+    return slots.map((s) => rows.get(`${s.jobId}@${s.slot.getTime()}`) ?? null);
+  }
+
   /** PENDING → RUNNING for this instance; returns the runs it won (conditional update). */
-  async claim(runIds: string[]): Promise<ClaimedRun[]> {
-    if (runIds.length === 0) return [];
+  async claim(ids: string[]): Promise<ClaimedRun[]> {
+    if (ids.length === 0) return [];
+    const runIds = [...ids].sort(); // one lock order across instances
     const now = this.now();
     const res = await this.pool.query(
       `UPDATE cron_job_runs r SET status = 'RUNNING', started_at = $2, updated_at = $2, runner_instance_id = $3
@@ -171,7 +234,7 @@ export class RunRecorder {
     const now = this.now();
     // One outcome per run: a second one in the same batch loses.
     const seen = new Set<string>();
-    const items = all.filter((i) => !seen.has(i.runId) && seen.add(i.runId));
+    const items = all.filter((i) => !seen.has(i.runId) && seen.add(i.runId)).sort((a, b) => (a.runId < b.runId ? -1 : 1));
     const res = await this.pool.query(
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[])
@@ -244,6 +307,55 @@ export class RunRecorder {
     );
     const row = res.rows[0];
     return row ? { run: rowToRun(row), previousStatus: row.previous_status as RunStatus } : null;
+  }
+
+  /**
+   * The continuous sweep's rule for RUNNING runs whose runner is gone, safe when several
+   * instances sweep at once (each row is settled by one UPDATE; the others find it terminal):
+   * - the runner has an instance row whose heartbeat is older than `silentMs` (database time, so
+   *   the instances' clocks do not matter): FAILED/RUNNER_LOST, with the runner and its last beat;
+   * - the runner has no instance row (an instance of a version without heartbeats, or one pruned
+   *   long ago): the PDR's rule, FAILED/STALE_TIMEOUT once started longer ago than `staleAfterMs`.
+   */
+  async settleLost(silentMs: number, staleAfterMs: number): Promise<RunRecord[]> {
+    const now = this.now();
+    const res = await this.pool.query(
+      `WITH lost AS (
+         SELECT r.id, r.runner_instance_id, i.id AS known, i.heartbeat_at
+         FROM cron_job_runs r LEFT JOIN cron_instances i ON i.id = r.runner_instance_id
+         WHERE r.status = 'RUNNING'
+           AND ((i.id IS NOT NULL AND i.heartbeat_at < now() - make_interval(secs => $2::double precision / 1000))
+             OR (i.id IS NULL AND r.started_at < $1::timestamptz - make_interval(secs => $3::double precision / 1000)))
+         ORDER BY r.id
+         FOR UPDATE OF r SKIP LOCKED
+       ), done AS (
+         UPDATE cron_job_runs r SET status = 'FAILED', finished_at = $1, updated_at = $1,
+           failure_code = CASE WHEN lost.known IS NULL THEN $5 ELSE $4 END,
+           failure_message = CASE WHEN lost.known IS NULL
+             THEN 'the run was still RUNNING longer than the stale threshold, and its runner is not a known instance'
+             ELSE 'the run''s runner stopped beating (crashed, stopped or cut off from the database)' END,
+           failure_details = CASE WHEN lost.known IS NULL
+             THEN jsonb_build_object('runnerInstanceId', lost.runner_instance_id, 'staleAfterMs', $3::bigint)
+             ELSE jsonb_build_object('runnerInstanceId', lost.runner_instance_id, 'lastHeartbeatAt',
+               to_char(lost.heartbeat_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) END
+         FROM lost
+         WHERE r.id = lost.id AND r.status = 'RUNNING'
+         RETURNING ${qualified('r')}
+       ), ${retireOneTimeJobs('done', '$1')}
+       SELECT * FROM done`,
+      [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
+    );
+    return res.rows.map(rowToRun);
+  }
+
+  /** The RUNNING runs the database says this instance runs (to find claims whose answer was lost). */
+  async runningHere(): Promise<ClaimedRun[]> {
+    const res = await this.pool.query(
+      `SELECT ${qualified('r')}, d.timeout_seconds FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+       WHERE r.status = 'RUNNING' AND r.runner_instance_id = $1`,
+      [this.instanceId],
+    );
+    return res.rows.map((row) => ({ run: rowToRun(row), timeoutSeconds: row.timeout_seconds ?? null }));
   }
 
   async get(runId: string): Promise<RunRecord | null> {

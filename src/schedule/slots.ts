@@ -73,6 +73,31 @@ export function latestSlotBetween(
 }
 
 /**
+ * The latest `count` slots in (`afterExclusive`, `untilInclusive`], earliest first (fewer when the
+ * window holds fewer). Looks back through growing windows like `latestSlotBetween`, so the slots of
+ * a long gap before them are never enumerated.
+ */
+export function latestSlotsBetween(
+  expression: CronExpression | string,
+  timezone: string,
+  afterExclusive: Date,
+  untilInclusive: Date,
+  count: number,
+): Date[] {
+  assertCount('count', count);
+  const cron = toExpression(expression);
+  const after = instantOf('afterExclusive', afterExclusive);
+  const until = instantOf('untilInclusive', untilInclusive);
+  if (count === 0) return [];
+  for (const span of LOOK_BACK_MS) {
+    const from = Math.max(after, until - span);
+    const found = collect(cron, timezone, from, until, Number.MAX_SAFE_INTEGER);
+    if (found.length >= count || from === after) return found.slice(Math.max(0, found.length - count));
+  }
+  return [];
+}
+
+/**
  * Walks matching local times in order and maps each to its instants. DST can put a local time's
  * instant after the next local time's (a gap-shifted 02:30 lands after a real 03:00, the late copy
  * of 01:00 after the early 01:30), so candidates are gathered until no later local time can still

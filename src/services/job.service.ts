@@ -47,6 +47,8 @@ export function toSnapshot(job: JobDefinition): JobSnapshot {
     timezone: job.timezone,
     timeoutSeconds: job.timeoutSeconds ?? null,
     status: job.status,
+    catchUp: job.catchUp,
+    catchUpLimit: job.catchUpLimit ?? null,
     revision: job.revision,
     updatedAt: job.updatedAt,
   };

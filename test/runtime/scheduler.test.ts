@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobStatus, ScheduleType } from '../../src/domain/enums.js';
+import { CatchUpPolicy, JobStatus, ScheduleType } from '../../src/domain/enums.js';
 import type { JobSnapshot } from '../../src/domain/job.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -17,6 +17,8 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
   timezone: 'UTC',
   timeoutSeconds: null,
   status,
+  catchUp: CatchUpPolicy.NONE,
+  catchUpLimit: null,
   revision,
   updatedAt: new Date(updatedAt),
 });

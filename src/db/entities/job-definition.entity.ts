@@ -1,6 +1,6 @@
 import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { JobStatus, ScheduleType } from '../../domain/enums.js';
+import { CatchUpPolicy, JobStatus, ScheduleType } from '../../domain/enums.js';
 
 /**
  * A versioned job definition. `(jobKey, version)` is unique; at most one version per key is not
@@ -39,6 +39,14 @@ export class JobDefinition {
 
   @Property({ type: 'integer', nullable: true })
   timeoutSeconds?: number | null;
+
+  /** What becomes of slots missed while no cronql could fire them (see docs/ledger.md). */
+  @Enum({ items: () => CatchUpPolicy, type: 'text', default: CatchUpPolicy.NONE })
+  catchUp: CatchUpPolicy & Opt = CatchUpPolicy.NONE;
+
+  /** ALL: at most this many missed slots of one gap run (the rest are recorded MISSED). */
+  @Property({ type: 'integer', nullable: true })
+  catchUpLimit?: number | null;
 
   @Enum({ items: () => JobStatus, type: 'text' })
   status: JobStatus & Opt = JobStatus.ACTIVE;
