@@ -4,7 +4,8 @@ import { DEFAULTS, defaultInstanceId } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { Notifier } from './db/notifier.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
-import { createPool, type Pool } from './db/pool.js';
+import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
+import { VERSION } from './version.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
 import { RunRecorder } from './runtime/run-recorder.js';
@@ -34,6 +35,16 @@ export interface CronqlOptions {
   maxPayloadBytes?: number;
   /** Let the `http` target call loopback/private addresses. @default false */
   httpAllowPrivate?: boolean;
+  /** How often a runtime records that it is alive and sweeps lost runs. @default 5000 */
+  heartbeatMs?: number;
+  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST). @default 20000 */
+  lostAfterMs?: number;
+  /** A slot not recorded within this long after it came due is MISSED rather than run late. @default 10000 */
+  misfireGraceMs?: number;
+  /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
+  dbConnectTimeoutMs?: number;
+  /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */
+  dbQueryTimeoutMs?: number;
   /** @default a SystemClock */
   clock?: Clock;
   /** Listen for other instances' changes (LISTEN/NOTIFY). @default true */
@@ -57,6 +68,8 @@ export class Cronql {
   private embedded?: EmbeddedDatabase;
   private _orm?: MikroORM;
   private _pool?: Pool;
+  /** The readiness probe's own connection: never queued behind the runtime's work. */
+  private probe?: Pool;
   private _jobs?: JobService;
   private _runs?: RunService;
   private _runtime?: Runtime;
@@ -107,9 +120,14 @@ export class Cronql {
       url = this.embedded.url;
     }
     this._databaseUrl = url;
-    this._orm = await openOrm({ databaseUrl: url });
+    const bounds: DbBounds = {
+      connectTimeoutMs: o.dbConnectTimeoutMs ?? DEFAULTS.dbConnectTimeoutMs,
+      queryTimeoutMs: o.dbQueryTimeoutMs ?? DEFAULTS.dbQueryTimeoutMs,
+    };
+    this._orm = await openOrm({ databaseUrl: url, bounds });
     await migrate(this._orm);
-    this._pool = createPool(url);
+    this._pool = createPool(url, bounds);
+    this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const recorder = new RunRecorder(this._pool, this.instanceId, () => this.clock.now());
     if (o.listen !== false) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync());
@@ -125,8 +143,13 @@ export class Cronql {
         events: this.events,
         log: this.log,
         instanceId: this.instanceId,
+        role: this.role,
+        version: VERSION,
         staleAfterMs: o.staleAfterMs ?? DEFAULTS.staleAfterMs,
         shutdownGraceMs: o.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+        heartbeatMs: o.heartbeatMs ?? DEFAULTS.heartbeatMs,
+        lostAfterMs: o.lostAfterMs ?? DEFAULTS.lostAfterMs,
+        misfireGraceMs: o.misfireGraceMs ?? DEFAULTS.misfireGraceMs,
         notifier: this.notifier,
         recorder,
       });
@@ -144,15 +167,35 @@ export class Cronql {
     await this._runtime?.start();
   }
 
-  /** True when the database answers and, where this process runs one, the runtime is armed. */
+  /**
+   * Readiness, by named check: the database answers (within a second, on the probe's own
+   * connection, so a backlog of the runtime never delays it) and, where this process runs one,
+   * the runtime is armed and its fire path reaches the database.
+   */
+  async readiness(): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'failing'> }> {
+    const checks: Record<string, 'ok' | 'failing'> = {};
+    if (this._runtime) checks.runtime = this._runtime.armed && !this._runtime.databaseUnreachable ? 'ok' : 'failing';
+    checks.database = (await this.probeDatabase()) ? 'ok' : 'failing';
+    const ready = !this.stopping && Object.values(checks).every((c) => c === 'ok');
+    return { ready, checks };
+  }
+
   async ready(): Promise<boolean> {
-    if (!this._pool || this.stopping) return false;
-    if (this._runtime && !this._runtime.armed) return false;
+    return (await this.readiness()).ready;
+  }
+
+  private async probeDatabase(): Promise<boolean> {
+    if (!this.probe || this.stopping) return false;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this._pool.query('SELECT 1');
-      return true;
+      return await Promise.race([
+        this.probe.query('SELECT 1').then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), PROBE_MS))),
+      ]);
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -172,8 +215,9 @@ export class Cronql {
       this.clock.close();
       await this.relay?.stop();
       await this.notifier?.close();
-      await this._pool?.end().catch(() => {});
-      await this._orm?.close(true).catch(() => {});
+      // Bounded: a client stuck on a dead network may never be given back.
+      await Promise.all([this._pool && endPool(this._pool, 2_000), this.probe && endPool(this.probe, 1_000)]);
+      await Promise.race([this._orm?.close(true).catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())]);
       await this.embedded?.stop();
     })();
     return this.stopping;
@@ -184,6 +228,9 @@ export class Cronql {
     return value;
   }
 }
+
+/** How long the readiness probe waits for the database: /readyz answers within a second. */
+const PROBE_MS = 800;
 
 export function createCronql(options: CronqlOptions = {}): Cronql {
   return new Cronql(options);

@@ -39,6 +39,11 @@ async function main(): Promise<void> {
     instanceId: config.instanceId,
     staleAfterMs: config.staleAfterMs,
     shutdownGraceMs: config.shutdownGraceMs,
+    heartbeatMs: config.heartbeatMs,
+    lostAfterMs: config.lostAfterMs,
+    misfireGraceMs: config.misfireGraceMs,
+    dbConnectTimeoutMs: config.dbConnectTimeoutMs,
+    dbQueryTimeoutMs: config.dbQueryTimeoutMs,
     maxPayloadBytes: config.maxPayloadBytes,
     httpAllowPrivate: config.httpAllowPrivate,
     log,
@@ -49,6 +54,11 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     log.info({ signal }, 'shutting down: no more firing, draining in-flight runs');
+    // Every step below is bounded; this is the last word if the database hangs in a way they miss.
+    setTimeout(() => {
+      log.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000).unref();
     try {
       // Stop firing first, then stop serving, then drain the runs in flight.
       cronql.stopFiring();

@@ -1,13 +1,16 @@
 import type { Express } from 'express';
 import type { Cronql } from '../app.js';
 
-/** `/healthz`: the process lives. `/readyz`: the database answers and the runtime (if any) is armed. */
+/**
+ * `/healthz`: the process lives (never touches the database). `/readyz`: the database answers
+ * within a second and the runtime (if any) is armed and reaches it; the body names each check.
+ */
 export function mountHealth(app: Express, cronql: Cronql): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const ready = await cronql.ready();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+    const { ready, checks } = await cronql.readiness();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
   });
 }

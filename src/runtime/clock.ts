@@ -1,4 +1,6 @@
 import cron, { type ScheduledTask } from 'node-cron';
+import { performance } from 'node:perf_hooks';
+import { MissedReason } from '../domain/enums.js';
 import { MinHeap } from './min-heap.js';
 
 /** A pending wake-up; `cancel()` is idempotent. */
@@ -16,7 +18,15 @@ export interface Clock {
   setAlarm(at: Date, fn: () => void): Alarm;
   /** Stops every pending alarm; the clock stays usable. */
   close(): void;
+  /**
+   * Why alarms are waking late right now: the wall clock jumped (CLOCK_JUMP), or time passed
+   * without the process getting to run them (STALL: a blocked event loop, a paused machine).
+   */
+  lateReason(): MissedReason.STALL | MissedReason.CLOCK_JUMP;
 }
+
+/** A change of the wall clock against the monotonic clock larger than this is a jump. */
+const JUMP_MS = 1_000;
 
 interface Entry {
   at: number;
@@ -43,9 +53,16 @@ export class SystemClock implements Clock {
   private cancelled = 0;
   private task: ScheduledTask | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  /** Wall clock minus monotonic clock at the last wake-up: it moves only when the wall clock jumps. */
+  private offset = Date.now() - performance.now();
+  private jumped = false;
 
   now(): Date {
     return new Date();
+  }
+
+  lateReason(): MissedReason.STALL | MissedReason.CLOCK_JUMP {
+    return this.jumped ? MissedReason.CLOCK_JUMP : MissedReason.STALL;
   }
 
   setAlarm(at: Date, fn: () => void): Alarm {
@@ -100,6 +117,9 @@ export class SystemClock implements Clock {
 
   private drain(): void {
     const now = Date.now();
+    const offset = now - performance.now();
+    this.jumped = Math.abs(offset - this.offset) > JUMP_MS;
+    this.offset = offset;
     for (let top = this.heap.peek(); top && top.at <= now; top = this.heap.peek()) {
       this.heap.pop();
       if (top.cancelled) {
@@ -129,6 +149,7 @@ export class ManualClock implements Clock {
   private current: number;
   private readonly heap = new MinHeap<Entry>(byTime);
   private seq = 0;
+  private reason: MissedReason.STALL | MissedReason.CLOCK_JUMP = MissedReason.STALL;
 
   constructor(start: Date | string) {
     this.current = new Date(start).getTime();
@@ -155,12 +176,23 @@ export class ManualClock implements Clock {
    * Moves time forward at once, as after an event-loop stall or a suspended machine: alarms that
    * came due meanwhile fire late, all at the new time.
    */
-  jump(to: Date | string): void {
+  jump(to: Date | string, reason: MissedReason.STALL | MissedReason.CLOCK_JUMP = MissedReason.STALL): void {
+    this.reason = reason;
     this.current = Math.max(this.current, new Date(to).getTime());
     this.fireDue();
   }
 
+  /** Moves the wall clock backwards (an NTP correction, a clock set by hand); alarms stay set. */
+  rewind(to: Date | string): void {
+    this.current = Math.min(this.current, new Date(to).getTime());
+  }
+
+  lateReason(): MissedReason.STALL | MissedReason.CLOCK_JUMP {
+    return this.reason;
+  }
+
   set(to: Date | string): void {
+    this.reason = MissedReason.STALL;
     const target = new Date(to).getTime();
     for (let top = this.heap.peek(); top && top.at <= target; top = this.heap.peek()) {
       this.current = Math.max(this.current, top.at);

@@ -1,21 +1,42 @@
 import type { Logger } from '../logger.js';
-import { ScheduleType } from '../domain/enums.js';
+import { MissedReason, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
-import { latestSlotBetween, nextSlot, parseCronExpression, slotsBetween, type CronExpression } from '../schedule/index.js';
+import { latestSlotBetween, nextSlot, parseCronExpression, type CronExpression } from '../schedule/index.js';
 import type { Alarm, Clock } from './clock.js';
 
-/** An alarm this late (event-loop stall, suspended machine) may have missed slots: count them. */
-const LATE_MS = 1_000;
+/** What an actor hands its due slots to. */
+export interface ActorSink {
+  /** The slot the alarm was set for, on time: record it and run it. */
+  fire(job: JobSnapshot, slot: Date): void;
+  /**
+   * The slots in (afterExclusive, untilInclusive] were not fired on time — the process was down,
+   * stalled, or the clock jumped: the ledger decides what runs and records the rest MISSED.
+   */
+  late(job: JobSnapshot, afterExclusive: Date, untilInclusive: Date, reason: MissedReason): void;
+}
+
+export interface ActorOptions {
+  /**
+   * The job's ledger: every slot up to here is accounted for in the database (a run row, or the
+   * instant the job became ACTIVE). Slots between it and now were missed while no process fired
+   * them. Null for a job that changed just now (nothing can have been missed).
+   */
+  ledger: Date | null;
+  /** A slot fired later than this behind its instant goes through the ledger instead. */
+  graceMs: number;
+}
 
 /**
  * The in-memory owner of one ACTIVE job: computes its next slot with cronql's schedule math,
- * sets an alarm on the clock, and hands each due slot to `fire`. It holds no run state: which
- * slot runs, and whether it overlaps, is decided by the database when the slot is recorded.
+ * sets an alarm on the clock, and hands each due slot on. It holds no run state: which slot
+ * runs, and whether it overlaps, is decided by the database when the slot is recorded. What it
+ * does decide is whether a slot is on time: the slot its alarm was set for, within the grace
+ * period, fires; anything else (skipped slots, a late wake-up) is handed to the ledger.
  */
 export class JobActor {
   private alarm: Alarm | undefined;
   private readonly expression: CronExpression | undefined;
-  /** Slots after this instant are still to fire. */
+  /** Every slot up to this instant has been handed on. */
   private cursor: Date;
   private stopped = false;
   /** The slot the alarm is set for. */
@@ -24,8 +45,9 @@ export class JobActor {
   constructor(
     readonly job: JobSnapshot,
     private readonly clock: Clock,
-    private readonly fire: (job: JobSnapshot, slot: Date) => void,
+    private readonly sink: ActorSink,
     private readonly log: Logger,
+    private readonly options: ActorOptions = { ledger: null, graceMs: 10_000 },
   ) {
     this.expression =
       job.scheduleType === ScheduleType.RECURRING ? parseCronExpression(job.cronExpression!) : undefined;
@@ -36,9 +58,23 @@ export class JobActor {
     if (this.job.scheduleType === ScheduleType.ONE_TIME) {
       // Fires at runAt, or at once when runAt is now or past (the slot key keeps it to one run).
       this.setAlarm(this.job.runAt!);
-    } else {
-      this.armNext();
+      return;
     }
+    const { ledger } = this.options;
+    if (ledger) {
+      const now = this.clock.now();
+      // A ledger ahead of this clock (another instance's clock is ahead, or ours went back):
+      // the slots up to it are recorded already, so arm after it.
+      this.cursor = ledger;
+      const latest = latestSlotBetween(this.expression!, this.job.timezone, ledger, now);
+      if (latest) {
+        this.sink.late(this.job, ledger, latest, MissedReason.PROCESS_DOWN);
+        this.cursor = latest;
+      } else if (ledger.getTime() < now.getTime()) {
+        this.cursor = now;
+      }
+    }
+    this.armNext();
   }
 
   /** Stops arming and firing; idempotent. */
@@ -71,21 +107,18 @@ export class JobActor {
     const now = this.clock.now();
     if (this.job.scheduleType === ScheduleType.ONE_TIME) {
       this.nextAt = null;
-      this.fire(this.job, this.job.runAt!);
+      this.sink.fire(this.job, this.job.runAt!);
       return;
     }
-    // Normally the slot the alarm was set for. After a stall only the latest due slot fires: the
-    // ones before it are missed, like the windows of a stopped process (PRODUCT.md rule 4).
     const latest = latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
     if (latest) {
-      if (this.nextAt && now.getTime() - this.nextAt.getTime() > LATE_MS) {
-        const missed = slotsBetween(this.expression!, this.job.timezone, this.cursor, latest, 1_000).length - 1;
-        if (missed > 0) this.log.warn({ jobKey: this.job.jobKey, missed, firing: latest }, 'woke up late: missed slots are not replayed');
-      }
-      this.fire(this.job, latest);
+      const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - latest.getTime() <= this.options.graceMs;
+      if (onTime) this.sink.fire(this.job, latest);
+      else this.sink.late(this.job, this.cursor, latest, this.clock.lateReason());
       this.cursor = latest;
     }
-    // An alarm may wake a little early on some clocks: re-arming from the cursor covers it.
+    // An alarm may wake a little early on some clocks (or the clock went back): re-arming from
+    // the cursor covers both, and no slot at or before the cursor fires again.
     this.armNext();
   }
 }

@@ -10,14 +10,14 @@ export interface RecoveryResult {
 }
 
 /**
- * PENDING runs (created before `createdBefore`, if given), oldest slot first. At startup they are
+ * PENDING runs (created before `createdBefore`, if given), oldest first, at most `limit`. At startup they are
  * claimed, then executed, each by exactly one instance (the claim is a conditional update).
  */
-export async function pendingRunIds(pool: Pool, createdBefore?: Date): Promise<string[]> {
+export async function pendingRunIds(pool: Pool, createdBefore?: Date, limit = 10_000): Promise<string[]> {
   const res = await pool.query(
     `SELECT id FROM cron_job_runs WHERE status = 'PENDING' AND ($1::timestamptz IS NULL OR created_at < $1)
-     ORDER BY scheduled_at, id`,
-    [createdBefore ?? null],
+     ORDER BY created_at, id LIMIT $2`,
+    [createdBefore ?? null, limit],
   );
   return res.rows.map((r) => r.id as string);
 }

@@ -100,6 +100,11 @@ export class RunExecutor {
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
   }
 
+  /** Resolves when the run (if in flight here) has ended and its end is recorded. */
+  whenEnded(runId: string): Promise<void> {
+    return this.inFlight.get(runId)?.done ?? Promise.resolve();
+  }
+
   /** Starts a RUNNING run in the background; resolves when its terminal state is recorded. */
   execute(run: RunRecord, timeoutSeconds: number | null): Promise<void> {
     const controller = new AbortController();

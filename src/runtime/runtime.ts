@@ -1,15 +1,19 @@
+import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
-import type { Pool } from '../db/pool.js';
+import { beat, type InstanceIdentity } from '../db/instances.js';
+import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { Channel, type Notifier } from '../db/notifier.js';
-import { RunStatus, isTerminal } from '../domain/enums.js';
+import { MissedReason, RunStatus } from '../domain/enums.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
+import { Ledger } from './ledger.js';
 import { pendingRunIds, recover } from './recovery.js';
 import { RunExecutor } from './run-executor.js';
 import type { RunEvents } from './run-events.js';
-import type { RunRecorder } from './run-recorder.js';
+import type { ClaimedRun, FireOutcome, RunRecorder } from './run-recorder.js';
 import { Scheduler } from './scheduler.js';
+import { Sweeper, type SweptRuntime } from './sweeper.js';
 import type { TargetRegistry } from './targets/registry.js';
 
 export interface RuntimeOptions {
@@ -18,12 +22,22 @@ export interface RuntimeOptions {
   targets: TargetRegistry;
   events: RunEvents;
   log: Logger;
-  /** Recorded as `runnerInstanceId`. */
+  /** Recorded as `runnerInstanceId`, and as the instance's row in `cron_instances`. */
   instanceId: string;
-  /** RUNNING runs older than this at startup become FAILED (STALE_TIMEOUT). */
+  /** `all` or `scheduler`, as shown in the instances list. @default "all" */
+  role?: string;
+  /** The version shown in the instances list. */
+  version?: string;
+  /** RUNNING runs of no known runner older than this become FAILED (STALE_TIMEOUT). */
   staleAfterMs: number;
   /** How long in-flight runs may take to finish on stop. */
   shutdownGraceMs: number;
+  /** How often the instance beats and sweeps. @default 5000 */
+  heartbeatMs?: number;
+  /** A runner silent this long has lost its runs. @default 20000 */
+  lostAfterMs?: number;
+  /** A slot not recorded within this long after it came due is MISSED, not run late. @default 10000 */
+  misfireGraceMs?: number;
   /** The run recorder shared with the services. */
   recorder: RunRecorder;
   /** Cross-instance notifications; without it the runtime only sees local changes. */
@@ -34,26 +48,64 @@ type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
 
 /**
  * The scheduler runtime of one process: recovery, one actor per ACTIVE job, the fire path
- * (actor → recorder → executor) and an orderly stop. Start order: recover, then arm.
- * Stop order: stop arming and firing, finish recording what was due, drain in-flight runs.
+ * (actor → recorder → executor), the ledger of missed slots, the continuous sweep, and an orderly
+ * stop. Start order: register, recover, arm (actors account for the slots missed while no process
+ * ran), sweep. Stop order: stop arming and firing, finish recording what was due, drain in-flight
+ * runs, unregister.
  */
-export class Runtime {
+export class Runtime implements SweptRuntime {
   private readonly recorder: RunRecorder;
   private readonly executor: RunExecutor;
   private readonly scheduler: Scheduler;
+  private readonly ledger: Ledger;
+  private readonly sweeper: Sweeper;
+  private readonly identity: InstanceIdentity;
+  private readonly graceMs: number;
   private state: State = 'new';
   /** Recovery done and the ACTIVE jobs armed. */
   private ready = false;
+  /** The database does not answer: due slots go to the ledger instead of queueing for it. */
+  private outage = false;
   private stopping: Promise<void> | undefined;
-  /** Work that may start runs (slots being recorded, claims): stop() waits for it. */
-  private readonly starting = new Set<Promise<unknown>>();
+  /** Writes that may start runs (fires, claims), with the instant each began: stop() waits for them. */
+  private readonly starting = new Map<Promise<unknown>, Date>();
   /** Reloads of changed jobs, one chain per job, so their snapshots apply in order. */
   private readonly reloads = new Map<string, Promise<void>>();
+  /** Jobs running missed slots one after another (catch-up ALL). */
+  private readonly catchingUp = new Map<string, Date[]>();
 
   constructor(private readonly o: RuntimeOptions) {
     this.recorder = o.recorder;
+    this.graceMs = o.misfireGraceMs ?? 10_000;
     this.executor = new RunExecutor(o.recorder, o.targets, o.events, o.log);
-    this.scheduler = new Scheduler(o.clock, (job, slot) => this.fire(job, slot), o.log);
+    this.scheduler = new Scheduler(
+      o.clock,
+      { fire: (job, slot) => this.fire(job, slot), late: (job, after, until, reason) => void this.ledger.account(job, after, until, reason) },
+      o.log,
+      this.graceMs,
+    );
+    this.ledger = new Ledger({
+      recorder: o.recorder,
+      events: o.events,
+      clock: o.clock,
+      log: o.log,
+      graceMs: this.graceMs,
+      run: (job, slots) => this.catchUp(job, slots),
+    });
+    this.identity = { id: o.instanceId, role: o.role ?? 'all', host: hostname(), pid: process.pid, version: o.version ?? '' };
+    this.sweeper = new Sweeper({
+      pool: o.pool,
+      recorder: o.recorder,
+      events: o.events,
+      ledger: this.ledger,
+      log: o.log,
+      identity: this.identity,
+      heartbeatMs: o.heartbeatMs ?? 5_000,
+      lostAfterMs: o.lostAfterMs ?? 20_000,
+      staleAfterMs: o.staleAfterMs,
+      now: () => o.clock.now(),
+      runtime: this,
+    });
   }
 
   get armed(): boolean {
@@ -62,6 +114,11 @@ export class Runtime {
 
   get activeRuns(): number {
     return this.executor.activeCount;
+  }
+
+  /** True while the database does not answer the fire path. */
+  get databaseUnreachable(): boolean {
+    return this.outage;
   }
 
   /** The slot the job's actor is armed for on this instance. */
@@ -77,6 +134,8 @@ export class Runtime {
     notifier?.on(Channel.RUN_CREATED, (id) => void this.claimAndExecute([id]));
     notifier?.on(Channel.RUN_CANCELED, (id) => this.abortRun(id));
 
+    // Registered first: from here on this instance's runs have a runner the sweep can judge.
+    await beat(pool, this.identity);
     const result = await recover(pool, clock.now(), this.o.staleAfterMs, this.o.instanceId);
     for (const run of result.staled) events.changed(run, RunStatus.RUNNING);
     if (result.staled.length || result.retiredJobIds.length) {
@@ -92,8 +151,9 @@ export class Runtime {
     this.scheduler.start();
     const jobs = await this.loadActiveJobs();
     if (this.state !== 'armed') return;
-    for (const job of jobs) this.scheduler.upsert(job);
+    for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
     this.ready = true;
+    this.sweeper.start();
     log.info({ jobs: jobs.length }, 'runtime armed');
   }
 
@@ -118,6 +178,7 @@ export class Runtime {
           return won.map((c) => c.run);
         },
         (err) => {
+          // Left PENDING: the sweep claims it once the database answers.
           this.o.log.error({ err }, 'could not claim runs');
           return [];
         },
@@ -130,6 +191,32 @@ export class Runtime {
     return this.executor.abort(runId, 'CANCELED', 'canceled by an admin');
   }
 
+  /** Executes runs recorded RUNNING for this instance whose start was never confirmed here. */
+  resume(runs: ClaimedRun[]): void {
+    if (this.state !== 'armed') return;
+    const here = new Set(this.executor.runIds());
+    for (const { run, timeoutSeconds } of runs) if (!here.has(run.id)) this.execute(run, timeoutSeconds);
+  }
+
+  inFlight(): string[] {
+    return this.executor.runIds();
+  }
+
+  oldestPendingWrite(): Date | null {
+    let oldest: Date | null = null;
+    for (const at of this.starting.values()) if (!oldest || at < oldest) oldest = at;
+    return oldest;
+  }
+
+  setOutage(outage: boolean): void {
+    this.outage = outage;
+  }
+
+  /** One round of the sweep now (tests; the sweep also runs every heartbeat). */
+  sweep(): Promise<void> {
+    return this.sweeper.sweep();
+  }
+
   /** The first step of stopping, synchronous: no actor arms or fires from now on. */
   stopFiring(): void {
     if (this.state === 'stopping' || this.state === 'stopped') return;
@@ -137,13 +224,18 @@ export class Runtime {
     this.scheduler.stop();
   }
 
-  /** Stops firing, lets recorded slots start, drains in-flight runs (SHUTDOWN past the grace). Idempotent. */
+  /**
+   * Stops firing, lets recorded slots start, drains in-flight runs (SHUTDOWN past the grace),
+   * stops the sweep and removes this instance's row. Bounded even while the database hangs:
+   * every statement has a timeout, and the drain gives up after the grace. Idempotent.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopFiring();
-      await Promise.allSettled([...this.starting]);
+      await Promise.allSettled([...this.starting.keys()]);
       await Promise.allSettled([...this.reloads.values()]);
       await this.executor.drain(this.o.shutdownGraceMs);
+      await this.sweeper.stop();
       this.state = 'stopped';
     })();
     return this.stopping;
@@ -153,40 +245,47 @@ export class Runtime {
   async whenIdle(): Promise<void> {
     for (;;) {
       await new Promise((r) => setImmediate(r));
-      if (this.starting.size > 0) await Promise.allSettled([...this.starting]);
+      if (this.starting.size > 0) await Promise.allSettled([...this.starting.keys()]);
       else if (this.executor.activeCount > 0) await this.executor.whenIdle();
+      else if (this.catchingUp.size > 0) await new Promise((r) => setTimeout(r, 5));
       else return;
     }
   }
 
   /**
    * After the notification connection was lost, the notifications sent meanwhile are lost too:
-   * re-read every ACTIVE job, claim PENDING runs nobody claimed, and abort runs in flight here
-   * that were canceled meanwhile.
+   * re-read every ACTIVE job (accounting for slots missed meanwhile), then sweep (PENDING runs
+   * nobody claimed, runs in flight here that were canceled meanwhile).
    */
   async resync(): Promise<void> {
     if (this.state !== 'armed') return;
     try {
       const jobs = await this.loadActiveJobs();
-      const active = new Set(jobs.map((j) => j.id));
-      for (const job of jobs) this.scheduler.upsert(job);
+      const active = new Set(jobs.map((j) => j.job.id));
+      for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
       for (const id of this.scheduler.jobIds()) if (!active.has(id)) this.scheduler.remove(id);
-
-      // Not the runs created a moment ago: their creator is about to claim them itself.
-      await this.claimAndExecute(await pendingRunIds(this.o.pool, new Date(this.o.clock.now().getTime() - 5_000)));
-
-      const statuses = await this.recorder.statuses(this.executor.runIds());
-      for (const [id, status] of statuses) if (isTerminal(status)) this.abortRun(id);
     } catch (err) {
       this.o.log.error({ err }, 'could not resynchronise after a lost notification connection');
     }
+    await this.sweeper.sweep();
   }
 
-  private fire(job: JobSnapshot, slot: Date): void {
+  /** The fire path of an on-time slot. */
+  private fire(job: JobSnapshot, slot: Date, deadline = new Date(slot.getTime() + this.graceMs)): void {
     if (this.state !== 'armed') return;
     this.scheduler.fired(job);
-    this.track(
-      this.recorder.fire({ jobId: job.id, slot }).then(
+    if (this.outage) {
+      // Not queued behind a database that does not answer: the ledger accounts for it later.
+      this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+      return;
+    }
+    void this.record(job, slot, deadline);
+  }
+
+  /** Records one slot and starts its run; resolves when the run ended (or at once if it does not run). */
+  private record(job: JobSnapshot, slot: Date, deadline?: Date): Promise<FireOutcome | null> {
+    return this.track(
+      this.recorder.fire({ jobId: job.id, slot, deadline }).then(
         (outcome) => {
           if (outcome.kind === 'claimed') {
             this.o.events.created(outcome.pending);
@@ -194,11 +293,57 @@ export class Runtime {
             this.execute(outcome.running, job.timeoutSeconds);
           } else if (outcome.kind === 'skipped') {
             this.o.events.created(outcome.run);
+          } else if (outcome.kind === 'late') {
+            // The database took longer than the grace period to take it: MISSED, not late.
+            this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
           }
+          return outcome;
         },
-        (err) => this.o.log.error({ err, jobKey: job.jobKey, slot }, 'could not record a due slot'),
+        (err) => {
+          if (isDatabaseUnavailable(err)) {
+            // The outcome is unknown (the statement may have committed): the ledger's later
+            // insert finds the row if it exists, and the sweep resumes a run recorded as ours.
+            this.outage = true;
+            this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+          } else {
+            this.o.log.error({ err, jobKey: job.jobKey, slot }, 'could not record a due slot');
+          }
+          return null;
+        },
       ),
     );
+  }
+
+  /**
+   * Runs missed slots the job's policy picked: one slot like any other fire; several one after
+   * another, oldest first, each as the SCHEDULED run of its own slot, each waiting for the run
+   * before it to end (the overlap rule holds).
+   */
+  private catchUp(job: JobSnapshot, slots: Date[]): void {
+    if (this.state !== 'armed') return;
+    const deadline = () => new Date(this.o.clock.now().getTime() + this.graceMs);
+    const queued = this.catchingUp.get(job.id);
+    if (queued) return void queued.push(...slots); // one chain per job: it takes these too
+    if (slots.length === 1) return this.fire(job, slots[0], deadline());
+    const queue = [...slots];
+    this.catchingUp.set(job.id, queue);
+    void (async () => {
+      try {
+        for (let slot = queue.shift(); slot; slot = queue.shift()) {
+          if (this.state !== 'armed' || this.outage) {
+            const last = queue.length ? queue[queue.length - 1] : slot;
+            this.ledger.defer(job, new Date(slot.getTime() - 1), last, MissedReason.DATABASE_UNREACHABLE);
+            if (this.state !== 'armed') this.o.log.warn({ jobKey: job.jobKey, left: queue.length + 1 }, 'catch-up interrupted by stop');
+            return;
+          }
+          const outcome = await this.record(job, slot, deadline());
+          if (outcome?.kind === 'claimed') await this.executor.whenEnded(outcome.running.id);
+          if (outcome === null) return; // deferred to the ledger
+        }
+      } finally {
+        this.catchingUp.delete(job.id);
+      }
+    })();
   }
 
   private execute(run: RunRecord, timeoutSeconds: number | null): void {
@@ -206,7 +351,7 @@ export class Runtime {
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
-    this.starting.add(work);
+    this.starting.set(work, this.o.clock.now());
     void work.finally(() => this.starting.delete(work));
     return work;
   }
@@ -229,8 +374,17 @@ export class Runtime {
     });
   }
 
-  private async loadActiveJobs(): Promise<JobSnapshot[]> {
-    const res = await this.o.pool.query(`SELECT ${JOB_COLUMNS} FROM cron_job_definitions WHERE status = 'ACTIVE'`);
-    return res.rows.map(rowToJobSnapshot);
+  /**
+   * The ACTIVE jobs with their ledger: how far their slots are accounted for — the latest
+   * SCHEDULED run (the slot key's index answers it per job), or the instant the job became
+   * ACTIVE, whichever is later.
+   */
+  private async loadActiveJobs(): Promise<{ job: JobSnapshot; ledger: Date }[]> {
+    const res = await this.o.pool.query(
+      `SELECT ${JOB_COLUMNS}, greatest(j.active_since,
+         (SELECT max(r.scheduled_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.trigger_type = 'SCHEDULED')) AS ledger
+       FROM cron_job_definitions j WHERE j.status = 'ACTIVE'`,
+    );
+    return res.rows.map((row) => ({ job: rowToJobSnapshot(row), ledger: new Date(row.ledger) }));
   }
 }

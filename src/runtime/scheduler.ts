@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { Clock } from './clock.js';
-import { JobActor } from './job-actor.js';
+import { JobActor, type ActorSink } from './job-actor.js';
 
 /**
  * Holds one actor per ACTIVE job. `upsert` is idempotent and is called for every change a job
@@ -20,8 +20,10 @@ export class Scheduler {
 
   constructor(
     private readonly clock: Clock,
-    private readonly fire: (job: JobSnapshot, slot: Date) => void,
+    private readonly sink: ActorSink,
     private readonly log: Logger,
+    /** A slot fired later than this goes through the ledger. @default 10000 */
+    private readonly graceMs = 10_000,
   ) {}
 
   /** From now on, `upsert` arms and disarms actors; after `stop()` it no longer can. */
@@ -29,7 +31,11 @@ export class Scheduler {
     this.running = !this.stopped;
   }
 
-  upsert(job: JobSnapshot): void {
+  /**
+   * `ledger`: how far the job's slots are accounted for in the database (startup, resync); the
+   * actor hands the slots missed since to the ledger. Without it the job starts from now.
+   */
+  upsert(job: JobSnapshot, ledger: Date | null = null): void {
     if (!this.running) return;
     if (job.revision < (this.applied.get(job.id) ?? 0)) return;
     this.applied.set(job.id, job.revision);
@@ -39,7 +45,7 @@ export class Scheduler {
     this.actors.delete(job.id);
     if (job.status !== JobStatus.ACTIVE) return;
     try {
-      const actor = new JobActor(job, this.clock, this.fire, this.log);
+      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, graceMs: this.graceMs });
       this.actors.set(job.id, actor);
       actor.start();
     } catch (err) {

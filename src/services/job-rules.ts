@@ -1,5 +1,6 @@
 import { CronqlError } from '../errors.js';
-import { ScheduleType } from '../domain/enums.js';
+import { CatchUpPolicy, ScheduleType } from '../domain/enums.js';
+import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
 import { canonicalTimezone, parseCronExpression } from '../schedule/index.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 
@@ -15,6 +16,10 @@ export interface DefinitionInput {
   timezone?: string | null;
   payload?: unknown;
   timeoutSeconds?: number | null;
+  /** What becomes of missed slots. @default NONE */
+  catchUp?: CatchUpPolicy | null;
+  /** ALL only: how many missed slots of one gap run at most. @default 10 */
+  catchUpLimit?: number | null;
 }
 
 export interface ValidDefinition {
@@ -25,6 +30,8 @@ export interface ValidDefinition {
   timezone: string;
   payload: unknown;
   timeoutSeconds: number | null;
+  catchUp: CatchUpPolicy;
+  catchUpLimit: number | null;
 }
 
 export interface RuleOptions {
@@ -118,6 +125,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
       field: 'timeoutSeconds',
     });
   }
+  const { catchUp, catchUpLimit } = validateCatchUp(input.catchUp, input.catchUpLimit);
   return {
     target: input.target,
     scheduleType: input.scheduleType,
@@ -126,5 +134,23 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     timezone,
     payload: validatePayload(input.payload, o.maxPayloadBytes),
     timeoutSeconds,
+    catchUp,
+    catchUpLimit,
   };
+}
+
+/** The catch-up policy: NONE, LATEST, or ALL with an optional limit (1 to MAX_CATCH_UP_LIMIT). */
+export function validateCatchUp(policy: unknown, limit: unknown): { catchUp: CatchUpPolicy; catchUpLimit: number | null } {
+  const catchUp = (policy ?? CatchUpPolicy.NONE) as CatchUpPolicy;
+  if (!Object.values(CatchUpPolicy).includes(catchUp)) {
+    throw new CronqlError('BAD_USER_INPUT', 'catchUp must be NONE, LATEST or ALL', { field: 'catchUp' });
+  }
+  if (limit === undefined || limit === null) return { catchUp, catchUpLimit: null };
+  if (catchUp !== CatchUpPolicy.ALL) {
+    throw new CronqlError('BAD_USER_INPUT', 'catchUpLimit is for catchUp: ALL', { field: 'catchUpLimit' });
+  }
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_CATCH_UP_LIMIT) {
+    throw new CronqlError('BAD_USER_INPUT', `catchUpLimit must be an integer from 1 to ${MAX_CATCH_UP_LIMIT}`, { field: 'catchUpLimit' });
+  }
+  return { catchUp, catchUpLimit: limit };
 }

@@ -190,6 +190,10 @@ export class JobService {
         timezone: input.timezone ?? old.timezone,
         payload: input.payload !== undefined ? input.payload : old.payload,
         timeoutSeconds: input.timeoutSeconds !== undefined ? input.timeoutSeconds : old.timeoutSeconds,
+        catchUp: input.catchUp ?? old.catchUp,
+        // A policy changed away from ALL drops the old limit, unless one is given.
+        catchUpLimit:
+          input.catchUpLimit !== undefined ? input.catchUpLimit : input.catchUp != null && input.catchUp !== old.catchUp ? null : old.catchUpLimit,
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );

@@ -74,18 +74,25 @@ describe('the fire path with a controllable clock', () => {
     await t.cronql.jobs.retire(job.id);
   });
 
-  it('after a stall only the latest due slot fires: the missed ones are not replayed', async () => {
+  it('after a stall the latest due slot still runs (within the grace) and the skipped ones are MISSED, not replayed', async () => {
     const job = await t.cronql.jobs.create({
       key: 'stalled',
       target: 'log',
       scheduleType: ScheduleType.RECURRING,
       cronExpression: '*/10 * * * * *',
     });
-    const done = nextChange(t.cronql, (c) => c.run.jobId === job.id && terminal(c));
+    const done = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'SUCCEEDED');
     clock.jump('2026-06-01T12:01:35.000Z'); // frozen from 12:00:50 to 12:01:35: 1:00 … 1:30 came due
     expect((await done).run.scheduledAt.toISOString()).toBe('2026-06-01T12:01:30.000Z');
     await t.cronql.runtime!.whenIdle();
-    expect((await runsOf(t.cronql, job.id)).map((r) => r.scheduledAt.toISOString())).toEqual(['2026-06-01T12:01:30.000Z']);
+    const runs = await runsOf(t.cronql, job.id);
+    expect(runs.map((r) => [r.scheduledAt.toISOString().slice(11, 19), r.status, r.failureCode])).toEqual([
+      ['12:01:00', 'SKIPPED', 'MISSED'],
+      ['12:01:10', 'SKIPPED', 'MISSED'],
+      ['12:01:20', 'SKIPPED', 'MISSED'],
+      ['12:01:30', 'SUCCEEDED', null],
+    ]);
+    expect(runs[0].failureDetails).toEqual({ reason: 'STALL' });
     expect(t.cronql.runtime!.nextRunAt(job.id)?.toISOString()).toBe('2026-06-01T12:01:40.000Z');
   });
 });

@@ -26,7 +26,7 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
 describe('Scheduler.upsert with snapshots out of order', () => {
   const clock = new ManualClock('2026-06-01T00:00:00Z');
   const make = () => {
-    const scheduler = new Scheduler(clock, () => {}, createLogger());
+    const scheduler = new Scheduler(clock, { fire() {}, late() {} }, createLogger());
     scheduler.start();
     return scheduler;
   };
@@ -54,7 +54,7 @@ describe('Scheduler.upsert with snapshots out of order', () => {
   });
 
   it('does nothing before start() and after stop(), and a stopped scheduler stays stopped', () => {
-    const s = new Scheduler(clock, () => {}, createLogger());
+    const s = new Scheduler(clock, { fire() {}, late() {} }, createLogger());
     s.upsert(snapshot(JobStatus.ACTIVE, 1));
     expect(s.jobIds()).toEqual([]);
     s.start();
