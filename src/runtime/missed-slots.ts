@@ -56,8 +56,9 @@ export function planGap(g: GapInput): GapPlan {
   if (untilInclusive.getTime() <= afterExclusive.getTime()) return EMPTY_PLAN;
   const runCount =
     g.policy === CatchUpPolicy.ALL ? Math.min(g.limit ?? DEFAULT_CATCH_UP_LIMIT, MAX_CATCH_UP_LIMIT) : g.policy === CatchUpPolicy.LATEST ? 1 : 0;
-  // The newest slots of the gap are all we need one by one: those that run, then MISSED rows.
-  const newest = latestSlotsBetween(expression, timezone, afterExclusive, untilInclusive, runCount + MAX_MISSED_ROWS + 1);
+  // The newest slots of the gap are all we need one by one: those that run, then MISSED rows,
+  // and one more to know whether older ones need a summary.
+  const newest = latestSlotsBetween(expression, timezone, afterExclusive, untilInclusive, Math.max(runCount, 1) + MAX_MISSED_ROWS + 1);
   if (newest.length === 0) return EMPTY_PLAN;
   const latest = newest[newest.length - 1];
   const latestInGrace = g.now.getTime() - latest.getTime() <= g.graceMs;

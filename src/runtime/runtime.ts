@@ -80,7 +80,7 @@ export class Runtime implements SweptRuntime {
     this.executor = new RunExecutor(o.recorder, o.targets, o.events, o.log);
     this.scheduler = new Scheduler(
       o.clock,
-      { fire: (job, slot) => this.fire(job, slot), late: (job, after, until, reason) => void this.ledger.account(job, after, until, reason) },
+      { fire: (job, slot) => this.fire(job, slot), late: (job, after, until, reason) => void this.track(this.ledger.account(job, after, until, reason)) },
       o.log,
       this.graceMs,
     );
