@@ -130,7 +130,7 @@ export class Cronql {
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const recorder = new RunRecorder(this._pool, this.instanceId, () => this.clock.now());
     if (o.listen !== false) {
-      this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync());
+      this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
       await this.notifier.start();
       this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
       this.relay.start();

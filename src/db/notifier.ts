@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { connectionOptions, DEFAULT_DB_BOUNDS, type DbBounds } from './pool.js';
 
 /** PostgreSQL channels cronql uses to tell other instances what changed. */
 export const Channel = {
@@ -16,23 +17,49 @@ export type ChannelName = (typeof Channel)[keyof typeof Channel];
 
 type Handler = (payload: string) => void;
 
+export interface NotifierOptions {
+  /** Connect and statement bounds of the LISTEN connection. */
+  bounds?: DbBounds;
+  /** How often the connection proves it is alive with a round trip. @default 5000 */
+  pingMs?: number;
+  /** Longest wait between two reconnection attempts. @default 5000 */
+  maxRetryMs?: number;
+}
+
 /**
- * One dedicated connection LISTENing on cronql's channels. It reconnects with backoff when the
- * connection drops, and calls `onReconnect` after each reconnection, because notifications sent
- * while it was away are lost: listeners resynchronise from the tables then.
+ * One dedicated connection LISTENing on cronql's channels. A LISTEN connection carries no
+ * traffic of its own, so a half-open one (the network silently dropped it) would never be
+ * noticed: it proves itself alive with a round trip every `pingMs`, bounded by the statement
+ * timeout, and is replaced when that fails. Reconnection attempts are bounded, back off up to
+ * `maxRetryMs`, and never stop being scheduled. After each reconnection `onReconnect` runs,
+ * because notifications sent while it was away are lost: listeners resynchronise from the tables.
  */
 export class Notifier {
   private client: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<Handler>>();
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
+  private readonly bounds: DbBounds;
+  private readonly pingMs: number;
+  private readonly maxRetryMs: number;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
     private readonly onReconnect: () => void = () => {},
-  ) {}
+    options: NotifierOptions = {},
+  ) {
+    this.bounds = options.bounds ?? DEFAULT_DB_BOUNDS;
+    this.pingMs = options.pingMs ?? 5_000;
+    this.maxRetryMs = options.maxRetryMs ?? 5_000;
+  }
+
+  /** True while the LISTEN connection is up (as far as its last round trip tells). */
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
 
   on(channel: ChannelName, handler: Handler): void {
     if (!this.handlers.has(channel)) this.handlers.set(channel, new Set());
@@ -41,10 +68,25 @@ export class Notifier {
 
   async start(): Promise<void> {
     await this.connect();
+    this.pingTimer = setInterval(() => void this.ping(), this.pingMs);
+    this.pingTimer.unref();
+  }
+
+  /** A round trip on the LISTEN connection; a failure (or no answer in time) replaces it. */
+  private async ping(): Promise<void> {
+    const client = this.client;
+    if (!client || this.closed) return;
+    try {
+      await client.query({ text: 'SELECT 1', query_timeout: Math.min(this.bounds.queryTimeoutMs, 3_000) } as pg.QueryConfig);
+    } catch (err) {
+      this.log.warn({ err }, 'notification connection does not answer; replacing it');
+      this.lost(client);
+    }
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    // Keep-alive and timeouts: connecting, LISTEN and the pings never wait without bound.
+    const client = new pg.Client(connectionOptions(this.databaseUrl, this.bounds));
     client.on('notification', (msg) => {
       for (const h of this.handlers.get(msg.channel) ?? []) {
         try {
@@ -64,13 +106,13 @@ export class Notifier {
       for (const channel of Object.values(Channel)) await client.query(`LISTEN ${channel}`);
     } catch (err) {
       client.removeAllListeners('end');
-      await client.end().catch(() => {});
+      discard(client);
       throw err;
     }
     if (this.closed) {
       // close() ran while this connection was being made.
       client.removeAllListeners('end');
-      await client.end().catch(() => {});
+      discard(client);
       return;
     }
     this.client = client;
@@ -82,13 +124,13 @@ export class Notifier {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
     client.removeAllListeners('end');
-    void client.end().catch(() => {});
+    discard(client);
     this.retryLater();
   }
 
   private retryLater(): void {
     if (this.closed || this.retryTimer) return;
-    const delay = Math.min(30_000, 250 * 2 ** this.attempt++);
+    const delay = Math.min(this.maxRetryMs, 250 * 2 ** this.attempt++);
     this.retryTimer = setTimeout(async () => {
       this.retryTimer = undefined;
       try {
@@ -104,13 +146,33 @@ export class Notifier {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
     const client = this.client;
     this.client = undefined;
     if (client) {
       client.removeAllListeners('end');
-      await client.end().catch(() => {});
+      await discard(client);
     }
   }
+}
+
+/**
+ * Ends a client without waiting on the network: a polite end, and if the server does not
+ * confirm within a second (half-open connection), the socket is destroyed.
+ */
+function discard(client: pg.Client): Promise<void> {
+  client.on('error', () => {});
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    client.end().catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        resolve();
+      }, 1_000);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Sends a notification through a pool or client; delivered when its transaction commits. */
