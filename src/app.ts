@@ -2,6 +2,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Role } from './config.js';
 import { DEFAULTS, defaultInstanceId } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
+import { listInstances, type InstanceRecord } from './db/instances.js';
 import { Notifier } from './db/notifier.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
@@ -37,7 +38,7 @@ export interface CronqlOptions {
   httpAllowPrivate?: boolean;
   /** How often a runtime records that it is alive and sweeps lost runs. @default 5000 */
   heartbeatMs?: number;
-  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST). @default 20000 */
+  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST). @default 30000 */
   lostAfterMs?: number;
   /** A slot not recorded within this long after it came due is MISSED rather than run late. @default 10000 */
   misfireGraceMs?: number;
@@ -107,6 +108,11 @@ export class Cronql {
   }
   get databaseUrl(): string {
     return this.need(this._databaseUrl);
+  }
+
+  /** The runtimes recorded alive (or recently seen) in the database, with their RUNNING runs. */
+  instances(): Promise<InstanceRecord[]> {
+    return listInstances(this.pool);
   }
 
   /** Database up, migrations applied, recovery done, one actor per ACTIVE job armed. */

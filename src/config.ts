@@ -35,7 +35,7 @@ export interface Config {
   maxPayloadBytes: number;
   /** How often a runtime records that it is alive (and sweeps lost runs). @default 5000 */
   heartbeatMs: number;
-  /** A runner whose heartbeat is older than this has lost its RUNNING runs (RUNNER_LOST); detection takes at most this plus one heartbeat. @default 20000 */
+  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST): the sweep settles them at most this long after its last heartbeat. @default 30000 */
   lostAfterMs: number;
   /** A slot that cannot be recorded within this long after it came due is MISSED, not run late. @default 10000 */
   misfireGraceMs: number;
@@ -51,7 +51,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 30_000,
   maxPayloadBytes: 65_536,
   heartbeatMs: 5_000,
-  lostAfterMs: 20_000,
+  lostAfterMs: 30_000,
   misfireGraceMs: 10_000,
   dbConnectTimeoutMs: 5_000,
   dbQueryTimeoutMs: 10_000,

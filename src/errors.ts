@@ -14,7 +14,9 @@ export type ErrorCode =
   | 'KEY_EXISTS'
   | 'NOT_FOUND'
   | 'INVALID_STATE'
-  | 'PAYLOAD_TOO_LARGE';
+  | 'PAYLOAD_TOO_LARGE'
+  /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
+  | 'DATABASE_UNAVAILABLE';
 
 export class CronqlError extends Error {
   readonly code: ErrorCode;

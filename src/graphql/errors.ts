@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { CronqlError, type ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isDatabaseUnavailable } from '../db/pool.js';
 
 /**
  * The one place where errors become GraphQL errors. Expected failures carry a stable
@@ -32,9 +33,12 @@ const API_CODES = new Set<string>([
   'NOT_FOUND',
   'INVALID_STATE',
   'PAYLOAD_TOO_LARGE',
+  'DATABASE_UNAVAILABLE',
 ] satisfies ErrorCode[]);
 
 export const INTERNAL_MESSAGE = 'Internal server error';
+export const DATABASE_UNAVAILABLE_MESSAGE =
+  'The database did not answer in time; nothing was changed, or the outcome is settled by the sweep within seconds. Retry later.';
 
 export type RequestErrorCode = 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED' | 'BAD_REQUEST';
 
@@ -70,6 +74,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
   if (original instanceof CronqlError) {
     const extensions = original.details ? { code: original.code, details: original.details } : { code: original.code };
     return { message: original.message, ...base, extensions };
+  }
+  if (isDatabaseUnavailable(original)) {
+    log.warn({ err: original, path: formatted.path }, 'the database did not answer a GraphQL operation in time');
+    return { message: DATABASE_UNAVAILABLE_MESSAGE, ...base, extensions: { code: 'DATABASE_UNAVAILABLE' } };
   }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && (API_CODES.has(code) || REQUEST_CODES.has(code))) {

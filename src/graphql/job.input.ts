@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { JobStatus, ScheduleType } from './enums.js';
+import { CatchUpPolicy, JobStatus, ScheduleType } from './enums.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 
 @InputType('JobFilter')
@@ -42,6 +42,12 @@ export class CreateJobInput {
 
   @Field(() => Int, { nullable: true })
   timeoutSeconds?: number | null;
+
+  @Field(() => CatchUpPolicy, { nullable: true, description: 'What becomes of missed slots. Default NONE.' })
+  catchUp?: CatchUpPolicy | null;
+
+  @Field(() => Int, { nullable: true, description: 'ALL only: at most this many missed slots of one gap run (1–1000, default 10).' })
+  catchUpLimit?: number | null;
 }
 
 /** Omitted fields are copied from the version being replaced. */
@@ -67,5 +73,11 @@ export class NewJobVersionInput {
 
   @Field(() => Int, { nullable: true })
   timeoutSeconds?: number | null;
+
+  @Field(() => CatchUpPolicy, { nullable: true, description: 'What becomes of missed slots. Default NONE.' })
+  catchUp?: CatchUpPolicy | null;
+
+  @Field(() => Int, { nullable: true, description: 'ALL only: at most this many missed slots of one gap run (1–1000, default 10).' })
+  catchUpLimit?: number | null;
 }
 

@@ -53,6 +53,8 @@ export class JobResolver {
         timezone: input.timezone,
         payload: input.payload,
         timeoutSeconds: input.timeoutSeconds,
+        catchUp: input.catchUp,
+        catchUpLimit: input.catchUpLimit,
       },
       ctx.principal.name,
     );

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { JobStatus, ScheduleType } from './enums.js';
+import { CatchUpPolicy, JobStatus, ScheduleType } from './enums.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 
 /**
@@ -38,6 +38,12 @@ export class Job {
 
   @Field(() => Int, { nullable: true })
   timeoutSeconds?: number | null;
+
+  @Field(() => CatchUpPolicy, { description: 'What becomes of slots missed while they could not fire.' })
+  catchUp!: CatchUpPolicy;
+
+  @Field(() => Int, { nullable: true, description: 'ALL: at most this many missed slots of one gap run (null: 10).' })
+  catchUpLimit?: number | null;
 
   @Field(() => JobStatus)
   status!: JobStatus;

@@ -34,7 +34,7 @@ export interface RuntimeOptions {
   shutdownGraceMs: number;
   /** How often the instance beats and sweeps. @default 5000 */
   heartbeatMs?: number;
-  /** A runner silent this long has lost its runs. @default 20000 */
+  /** A runner silent this long has lost its runs. @default 30000 */
   lostAfterMs?: number;
   /** A slot not recorded within this long after it came due is MISSED, not run late. @default 10000 */
   misfireGraceMs?: number;
@@ -101,7 +101,7 @@ export class Runtime implements SweptRuntime {
       log: o.log,
       identity: this.identity,
       heartbeatMs: o.heartbeatMs ?? 5_000,
-      lostAfterMs: o.lostAfterMs ?? 20_000,
+      lostAfterMs: o.lostAfterMs ?? 30_000,
       staleAfterMs: o.staleAfterMs,
       now: () => o.clock.now(),
       runtime: this,

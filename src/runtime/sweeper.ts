@@ -31,7 +31,10 @@ export interface SweeperOptions {
   identity: InstanceIdentity;
   /** How often it runs, and how often this instance records that it is alive. */
   heartbeatMs: number;
-  /** A runner whose heartbeat is older than this has lost its runs (RUNNER_LOST). */
+  /**
+   * A runner silent this long has lost its runs (RUNNER_LOST). Judged a heartbeat earlier, so
+   * that with the sweep's own period the runs are settled at most this long after the last beat.
+   */
   lostAfterMs: number;
   /** RUNNING runs of no known runner older than this are STALE_TIMEOUT. */
   staleAfterMs: number;
@@ -113,7 +116,7 @@ export class Sweeper {
       this.down = false;
       rt.setOutage(false);
 
-      const settled = await recorder.settleLost(this.o.lostAfterMs, this.o.staleAfterMs);
+      const settled = await recorder.settleLost(this.o.lostAfterMs - this.o.heartbeatMs, this.o.staleAfterMs);
       for (const run of settled) events.changed(run, RunStatus.RUNNING);
       if (settled.length) {
         log.warn({ runs: settled.length, runners: [...new Set(settled.map((r) => r.runnerInstanceId))] }, 'settled runs whose runner is gone');

@@ -142,7 +142,7 @@ describe('the slot ledger', () => {
     await sql.connect();
     try {
       await sql.query(`INSERT INTO cron_instances (id, role, host, pid, version, started_at, heartbeat_at)
-        VALUES ('crashed', 'all', 'elsewhere', 1, 'x', now() - interval '1 hour', now() - interval '25 seconds')`);
+        VALUES ('crashed', 'all', 'elsewhere', 1, 'x', now() - interval '1 hour', now() - interval '40 seconds')`);
       const lost = await sql.query(
         `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, runner_instance_id, created_at, updated_at)
          VALUES (gen_random_uuid(), $1, 'lost', 1, 'log', 'SCHEDULED', '2026-06-01T16:00:00Z', 'RUNNING', now(), 'crashed', now(), now()) RETURNING id`,

@@ -4,7 +4,20 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** What becomes of slots missed while they could not fire (process down, stall, clock jump, database unreachable). */
+export type CatchUpPolicy =
+  /** The missed slots run, oldest first, one at a time, up to catchUpLimit; the rest are recorded MISSED. */
+  | 'ALL'
+  /** The latest missed slot runs; the others are recorded MISSED. */
+  | 'LATEST'
+  /** Recorded SKIPPED/MISSED; only a slot still within the misfire grace runs. */
+  | 'NONE';
+
 export type CreateJobInput = {
+  /** What becomes of missed slots. Default NONE. */
+  catchUp?: CatchUpPolicy | null | undefined;
+  /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
+  catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, or 6 with seconds first. */
   cronExpression?: string | null | undefined;
   key: string;
@@ -32,6 +45,10 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** What becomes of missed slots. Default NONE. */
+  catchUp?: CatchUpPolicy | null | undefined;
+  /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
+  catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
   payload?: unknown;
   runAt?: string | null | undefined;

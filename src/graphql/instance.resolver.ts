@@ -1,0 +1,13 @@
+import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import type { InstanceRecord } from '../db/instances.js';
+import type { GraphQLContext } from './context.type.js';
+import { Instance } from './instance.type.js';
+
+@Resolver(() => Instance)
+export class InstanceResolver {
+  @Authorized('ADMIN')
+  @Query(() => [Instance], { description: 'The runtimes alive or recently seen, oldest first (ADMIN).' })
+  instances(@Ctx() ctx: GraphQLContext): Promise<InstanceRecord[]> {
+    return ctx.cronql.instances();
+  }
+}
