@@ -102,6 +102,8 @@ export interface EmbeddedOptions {
   ephemeral?: boolean;
   /** Database to create and connect to. @default "cronql" */
   database?: string;
+  /** TCP port on 127.0.0.1. @default a free port */
+  port?: number;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
@@ -111,7 +113,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   await mkdir(dataDir, { recursive: true });
   const EmbeddedPostgres = await importWithoutExitHooks();
   const password = await readOrCreatePassword(dataDir);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

@@ -241,6 +241,15 @@ export class Runtime implements SweptRuntime {
     return this.stopping;
   }
 
+  /** Resolves when no due slot, claim or missed slot is being recorded; runs may still execute (tests). */
+  async whenRecorded(): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      if (this.starting.size === 0) return;
+      await Promise.allSettled([...this.starting.keys()]);
+    }
+  }
+
   /** Resolves when no due slot is being recorded and no run is executing (tests, benchmarks). */
   async whenIdle(): Promise<void> {
     for (;;) {
