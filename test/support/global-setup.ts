@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -12,7 +15,23 @@ import { createLogger } from '../../src/logger.js';
 let embedded: EmbeddedDatabase | undefined;
 let dir: string | undefined;
 
+/** The repository root, and where the process tests' build of cronql goes (git-ignored). */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+export const TEST_BUILD_DIR = '.test-dist';
+
+/**
+ * Builds cronql as `npm start` runs it (tsc → JavaScript), for the tests that spawn real
+ * processes (test/process). About 5 s, in parallel with the database's start.
+ */
+async function buildForProcessTests(): Promise<string> {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', join(root, TEST_BUILD_DIR)], { cwd: root });
+  return join(root, TEST_BUILD_DIR, 'src', 'main.js');
+}
+
 export async function setup(project: TestProject): Promise<void> {
+  const build = buildForProcessTests();
+  build.catch(() => {});
   let url = process.env.DATABASE_URL;
   if (!url) {
     dir = await mkdtemp(join(tmpdir(), 'cronql-test-'));
@@ -22,6 +41,7 @@ export async function setup(project: TestProject): Promise<void> {
     url = embedded.url;
   }
   project.provide('databaseUrl', url);
+  project.provide('cronqlMain', await build);
 }
 
 export async function teardown(): Promise<void> {
@@ -32,5 +52,7 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** `main.js` of a fresh build of cronql, for spawning real processes. */
+    cronqlMain: string;
   }
 }

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/db.js';
+import { eventually } from '../support/cronql.js';
+import { spawnCronql, type CronqlProcess } from '../support/processes.js';
+import { createJob, duplicates, runs } from './support.js';
+
+/**
+ * `kill -9` of real cronql processes. With default settings a lost run is settled RUNNER_LOST
+ * within 30 s (CRONQL_LOST_AFTER_MS after the runner's last heartbeat), by whichever instance is alive.
+ */
+describe('a runner killed with SIGKILL', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  const procs: CronqlProcess[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    await db.drop();
+  });
+
+  it('restarted at once with default settings: the lost run is FAILED RUNNER_LOST within 30 s, and the next slots succeed', async () => {
+    const first = await spawnCronql({ databaseUrl: db.url, env: { CRONQL_INSTANCE_ID: 'crash-first' } });
+    procs.push(first);
+    const jobId = await createJob(first, { key: 'crash-sleep', target: 'sleep', cronExpression: '*/5 * * * * *', payload: { ms: 3_000 } });
+    const running = await eventually(async () => (await runs(first, { jobId })).find((r) => r.status === 'RUNNING'), 10_000);
+    first.kill('SIGKILL');
+    const killedAt = Date.now();
+    await first.exited;
+
+    const second = await spawnCronql({ databaseUrl: db.url, env: { CRONQL_INSTANCE_ID: 'crash-second' } });
+    procs.push(second);
+    const lost = await eventually(async () => (await runs(second, { jobId })).find((r) => r.id === running.id && r.status !== 'RUNNING'), 35_000);
+    const detectedMs = Date.now() - killedAt;
+    expect(lost).toMatchObject({ status: 'FAILED', failureCode: 'RUNNER_LOST', runnerInstanceId: 'crash-first' });
+    expect(lost.failureDetails).toMatchObject({ runnerInstanceId: 'crash-first', lastHeartbeatAt: expect.any(String) });
+    expect(detectedMs).toBeLessThan(30_000);
+    console.log(`RUNNER_LOST detected ${detectedMs} ms after kill -9 (defaults: heartbeat 5 s, lost after 30 s)`);
+
+    // The job is not frozen: a later slot runs on the new process and succeeds.
+    const later = await eventually(
+      async () => (await runs(second, { jobId })).find((r) => r.status === 'SUCCEEDED' && r.scheduledAt > running.scheduledAt),
+      15_000,
+    );
+    expect(later.runnerInstanceId).toBe('crash-second');
+    expect(duplicates(await runs(second, { jobId }))).toEqual([]);
+  }, 70_000);
+});
+
+describe('two instances, one killed while it runs its share of 150 jobs', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  const procs: CronqlProcess[] = [];
+  const env = { CRONQL_HEARTBEAT_MS: '500', CRONQL_LOST_AFTER_MS: '2000' };
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    await db.drop();
+  });
+
+  it('the survivor settles the lost runs within seconds and every job succeeds again; no slot twice', async () => {
+    const a = await spawnCronql({ databaseUrl: db.url, env: { ...env, CRONQL_INSTANCE_ID: 'pair-a' } });
+    const b = await spawnCronql({ databaseUrl: db.url, env: { ...env, CRONQL_INSTANCE_ID: 'pair-b' } });
+    procs.push(a, b);
+    const keys = Array.from({ length: 150 }, (_, i) => `pair-${i}`);
+    for (let i = 0; i < keys.length; i += 15) {
+      await Promise.all(keys.slice(i, i + 15).map((key) => createJob(a, { key, target: 'sleep', cronExpression: '*/3 * * * * *', payload: { ms: 2_000 } })));
+    }
+    // Wait for a slot that A runs for some jobs, then kill A while those runs are in flight.
+    const aRunning = await eventually(async () => {
+      const r = (await runs(b, { status: ['RUNNING'] })).filter((x) => x.runnerInstanceId === 'pair-a');
+      return r.length > 0 ? r : null;
+    }, 15_000);
+    a.kill('SIGKILL');
+    const killedAt = Date.now();
+    await a.exited;
+
+    await eventually(async () => (await runs(b, { status: ['RUNNING'] })).every((r) => r.runnerInstanceId !== 'pair-a'), 15_000);
+    const settledMs = Date.now() - killedAt;
+    const all = await runs(b);
+    const lostIds = new Set(aRunning.map((r) => r.id));
+    expect(all.filter((r) => lostIds.has(r.id)).every((r) => r.status === 'FAILED' && r.failureCode === 'RUNNER_LOST')).toBe(true);
+    console.log(`${aRunning.length}+ runs of the killed instance settled ${settledMs} ms after kill -9 (heartbeat 500 ms, lost after 2 s)`);
+
+    // Every job succeeds again on the survivor.
+    const since = new Date(Date.now() + 500).toISOString();
+    await eventually(async () => {
+      const ok = new Set((await runs(b, { status: ['SUCCEEDED'], scheduledAfter: since })).map((r) => r.jobKey));
+      return keys.every((k) => ok.has(k));
+    }, 20_000);
+    expect(duplicates(await runs(b))).toEqual([]);
+  }, 70_000);
+});

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+
+/**
+ * Real cronql processes for the tests about processes (crash, restart, partitions, signals):
+ *
+ *   const p = await spawnCronql({ databaseUrl, env: { CRONQL_HEARTBEAT_MS: '500' } });
+ *   await p.graphql('{ instances { id } }');
+ *   p.kill('SIGKILL'); await p.exited;
+ *
+ * Each runs `node main.js` of the build made once per test run (test/support/global-setup.ts),
+ * the way `npm start` runs it, on port 0, with JSON logs collected from stdout. Every process
+ * started here is killed when the test file's worker exits, whatever happened.
+ */
+export interface CronqlProcess {
+  pid: number;
+  baseUrl: string;
+  adminToken: string;
+  /** Every line the process wrote (stdout and stderr), parsed when it is JSON. */
+  logs: { line: string; json: Record<string, unknown> | null }[];
+  /** Resolves with the first log line matching, or rejects after `ms`. */
+  waitForLog(pattern: RegExp, ms?: number): Promise<string>;
+  /** POSTs a GraphQL operation with the admin token; rejects after `timeoutMs`. */
+  graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, timeoutMs?: number): Promise<{ status: number; data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>;
+  /** GET of a path, bounded; `{ status: 0 }` when no answer came in time. */
+  get(path: string, timeoutMs?: number): Promise<{ status: number; body: string; ms: number }>;
+  kill(signal?: NodeJS.Signals): void;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface SpawnOptions {
+  databaseUrl: string;
+  env?: Record<string, string>;
+  /** How long to wait for "cronql is listening". @default 20000 */
+  startTimeoutMs?: number;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
+  const main = inject('cronqlMain');
+  const dataDir = await mkdtemp(join(tmpdir(), 'cronql-proc-'));
+  const adminToken = `admin-${randomBytes(12).toString('hex')}`;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_URL: o.databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CRONQL_DATA_DIR: dataDir,
+    CRONQL_ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'info',
+    ...o.env,
+  };
+  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  const logs: CronqlProcess['logs'] = [];
+  const waiters = new Set<{ pattern: RegExp; resolve: (l: string) => void }>();
+  const onLine = (line: string) => {
+    if (!line) return;
+    let json: Record<string, unknown> | null = null;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      // a plain line (startup banner, a one-line failure)
+    }
+    logs.push({ line, json });
+    for (const w of waiters) {
+      if (w.pattern.test(line)) {
+        waiters.delete(w);
+        w.resolve(line);
+      }
+    }
+  };
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buffered = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      lines.forEach(onLine);
+    });
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      live.delete(child);
+      void rm(dataDir, { recursive: true, force: true });
+      resolve({ code, signal });
+    });
+  });
+  const waitForLog = (pattern: RegExp, ms = 10_000) => {
+    const seen = logs.find((l) => pattern.test(l.line));
+    if (seen) return Promise.resolve(seen.line);
+    return new Promise<string>((resolve, reject) => {
+      const w = { pattern, resolve: (l: string) => (clearTimeout(timer), resolve(l)) };
+      const timer = setTimeout(() => {
+        waiters.delete(w);
+        reject(new Error(`no log line matching ${pattern} within ${ms} ms; last lines:\n${logs.slice(-10).map((l) => l.line).join('\n')}`));
+      }, ms);
+      waiters.add(w);
+    });
+  };
+
+  let banner: string;
+  try {
+    banner = await Promise.race([
+      waitForLog(/cronql listening on http/, o.startTimeoutMs ?? 20_000),
+      exited.then((e) => Promise.reject(new Error(`cronql exited (${e.code ?? e.signal}) before listening:\n${logs.map((l) => l.line).join('\n')}`))),
+    ]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  const baseUrl = /(http:\/\/[^\s]+?) /.exec(banner)![1];
+
+  return {
+    pid: child.pid!,
+    baseUrl,
+    adminToken,
+    logs,
+    waitForLog,
+    async graphql(query, variables, timeoutMs = 15_000) {
+      const res = await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+        body: JSON.stringify({ query, variables }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return { status: res.status, ...((await res.json()) as object) };
+    },
+    async get(path, timeoutMs = 5_000) {
+      const t0 = Date.now();
+      try {
+        const res = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+        return { status: res.status, body: await res.text(), ms: Date.now() - t0 };
+      } catch {
+        return { status: 0, body: '', ms: Date.now() - t0 };
+      }
+    },
+    kill(signal = 'SIGTERM') {
+      child.kill(signal);
+    },
+    exited,
+  };
+}
