@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/db.js';
+import { eventually } from '../support/cronql.js';
+import { spawnCronql, type CronqlProcess } from '../support/processes.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { createJob, duplicates, runs, type RunRow } from './support.js';
+
+/** Tight bounds so the partitions can be short: a partition only needs to outlast them. */
+const env = {
+  CRONQL_DB_CONNECT_TIMEOUT_MS: '1000',
+  CRONQL_DB_QUERY_TIMEOUT_MS: '2000',
+  CRONQL_HEARTBEAT_MS: '500',
+  CRONQL_LOST_AFTER_MS: '10000',
+  CRONQL_MISFIRE_GRACE_MS: '2000',
+};
+
+/** Seconds from the first to the last slot of an every-second job with no row missing. */
+function gaps(rows: RunRow[]): string[] {
+  const times = rows.map((r) => Date.parse(r.scheduledAt)).sort((x, y) => x - y);
+  const missing: string[] = [];
+  for (let t = times[0]; t <= times[times.length - 1]; t += 1000) if (!times.includes(t)) missing.push(new Date(t).toISOString());
+  return missing;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A network that silently drops packets between cronql and PostgreSQL (a TCP proxy that stops
+ * forwarding, never refusing or closing), or that resets every connection.
+ */
+describe('network partitions to PostgreSQL', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let proxy: TcpProxy;
+  const procs: CronqlProcess[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    proxy = await startTcpProxy(db.url);
+  });
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    await proxy.close();
+    await db.drop();
+  });
+
+  it('blackhole: probes answer within a second, requests fail DATABASE_UNAVAILABLE, and afterwards every slot is a row', async () => {
+    const p = await spawnCronql({ databaseUrl: proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'blackhole' } });
+    procs.push(p);
+    const none = await createJob(p, { key: 'bh-none', cronExpression: '* * * * * *' });
+    const latest = await createJob(p, { key: 'bh-latest', cronExpression: '* * * * * *', catchUp: 'LATEST' });
+    await eventually(async () => (await runs(p, { jobId: none, status: ['SUCCEEDED'] })).length >= 2);
+
+    proxy.setMode('blackhole');
+    proxy.blackholeExisting();
+    const cutAt = Date.now();
+    const probes: { path: string; status: number; ms: number; at: number }[] = [];
+    const probing = (async () => {
+      while (Date.now() - cutAt < 7_000) {
+        for (const path of ['/healthz', '/readyz']) probes.push({ path, ...(await p.get(path, 3_000)), at: Date.now() - cutAt });
+        await sleep(250);
+      }
+    })();
+    await sleep(500);
+    const t0 = Date.now();
+    const query = await p.graphql('{ jobs { totalCount } }');
+    const queryMs = Date.now() - t0;
+    expect(query.errors?.[0]?.extensions?.code).toBe('DATABASE_UNAVAILABLE');
+    expect(queryMs).toBeLessThan(5_000);
+    await probing;
+    proxy.setMode('pass');
+    const healedAt = Date.now();
+
+    expect(probes.filter((x) => x.status === 0 || x.ms >= 1_000)).toEqual([]);
+    expect(probes.filter((x) => x.path === '/healthz').every((x) => x.status === 200)).toBe(true);
+    const firstDown = probes.find((x) => x.path === '/readyz' && x.status === 503);
+    expect(firstDown?.at).toBeLessThan(4_000);
+
+    await eventually(async () => (await p.get('/readyz', 1_000)).status === 200, 15_000);
+    const recoveredMs = Date.now() - healedAt;
+    // Let the ledger account for the partition, and a couple of slots run after it.
+    await eventually(async () => (await runs(p, { jobId: latest, status: ['SUCCEEDED'], scheduledAfter: new Date(healedAt + 1_000).toISOString() })).length >= 2, 15_000);
+    await sleep(1_500);
+    const rows = [...(await runs(p, { jobId: none })), ...(await runs(p, { jobId: latest }))];
+    const settled = rows.filter((r) => Date.parse(r.scheduledAt) < Date.now() - 3_000);
+    expect(settled.filter((r) => r.status === 'PENDING' || r.status === 'RUNNING')).toEqual([]);
+    expect(duplicates(rows)).toEqual([]);
+    for (const id of [none, latest]) {
+      const own = (await runs(p, { jobId: id })).filter((r) => Date.parse(r.scheduledAt) < Date.now() - 2_000);
+      expect(gaps(own)).toEqual([]);
+      const during = own.filter((r) => Date.parse(r.scheduledAt) > cutAt + 3_000 && Date.parse(r.scheduledAt) < healedAt - 1_000);
+      expect(during.length).toBeGreaterThan(0);
+      expect(during.every((r) => r.status === 'SKIPPED' && r.failureCode === 'MISSED' && r.failureDetails?.reason === 'DATABASE_UNREACHABLE')).toBe(true);
+    }
+    console.log(`blackhole 7 s: query failed in ${queryMs} ms, /readyz 503 after ${firstDown?.at} ms, ready again ${recoveredMs} ms after healing`);
+  }, 60_000);
+
+  it('reset of every connection, again and again while slots fire: no run left PENDING or RUNNING, no slot lost or doubled', async () => {
+    const p = await spawnCronql({ databaseUrl: proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'resets' } });
+    procs.push(p);
+    const job = await createJob(p, { key: 'reset-every', cronExpression: '* * * * * *' });
+    await eventually(async () => (await runs(p, { jobId: job, status: ['SUCCEEDED'] })).length >= 1);
+    const startedAt = Date.now();
+    while (Date.now() - startedAt < 3_000) {
+      proxy.resetAll();
+      await sleep(150 + Math.random() * 300);
+    }
+    const endedAt = Date.now();
+    await eventually(async () => (await runs(p, { jobId: job, status: ['SUCCEEDED'], scheduledAfter: new Date(endedAt + 1_000).toISOString() })).length >= 2, 15_000);
+    await sleep(1_000);
+    const rows = (await runs(p, { jobId: job })).filter((r) => Date.parse(r.scheduledAt) < Date.now() - 3_000);
+    expect(rows.filter((r) => r.status === 'PENDING' || r.status === 'RUNNING')).toEqual([]);
+    expect(duplicates(rows)).toEqual([]);
+    expect(gaps(rows)).toEqual([]);
+  }, 60_000);
+
+  it('SIGTERM during a blackhole: the process exits within the grace period and a few seconds', async () => {
+    const p = await spawnCronql({ databaseUrl: proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'sigterm', CRONQL_SHUTDOWN_GRACE_MS: '2000' } });
+    procs.push(p);
+    const job = await createJob(p, { key: 'term-sleep', target: 'sleep', cronExpression: '* * * * * *', payload: { ms: 60_000 } });
+    await eventually(async () => (await runs(p, { jobId: job, status: ['RUNNING'] })).length === 1);
+    proxy.setMode('blackhole');
+    proxy.blackholeExisting();
+    await sleep(500);
+    const t0 = Date.now();
+    p.kill('SIGTERM');
+    const exit = await p.exited;
+    const ms = Date.now() - t0;
+    proxy.setMode('pass');
+    expect(ms).toBeLessThan(2_000 + 6_000);
+    expect(exit.signal).toBeNull();
+    console.log(`SIGTERM during a blackhole: exited with ${exit.code} after ${ms} ms (grace 2 s)`);
+  }, 30_000);
+});
