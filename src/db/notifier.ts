@@ -20,7 +20,7 @@ type Handler = (payload: string) => void;
 export interface NotifierOptions {
   /** Connect and statement bounds of the LISTEN connection. */
   bounds?: DbBounds;
-  /** How often the connection proves it is alive with a round trip. @default 5000 */
+  /** How often the connection proves it is alive with a round trip (bounded at 2 s). @default 2000 */
   pingMs?: number;
   /** Longest wait between two reconnection attempts. @default 5000 */
   maxRetryMs?: number;
@@ -52,7 +52,7 @@ export class Notifier {
     options: NotifierOptions = {},
   ) {
     this.bounds = options.bounds ?? DEFAULT_DB_BOUNDS;
-    this.pingMs = options.pingMs ?? 5_000;
+    this.pingMs = options.pingMs ?? 2_000;
     this.maxRetryMs = options.maxRetryMs ?? 5_000;
   }
 
@@ -77,7 +77,7 @@ export class Notifier {
     const client = this.client;
     if (!client || this.closed) return;
     try {
-      await client.query({ text: 'SELECT 1', query_timeout: Math.min(this.bounds.queryTimeoutMs, 3_000) } as pg.QueryConfig);
+      await client.query({ text: 'SELECT 1', query_timeout: Math.min(this.bounds.queryTimeoutMs, 2_000) } as pg.QueryConfig);
     } catch (err) {
       this.log.warn({ err }, 'notification connection does not answer; replacing it');
       this.lost(client);
