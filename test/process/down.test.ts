@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/db.js';
+import { eventually } from '../support/cronql.js';
+import { spawnCronql, type CronqlProcess } from '../support/processes.js';
+import { createJob, duplicates, runs } from './support.js';
+
+/**
+ * cronql stopped for a while, then started again: the slots that fell due meanwhile are found at
+ * the start and accounted for with each job's catch-up policy (PROCESS_DOWN).
+ */
+describe('a process stopped, then restarted', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  const procs: CronqlProcess[] = [];
+  const env = { CRONQL_MISFIRE_GRACE_MS: '1000' };
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    await db.drop();
+  });
+
+  it('records the missed slots MISSED (NONE), runs the latest (LATEST) or the newest up to the limit, oldest first (ALL)', async () => {
+    const first = await spawnCronql({ databaseUrl: db.url, env });
+    procs.push(first);
+    const none = await createJob(first, { key: 'down-none', cronExpression: '*/2 * * * * *' });
+    const latest = await createJob(first, { key: 'down-latest', cronExpression: '*/2 * * * * *', catchUp: 'LATEST' });
+    const all = await createJob(first, { key: 'down-all', cronExpression: '*/2 * * * * *', catchUp: 'ALL', catchUpLimit: 2 });
+    await eventually(async () => (await runs(first, { jobId: all, status: ['SUCCEEDED'] })).length >= 1, 10_000);
+    first.kill('SIGTERM');
+    await first.exited;
+    const stoppedAt = Date.now();
+    await new Promise((r) => setTimeout(r, 7_000)); // three or four slots of each job fall due
+
+    const second = await spawnCronql({ databaseUrl: db.url, env });
+    procs.push(second);
+    // Each job's rows after the stop: the missed slots (oldest first), then runs.
+    const after = async (jobId: string) => {
+      await eventually(async () => (await runs(second, { jobId, status: ['SUCCEEDED'] })).some((r) => Date.parse(r.scheduledAt) > stoppedAt), 10_000);
+      const rows = (await runs(second, { jobId })).filter((r) => Date.parse(r.scheduledAt) > stoppedAt);
+      const missed = rows.findIndex((r) => !(r.status === 'SKIPPED' && r.failureCode === 'MISSED'));
+      const prefix = missed === -1 ? rows : rows.slice(0, missed);
+      expect(prefix.every((r) => r.failureDetails?.reason === 'PROCESS_DOWN')).toBe(true);
+      expect(rows.slice(prefix.length).every((r) => r.status === 'SUCCEEDED' || r.status === 'RUNNING')).toBe(true);
+      return prefix.length;
+    };
+    // The three jobs share one schedule and one gap of G slots. NONE runs none of them (or the
+    // latest, if it is within the grace period), LATEST one, ALL two.
+    const [missedNone, missedLatest, missedAll] = [await after(none), await after(latest), await after(all)];
+    expect(missedLatest).toBeGreaterThanOrEqual(2);
+    expect(missedAll).toBe(missedLatest - 1);
+    expect([missedLatest, missedLatest + 1]).toContain(missedNone);
+    expect(duplicates(await runs(second))).toEqual([]);
+  }, 60_000);
+});
