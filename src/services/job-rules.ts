@@ -1,6 +1,7 @@
 import { CronqlError } from '../errors.js';
 import { CatchUpPolicy, ScheduleType } from '../domain/enums.js';
 import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
+import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, parseCronExpression } from '../schedule/index.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 
@@ -58,6 +59,7 @@ export function validateKey(key: unknown): string {
 
 export function validatePayload(payload: unknown, maxBytes: number): unknown {
   if (payload === undefined || payload === null) return null;
+  checkJson('payload', payload);
   const size = Buffer.byteLength(JSON.stringify(payload) ?? '', 'utf8');
   if (size > maxBytes) {
     throw new CronqlError('PAYLOAD_TOO_LARGE', `payload is ${size} bytes; the limit is ${maxBytes} bytes`, {
@@ -73,6 +75,7 @@ export function validateReason(reason: unknown): string {
     throw new CronqlError('REASON_REQUIRED', 'pausing a job needs a non-blank reason');
   }
   if (reason.length > 2_000) throw new CronqlError('BAD_USER_INPUT', 'reason must be at most 2000 characters');
+  checkText('reason', reason);
   return reason.trim();
 }
 

@@ -10,6 +10,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
+import { checkText } from './stored-input.js';
 import type { RuntimePort } from './runtime-port.js';
 
 export interface CreateJobInput extends DefinitionInput {
@@ -96,6 +97,8 @@ export class JobService {
     const size = pageSize(first);
     const where: FilterQuery<JobDefinition> = {};
     if (filter.status?.length) where.status = { $in: filter.status };
+    checkText('filter.target', filter.target);
+    checkText('filter.key', filter.key);
     if (filter.target) where.target = filter.target;
     if (filter.key) where.jobKey = filter.key;
     if (filter.scheduleType) where.scheduleType = filter.scheduleType;

@@ -7,6 +7,7 @@ import type { RunEvents } from '../runtime/run-events.js';
 import type { RunRecorder } from '../runtime/run-recorder.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validatePayload } from './job-rules.js';
+import { checkText } from './stored-input.js';
 import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
 
@@ -43,6 +44,8 @@ export function runFilterSql(filter: RunFilter, params: unknown[]): string[] {
     params.push(value);
     where.push(sql.replace('?', `$${params.length}`));
   };
+  checkText('filter.jobKey', filter.jobKey);
+  checkText('filter.target', filter.target);
   if (filter.jobId) add('job_definition_id = ?', isUuid(filter.jobId) ? filter.jobId : '00000000-0000-0000-0000-000000000000');
   if (filter.jobKey) add('job_key = ?', filter.jobKey);
   if (filter.status?.length) add('status = ANY(?::text[])', filter.status);
