@@ -9,7 +9,7 @@
  * ManualClock, so the measured span starts exactly when the slot comes due.
  */
 import 'reflect-metadata';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,7 +26,6 @@ log.level = 'silent';
 async function server(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'cronql-bench-'));
-  await chmod(dir, 0o755);
   const db = await startEmbeddedPostgres({ dataDir: dir, log, ephemeral: true, database: 'postgres' });
   return { url: db.url, stop: async () => { await db.stop(); await rm(dir, { recursive: true, force: true }); } };
 }

@@ -7,6 +7,7 @@ import { Notifier } from './db/notifier.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
+import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
 import { RunRecorder } from './runtime/run-recorder.js';
@@ -219,11 +220,14 @@ export class Cronql {
       this.stopFiring();
       await this._runtime?.stop();
       this.clock.close();
-      await this.relay?.stop();
-      await this.notifier?.close();
-      // Bounded: a client stuck on a dead network may never be given back.
-      await Promise.all([this._pool && endPool(this._pool, 2_000), this.probe && endPool(this.probe, 1_000)]);
-      await Promise.race([this._orm?.close(true).catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())]);
+      // Bounded, together: a database that does not answer must not hold the process. The relay
+      // sends its last changes before the pool ends (or gives up with it).
+      await Promise.all([
+        bounded(this.relay?.stop() ?? Promise.resolve(), 1_000).then(() => this._pool && endPool(this._pool, 1_000)),
+        bounded(this.notifier?.close() ?? Promise.resolve(), 1_000),
+        this.probe && endPool(this.probe, 1_000),
+        bounded(this._orm?.close(true) ?? Promise.resolve(), 1_000),
+      ]);
       await this.embedded?.stop();
     })();
     return this.stopping;

@@ -80,7 +80,9 @@ async function main(): Promise<void> {
     http = await startHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
   } catch (err) {
     log.error({ err }, 'cronql could not start');
-    await cronql.stop().catch(() => {});
+    // One line for whoever reads the console; the log line above has the details.
+    console.error(`cronql: could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    await Promise.race([cronql.stop().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
     process.exit(1);
   }
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl }, 'cronql is listening');

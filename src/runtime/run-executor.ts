@@ -21,7 +21,7 @@ class AbortReason extends Error {
 
 const MAX_MESSAGE = 2_000;
 /** How long a drain waits for the ends of aborted runs to be recorded. */
-const DRAIN_RECORD_MS = 5_000;
+const DRAIN_RECORD_MS = 2_000;
 
 /** Turns what a handler threw into the run's failure fields (API.md: code, message, details). */
 function describeFailure(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {

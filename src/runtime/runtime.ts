@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import { beat, type InstanceIdentity } from '../db/instances.js';
 import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { Channel, type Notifier } from '../db/notifier.js';
+import { bounded } from '../domain/bounded.js';
 import { MissedReason, RunStatus } from '../domain/enums.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
@@ -232,8 +233,8 @@ export class Runtime implements SweptRuntime {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopFiring();
-      await Promise.allSettled([...this.starting.keys()]);
-      await Promise.allSettled([...this.reloads.values()]);
+      // Recorded slots start their runs before the drain; bounded, as the database may not answer.
+      await bounded(Promise.allSettled([...this.starting.keys(), ...this.reloads.values()]), Math.min(this.o.shutdownGraceMs, 5_000));
       await this.executor.drain(this.o.shutdownGraceMs);
       await this.sweeper.stop();
       this.state = 'stopped';

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { beat, pruneInstances, removeInstance, type InstanceIdentity } from '../db/instances.js';
 import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
+import { bounded } from '../domain/bounded.js';
 import { RunStatus, isTerminal } from '../domain/enums.js';
 import type { Ledger } from './ledger.js';
 import { pendingRunIds } from './recovery.js';
@@ -90,9 +91,10 @@ export class Sweeper {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.round;
+    // Bounded: a round stuck on a database that does not answer is left behind.
+    await bounded(this.round ?? Promise.resolve(), 1_000);
     try {
-      await removeInstance(this.o.pool, this.o.identity.id);
+      await bounded(removeInstance(this.o.pool, this.o.identity.id), 1_000);
     } catch (err) {
       this.o.log.warn({ err }, 'could not remove this instance from the instances table; it will be pruned');
     }

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { postgresBinaries, binariesUnder } from '../../src/db/embedded/binaries.js';
 import { createLogger } from '../../src/logger.js';
 
 const orphanScript = fileURLToPath(new URL('../fixtures/orphan-postgres.mjs', import.meta.url));
@@ -68,6 +69,103 @@ describe('embedded PostgreSQL', () => {
       expect(await select1(third.url)).toBe(1);
     } finally {
       await third.stop();
+    }
+  }, 60_000);
+
+  it('leaves alone a live process that is not its server, even one named postgres, whose pid sits in a stale postmaster.pid', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cronql-embedded-'));
+    dirs.push(dir);
+    await chmod(dir, 0o755);
+    const log = createLogger();
+    const first = await startEmbeddedPostgres({ dataDir: dir, log });
+    const clusterDir = first.clusterDir;
+    await first.stop();
+    // After a reboot the pid may belong to anything: here, a process that calls itself postgres.
+    const decoy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '-D', clusterDir], { argv0: 'postgres', stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await readFile(`/proc/${decoy.pid}/cmdline`, 'utf8')).toMatch(/^postgres/);
+      await writeFile(join(clusterDir, 'postmaster.pid'), `${decoy.pid}\n${clusterDir}\n0\n5432\n`);
+      const second = await startEmbeddedPostgres({ dataDir: dir, log });
+      try {
+        expect(await select1(second.url)).toBe(1);
+        expect(() => process.kill(decoy.pid!, 0)).not.toThrow();
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      decoy.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('starts the server with a scrubbed environment: no token, no DATABASE_URL in its /proc/<pid>/environ', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cronql-embedded-'));
+    dirs.push(dir);
+    await chmod(dir, 0o755);
+    const saved = { ...process.env };
+    process.env.CRONQL_ADMIN_TOKEN = 'admin-secret-token-0123456789';
+    process.env.CRONQL_VIEWER_TOKEN = 'viewer-secret-token-0123456789';
+    process.env.DATABASE_URL = 'postgresql://u:secret-password@db.invalid/x';
+    let db;
+    try {
+      db = await startEmbeddedPostgres({ dataDir: dir, log: createLogger(), ephemeral: true });
+    } finally {
+      for (const k of ['CRONQL_ADMIN_TOKEN', 'CRONQL_VIEWER_TOKEN', 'DATABASE_URL']) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+    try {
+      const environ = await readFile(`/proc/${db.pid}/environ`, 'utf8');
+      expect(environ).not.toMatch(/secret|CRONQL_|DATABASE_URL/);
+      expect(environ).toMatch(/PATH=/);
+    } finally {
+      await db.stop();
+    }
+  }, 60_000);
+
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot) console.log('skipping the root / 0700 tests of the embedded PostgreSQL: not running as root');
+
+  it.runIf(asRoot)('as root, starts with its data in a 0700 directory (kept elsewhere, linked from it)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cronql-private-'));
+    dirs.push(dir);
+    await chmod(dir, 0o700);
+    const dataDir = join(dir, 'data');
+    const db = await startEmbeddedPostgres({ dataDir, log: createLogger() });
+    try {
+      expect(await select1(db.url)).toBe(1);
+      expect(await readlink(join(dataDir, 'pg'))).toBe(db.clusterDir);
+    } finally {
+      await db.stop();
+    }
+    // And again: the same cluster, found through the link.
+    const again = await startEmbeddedPostgres({ dataDir, log: createLogger() });
+    try {
+      expect(again.clusterDir).toBe(db.clusterDir);
+      expect(await select1(again.url)).toBe(1);
+    } finally {
+      await again.stop();
+      await rm(again.clusterDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it.runIf(asRoot)('as root, starts when its binaries sit in a 0700 directory (a copy the postgres user can reach)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cronql-private-bin-'));
+    dirs.push(dir);
+    await chmod(dir, 0o700);
+    const installed = await postgresBinaries();
+    await cp(installed.root, join(dir, 'native'), { recursive: true, verbatimSymlinks: true });
+    const data = await mkdtemp(join(tmpdir(), 'cronql-embedded-'));
+    dirs.push(data);
+    await chmod(data, 0o755);
+    const db = await startEmbeddedPostgres({ dataDir: data, log: createLogger(), ephemeral: true, binaries: binariesUnder(join(dir, 'native')) });
+    try {
+      expect(await select1(db.url)).toBe(1);
+      expect(await readlink(`/proc/${db.pid}/exe`)).toBe('/var/lib/cronql/postgresql-unknown/bin/postgres');
+    } finally {
+      await db.stop();
+      await rm('/var/lib/cronql/postgresql-unknown', { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -34,9 +34,9 @@ export async function setup(project: TestProject): Promise<void> {
   build.catch(() => {});
   let url = process.env.DATABASE_URL;
   if (!url) {
+    // A private (0700) directory, like a clone under /root: as root the embedded server runs as
+    // the `postgres` user, and cronql keeps the cluster where that user can reach it.
     dir = await mkdtemp(join(tmpdir(), 'cronql-test-'));
-    const { chmod } = await import('node:fs/promises');
-    await chmod(dir, 0o755); // the embedded server may run as the `postgres` user
     embedded = await startEmbeddedPostgres({ dataDir: dir, log: createLogger(), ephemeral: true, database: 'cronql_test' });
     url = embedded.url;
   }

@@ -33,7 +33,10 @@ export interface CronqlProcess {
 }
 
 export interface SpawnOptions {
-  databaseUrl: string;
+  /** Unset: the process starts its embedded PostgreSQL in its data directory. */
+  databaseUrl?: string;
+  /** @default a fresh temporary directory, removed when the process exits */
+  dataDir?: string;
   env?: Record<string, string>;
   /** How long to wait for "cronql is listening". @default 20000 */
   startTimeoutMs?: number;
@@ -46,12 +49,12 @@ process.on('exit', () => {
 
 export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
   const main = inject('cronqlMain');
-  const dataDir = await mkdtemp(join(tmpdir(), 'cronql-proc-'));
+  const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'cronql-proc-')));
   const adminToken = `admin-${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    DATABASE_URL: o.databaseUrl,
+    ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     PORT: '0',
     HOST: '127.0.0.1',
     CRONQL_DATA_DIR: dataDir,
@@ -92,7 +95,7 @@ export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => {
       live.delete(child);
-      void rm(dataDir, { recursive: true, force: true });
+      if (!o.dataDir) void rm(dataDir, { recursive: true, force: true });
       resolve({ code, signal });
     });
   });
