@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import type { Pool } from '../db/pool.js';
 import { Channel, notify, type Notifier } from '../db/notifier.js';
 import { RunStatus, isTerminal } from '../domain/enums.js';
+import { isUuid } from '../domain/ids.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 import type { RunChange, RunEvents } from './run-events.js';
 
@@ -85,9 +86,19 @@ export class RunEventRelay {
     }
   }
 
+  /**
+   * A message is a hint: anyone who can connect to the database can send one. Its shape is
+   * checked, the runs it names are read back, and a change is re-emitted only if the row bears
+   * it out — the row is in that state, or was (its timestamp for that state is the message's);
+   * a forged "SUCCEEDED" for a FAILED run, or a change with a made-up instant, is dropped.
+   */
   private async receive(payload: string): Promise<void> {
     try {
-      const message = JSON.parse(payload) as WireMessage;
+      const message = parseWire(payload);
+      if (!message) {
+        this.log.warn('ignored a malformed run-change notification');
+        return;
+      }
       // Our own changes, or nobody here but the relay itself to tell.
       if (message.i === this.instanceId || this.events.listenerCount <= 1) return;
       const ids = [...new Set(message.c.map((c) => c.r))];
@@ -95,7 +106,7 @@ export class RunEventRelay {
       const rows = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
       for (const c of message.c) {
         const current = rows.get(c.r);
-        if (!current) continue;
+        if (!current || !borneOut(current, c)) continue;
         const change: RunChange = { run: asOf(current, c.s), previousStatus: c.p, changedAt: new Date(c.t) };
         this.remote.add(change);
         this.events.emit(change);
@@ -103,6 +114,49 @@ export class RunEventRelay {
     } catch (err) {
       this.log.warn({ err }, 'could not read relayed run changes');
     }
+  }
+}
+
+const STATUSES = new Set<string>(Object.values(RunStatus));
+/** What may come before each state (PRODUCT.md's run lifecycle). */
+const BEFORE: Record<RunStatus, (RunStatus | null)[]> = {
+  [RunStatus.PENDING]: [null],
+  [RunStatus.RUNNING]: [RunStatus.PENDING],
+  [RunStatus.SUCCEEDED]: [RunStatus.RUNNING],
+  [RunStatus.FAILED]: [RunStatus.RUNNING, RunStatus.PENDING],
+  [RunStatus.CANCELED]: [RunStatus.RUNNING, RunStatus.PENDING],
+  [RunStatus.SKIPPED]: [null, RunStatus.PENDING],
+};
+
+/** The message, if it has the shape this relay sends; null otherwise. */
+function parseWire(payload: string): WireMessage | null {
+  let m: unknown;
+  try {
+    m = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const msg = m as Partial<WireMessage>;
+  if (typeof msg !== 'object' || msg === null || typeof msg.i !== 'string' || !Array.isArray(msg.c) || msg.c.length > CHANGES_PER_NOTIFY) return null;
+  for (const c of msg.c as Partial<WireChange>[]) {
+    if (typeof c !== 'object' || c === null || !isUuid(c.r) || !STATUSES.has(c.s as string)) return null;
+    if (!(c.p === null || STATUSES.has(c.p as string)) || !BEFORE[c.s as RunStatus].includes(c.p as RunStatus | null)) return null;
+    if (typeof c.t !== 'number' || !Number.isFinite(c.t)) return null;
+  }
+  return msg as WireMessage;
+}
+
+/** Whether the row bears the change out: it is, or was, in that state at that instant. */
+function borneOut(run: RunRecord, c: WireChange): boolean {
+  const at = (d: Date | null) => d !== null && d.getTime() === c.t;
+  switch (c.s) {
+    case RunStatus.PENDING:
+      return at(run.createdAt);
+    case RunStatus.RUNNING:
+      return at(run.startedAt);
+    default:
+      // Terminal states never change: the row's must be the message's.
+      return run.status === c.s && (at(run.updatedAt) || at(run.finishedAt));
   }
 }
 

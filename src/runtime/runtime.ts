@@ -4,6 +4,7 @@ import { beat, type InstanceIdentity } from '../db/instances.js';
 import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { Channel, type Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
+import { isUuid } from '../domain/ids.js';
 import { MissedReason, RunStatus } from '../domain/enums.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
@@ -131,9 +132,11 @@ export class Runtime implements SweptRuntime {
     if (this.state !== 'new') throw new Error('Runtime: start() may be called once');
     this.state = 'starting';
     const { pool, clock, events, log, notifier } = this.o;
-    notifier?.on(Channel.JOB_CHANGED, (id) => this.reloadJob(id));
-    notifier?.on(Channel.RUN_CREATED, (id) => void this.claimAndExecute([id]));
-    notifier?.on(Channel.RUN_CANCELED, (id) => this.abortRun(id));
+    // Notifications are hints: anyone who can connect to the database can send them. Each only
+    // says where to look; what is done follows what the tables say.
+    notifier?.on(Channel.JOB_CHANGED, (id) => isUuid(id) && this.reloadJob(id));
+    notifier?.on(Channel.RUN_CREATED, (id) => isUuid(id) && void this.claimAndExecute([id]));
+    notifier?.on(Channel.RUN_CANCELED, (id) => isUuid(id) && void this.abortIfCanceled(id));
 
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
@@ -190,6 +193,18 @@ export class Runtime implements SweptRuntime {
   /** Aborts a run in flight on this instance (its CANCELED state is already recorded). */
   abortRun(runId: string): boolean {
     return this.executor.abort(runId, 'CANCELED', 'canceled by an admin');
+  }
+
+  /** Aborts a run in flight here if, and only if, the database says it was canceled. */
+  private async abortIfCanceled(runId: string): Promise<void> {
+    if (!this.executor.runIds().includes(runId)) return;
+    try {
+      const status = (await this.recorder.statuses([runId])).get(runId);
+      if (status === RunStatus.CANCELED) this.abortRun(runId);
+    } catch (err) {
+      // The sweep aborts runs whose row is terminal, a heartbeat later.
+      this.o.log.warn({ err, runId }, 'could not check a canceled run');
+    }
   }
 
   /** Executes runs recorded RUNNING for this instance whose start was never confirmed here. */

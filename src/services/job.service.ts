@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CronqlError } from '../errors.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
+import { isUuid } from '../domain/ids.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { JobDefinition } from '../db/entities/job-definition.entity.js';
 import { Channel } from '../db/notifier.js';
@@ -279,5 +280,4 @@ function invalidState(job: JobDefinition, action: string): CronqlError {
   });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (id: string): boolean => UUID.test(id);
+export { isUuid };
