@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { mountGraphiql } from './graphiql.js';
 import { mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
+import { lastErrorHandler, notFound } from './errors.js';
 
 export interface HttpServer {
   server: Server;
@@ -46,6 +47,9 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
       maxBodyBytes: config.maxBodyBytes,
     });
   }
+  // Last: nothing Express answers by itself (its default pages carry stack traces).
+  app.use(notFound);
+  app.use(lastErrorHandler(cronql.log));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
