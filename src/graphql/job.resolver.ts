@@ -8,7 +8,8 @@ import { RunStatus } from './enums.js';
 import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
 import { Job } from './job.type.js';
 import { Run } from './run.type.js';
-import { DateTimeScalar } from './scalars.js';
+import { DateTimeScalar, JSONScalar } from './scalars.js';
+import { forRole } from './redact.js';
 
 /**
  * Only the fields the client sent: the service copies omitted ones from the replaced version.
@@ -92,6 +93,11 @@ export class JobResolver {
   @Mutation(() => Job)
   async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
     return ctx.cronql.jobs.retire(id, ctx.principal.name);
+  }
+
+  @FieldResolver(() => JSONScalar, { nullable: true, description: 'Handed to the target on each run. A VIEWER reads credential-looking values as "[redacted]".' })
+  payload(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): unknown {
+    return forRole(ctx, job.payload ?? null);
   }
 
   @FieldResolver(() => Job, { nullable: true, description: 'The version this one replaced.' })

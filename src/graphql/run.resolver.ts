@@ -7,6 +7,7 @@ import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
 import { JSONScalar } from './scalars.js';
+import { forRole } from './redact.js';
 
 @Resolver(() => Run)
 export class RunResolver {
@@ -43,6 +44,21 @@ export class RunResolver {
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
     return ctx.cronql.runs.cancel(id);
+  }
+
+  @FieldResolver(() => JSONScalar, { nullable: true, description: 'The payload it ran with. A VIEWER reads credential-looking values as "[redacted]".' })
+  payloadSnapshot(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): unknown {
+    return forRole(ctx, run.payloadSnapshot);
+  }
+
+  @FieldResolver(() => JSONScalar, { nullable: true, description: 'What the handler returned. A VIEWER reads credential-looking values as "[redacted]".' })
+  output(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): unknown {
+    return forRole(ctx, run.output);
+  }
+
+  @FieldResolver(() => JSONScalar, { nullable: true, description: 'Structured diagnostics of a failure or skip. A VIEWER reads credential-looking values as "[redacted]".' })
+  failureDetails(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): unknown {
+    return forRole(ctx, run.failureDetails);
   }
 
   @FieldResolver(() => Job)
