@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AddressLookup } from '../../src/runtime/targets/address-guard.js';
+import { blockedAddressReason, type AddressLookup } from '../../src/runtime/targets/address-guard.js';
 import { createHttpTarget, type HttpTargetOptions } from '../../src/runtime/targets/builtin/http.js';
 import { createTargetRegistry } from '../../src/runtime/targets/registry.js';
 import { TargetError, type TargetContext } from '../../src/runtime/targets/target.js';
@@ -9,7 +9,11 @@ import { failure, targetContext } from '../support/target-context.js';
 
 /** Every request the server received, as `METHOD /path`. */
 let hits: string[] = [];
+/** The local address each request arrived on. */
+let arrivedOn: string[] = [];
 let server: Server;
+/** The same handler on 127.0.0.2, the address the guard is told is public in these tests. */
+let standIn: Server;
 let base: string;
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -19,9 +23,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
+  const handler = async (req: IncomingMessage, res: import('node:http').ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     hits.push(`${req.method} ${url.pathname}`);
+    arrivedOn.push(req.socket.localAddress ?? '?');
     const body = await readBody(req);
     switch (url.pathname) {
       case '/echo':
@@ -53,19 +58,29 @@ beforeAll(async () => {
         res.statusCode = 404;
         res.end();
     }
-  });
+  };
+  server = createServer(handler);
+  standIn = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => standIn.listen(port, '127.0.0.2', resolve));
+  base = `http://127.0.0.1:${port}`;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  for (const s of [server, standIn]) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
 });
 
 beforeEach(() => {
   hits = [];
+  arrivedOn = [];
 });
+
+/** In these tests 127.0.0.2 (the stand-in server) passes for a public address; nothing else changes. */
+const standInIsPublic = (address: string) => (address === '127.0.0.2' ? undefined : blockedAddressReason(address));
 
 const context = (payload: unknown, signal?: AbortSignal) => targetContext(payload, signal, 'http-test');
 
@@ -74,11 +89,11 @@ function run(payload: unknown, options: HttpTargetOptions = { allowPrivate: true
 }
 
 /**
- * Pretends `localhost` is a public host, so the first hop passes the guard while the socket still
- * goes to the test server; any other name is refused without touching real DNS.
+ * Resolves `localhost` to the stand-in server's address (which passes for public here), so the
+ * first hop reaches it; any other name is refused without touching real DNS.
  */
 const publicLocalhost: AddressLookup = async (host) => {
-  if (host === 'localhost') return [{ address: '93.184.216.34', family: 4 }];
+  if (host === 'localhost') return [{ address: '127.0.0.2', family: 4 }];
   if (host === 'internal.test') return [{ address: '10.0.0.5', family: 4 }];
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
@@ -174,6 +189,7 @@ describe('http target', () => {
     const err = await failure(
       run({ url: `http://localhost:${port}/redirect?to=${encodeURIComponent(target())}`, method: 'GET' }, {
         lookup: publicLocalhost,
+        blockedReason: standInIsPublic,
       }),
     );
     expect(err.code).toBe('HTTP_BLOCKED');
@@ -227,5 +243,29 @@ describe('http target', () => {
   ])('fails BAD_PAYLOAD for %s', async (_label, payload) => {
     const err = await failure(run(payload, {}));
     expect(err.code).toBe('BAD_PAYLOAD');
+  });
+
+  it('connects to the address it checked: a resolver that answers public first and loopback second never gets the request to loopback (DNS rebinding)', async () => {
+    const port = new URL(base).port;
+    const calls: string[] = [];
+    const answers = new Map<string, string[]>([
+      ['rebind.test', ['127.0.0.2', '127.0.0.1']],
+      ['rebind2.test', ['127.0.0.2', '127.0.0.1']],
+    ]);
+    const rebinding: AddressLookup = async (host) => {
+      calls.push(host);
+      const next = answers.get(host)?.shift() ?? '127.0.0.1';
+      return [{ address: next, family: 4 }];
+    };
+    const options = { lookup: rebinding, blockedReason: standInIsPublic };
+    const to = encodeURIComponent(`http://rebind2.test:${port}/echo`);
+    const output = (await run({ url: `http://rebind.test:${port}/redirect?to=${to}`, method: 'GET' }, options)) as { status: number; body: string };
+    expect(output.status).toBe(200);
+    // One lookup per hop (the guard's), and every hop served on the checked address.
+    expect(calls).toEqual(['rebind.test', 'rebind2.test']);
+    expect(hits).toEqual(['GET /redirect', 'GET /echo']);
+    expect(arrivedOn).toEqual(['127.0.0.2', '127.0.0.2']);
+    // The Host header still names the host, as the server (and TLS) expect.
+    expect(JSON.parse(output.body).headers.host).toBe(`rebind2.test:${port}`);
   });
 });

@@ -4,14 +4,10 @@ import { TargetError } from './target.js';
 
 /**
  * The SSRF guard of the `http` target: a URL may be fetched only if every address its host
- * resolves to is public unicast.
- *
- * Residual DNS-rebinding window: the guard resolves the host, then `fetch` resolves it again to
- * connect. A hostile resolver can answer a public address to the first lookup and a private one
- * to the second. Closing that needs the connection to reuse the checked address — an undici
- * `Agent` with `connect.lookup` — but `undici` is not a direct dependency (Node's bundled copy is
- * not importable), so the guard narrows the window to one lookup's TTL and no more. IP literals
- * have no window.
+ * resolves to is public unicast. The `http` target then connects to an address the guard
+ * checked (see pinnedDispatcher in builtin/http.ts), never resolving the name a second time, so
+ * a hostile resolver cannot answer a public address to the check and a private one to the
+ * connection (DNS rebinding).
  */
 
 /** One resolved address, as `dns.promises.lookup(host, { all: true })` returns it. */
@@ -63,6 +59,7 @@ function hostOf(url: URL): string {
 export async function assertPublicUrl(
   url: URL,
   lookup: AddressLookup = systemLookup,
+  blockedReason: (address: string) => string | undefined = blockedAddressReason,
 ): Promise<string[]> {
   const host = hostOf(url);
   if (BLOCKED_NAMES.has(host)) {
@@ -87,7 +84,7 @@ export async function assertPublicUrl(
   }
   // Any one bad address blocks: the connection may use whichever the resolver lists first.
   for (const address of addresses) {
-    const reason = blockedAddressReason(address);
+    const reason = blockedReason(address);
     if (reason) {
       throw new TargetError(
         'HTTP_BLOCKED',

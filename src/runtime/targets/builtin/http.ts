@@ -1,4 +1,6 @@
-import { assertPublicUrl, type AddressLookup } from '../address-guard.js';
+import ipaddr from 'ipaddr.js';
+import { Agent, fetch as pinnedFetch, type Dispatcher } from 'undici';
+import { assertPublicUrl, blockedAddressReason, type AddressLookup } from '../address-guard.js';
 import { TargetError, type TargetContext, type TargetDefinition } from '../target.js';
 
 export interface HttpTargetOptions {
@@ -13,6 +15,12 @@ export interface HttpTargetOptions {
    * @default dns.promises.lookup(host, { all: true })
    */
   lookup?: AddressLookup;
+  /**
+   * Why an address may not be called (undefined: it may); tests inject one that lets a loopback
+   * test server pass for public.
+   * @default blockedAddressReason (public unicast only)
+   */
+  blockedReason?: (address: string) => string | undefined;
 }
 
 export interface HttpPayload {
@@ -151,6 +159,23 @@ function redirectRequest(req: HttpRequest, status: number, location: URL): HttpR
   return { ...req, url: location, method, headers, body };
 }
 
+/**
+ * A connection pool that connects to `address` whatever name it is asked for: the hop's host name
+ * still goes in the Host header and in TLS (SNI, and the certificate is checked against it), but
+ * the socket goes to the address the guard checked.
+ */
+function pinnedDispatcher(address: string): Agent {
+  const family = ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4;
+  return new Agent({
+    connect: {
+      lookup: (_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+        if (options?.all) callback(null, [{ address, family }]);
+        else callback(null, address, family);
+      },
+    } as never,
+  });
+}
+
 async function send(
   ctx: TargetContext,
   first: HttpRequest,
@@ -160,41 +185,62 @@ async function send(
   let req = first;
   const started = performance.now();
   for (let hop = 0; ; hop++) {
-    if (!options.allowPrivate) await untilAborted(assertPublicUrl(req.url, options.lookup), signal);
-    const res = await fetch(req.url.href, {
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      redirect: 'manual',
-      signal,
-    });
-    const location = res.headers.get('location');
-    if (res.status >= 300 && res.status < 400 && location !== null) {
-      await res.body?.cancel().catch(() => undefined);
-      if (hop === MAX_REDIRECTS) {
-        throw new TargetError('HTTP_NETWORK', `http: more than ${MAX_REDIRECTS} redirects`, { url: req.url.href });
-      }
-      const next = URL.canParse(location, req.url.href) ? new URL(location, req.url) : undefined;
-      if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
-        throw new TargetError('HTTP_NETWORK', `http: unusable redirect location ${JSON.stringify(location)}`, {
-          url: req.url.href,
-          status: res.status,
-        });
-      }
-      ctx.log.debug({ from: req.url.href, to: next.href, status: res.status }, 'http target redirect');
-      req = redirectRequest(req, res.status, next);
-      continue;
+    let dispatcher: Dispatcher | undefined;
+    if (!options.allowPrivate) {
+      const checked = await untilAborted(assertPublicUrl(req.url, options.lookup, options.blockedReason ?? blockedAddressReason), signal);
+      dispatcher = pinnedDispatcher(checked[0]);
     }
-    const body = await readBodyPrefix(res);
-    const durationMs = Math.round(performance.now() - started);
-    if (res.status < 200 || res.status >= 300) {
-      throw new TargetError('HTTP_STATUS', `http: ${req.method} ${req.url.href} answered ${res.status}`, {
+    try {
+      const res = (await pinnedFetch(req.url.href, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        redirect: 'manual',
+        signal,
+        dispatcher,
+      })) as unknown as Response;
+      const outcome = await answer(ctx, req, res, hop, started);
+      if (outcome.kind === 'done') return outcome.output;
+      req = outcome.next;
+    } finally {
+      void dispatcher?.destroy().catch(() => undefined);
+    }
+  }
+}
+
+/** What one hop's response means: the output, or the request of the next hop. */
+async function answer(
+  ctx: TargetContext,
+  req: HttpRequest,
+  res: Response,
+  hop: number,
+  started: number,
+): Promise<{ kind: 'done'; output: HttpOutput } | { kind: 'redirect'; next: HttpRequest }> {
+  const location = res.headers.get('location');
+  if (res.status >= 300 && res.status < 400 && location !== null) {
+    await res.body?.cancel().catch(() => undefined);
+    if (hop === MAX_REDIRECTS) {
+      throw new TargetError('HTTP_NETWORK', `http: more than ${MAX_REDIRECTS} redirects`, { url: req.url.href });
+    }
+    const next = URL.canParse(location, req.url.href) ? new URL(location, req.url) : undefined;
+    if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+      throw new TargetError('HTTP_NETWORK', `http: unusable redirect location ${JSON.stringify(location)}`, {
+        url: req.url.href,
         status: res.status,
-        body,
       });
     }
-    return { status: res.status, durationMs, body };
+    ctx.log.debug({ from: req.url.href, to: next.href, status: res.status }, 'http target redirect');
+    return { kind: 'redirect', next: redirectRequest(req, res.status, next) };
   }
+  const body = await readBodyPrefix(res);
+  const durationMs = Math.round(performance.now() - started);
+  if (res.status < 200 || res.status >= 300) {
+    throw new TargetError('HTTP_STATUS', `http: ${req.method} ${req.url.href} answered ${res.status}`, {
+      status: res.status,
+      body,
+    });
+  }
+  return { kind: 'done', output: { status: res.status, durationMs, body } };
 }
 
 /** The `http` built-in target. */
