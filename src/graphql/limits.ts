@@ -1,17 +1,27 @@
 import {
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
   GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isInterfaceType,
+  isObjectType,
   Kind,
   MaxIntrospectionDepthRule,
   type ASTVisitor,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLNamedType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { MAX_PAGE_SIZE } from '../services/pagination.js';
+import { pageSize } from '../services/pagination.js';
 
 /**
  * Limits on what one operation may ask for, applied on HTTP (Apollo) and on the WebSocket
@@ -23,9 +33,9 @@ export const LIMITS = {
   /** Aliased fields in one operation, counted through fragments. */
   maxAliases: 30,
   /**
-   * Estimated cost: each field costs 1 plus its children's cost, multiplied by `first` on
-   * paged fields. Measured: a page of 500 runs with every Run field 13,501; a 50-run page with
-   * `job { key lastRun { id } }` 401; GraphiQL's introspection query 220.
+   * Estimated cost (see operationCost): each field costs 1 plus its children; a page's rows are
+   * counted with the page size its resolver will use (`first` omitted or null → 20), and its
+   * `totalCount` / `pageInfo` once each.
    */
   maxCost: 25_000,
   /** Lexical tokens per document: bounds parsing and validation work before anything else. */
@@ -93,20 +103,104 @@ export function operationShapeRule(maxDepth: number = LIMITS.maxDepth, maxAliase
  */
 export const LIMIT_RULES: readonly ValidationRule[] = [operationShapeRule(), MaxIntrospectionDepthRule];
 
-/** Each field costs 1 plus its children, times `first` where the field is paged. */
-const costEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  const first = args.first;
-  const factor = typeof first === 'number' && first >= 0 ? Math.min(first, MAX_PAGE_SIZE) : 1;
-  return 1 + factor * childComplexity;
-};
-
 /** Field nodes visited (fragments expanded) before the estimate gives up: a fragment fan-out guard. */
 const MAX_COST_NODES = 5_000;
+
+class TooManyNodes extends Error {}
+
+/**
+ * The cost of an operation, modelled on what the resolvers do: each field costs 1 plus its
+ * children. A connection (`…Connection` type) costs 1, plus `totalCount` and `pageInfo` once
+ * each (their own queries, whatever the page size — so `first: 0` does not make them free),
+ * plus `nodes`/`edges` times the page size the resolver will fetch: `pageSize(first)`, the same
+ * function the services call (omitted or null → the default 20, capped at 500).
+ */
+function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | null | undefined,
+): number {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName),
+  );
+  if (!operation) return 0;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  let nodes = 0;
+
+  const costOf = (set: SelectionSetNode, parent: GraphQLNamedType, path: Set<string>): number => {
+    let total = 0;
+    for (const selection of set.selections) {
+      if (!shouldInclude(selection, variables)) continue;
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        total += costOf(selection.selectionSet, on ?? parent, path);
+      } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || path.has(fragment.name.value)) continue;
+        path.add(fragment.name.value);
+        total += costOf(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? parent, path);
+        path.delete(fragment.name.value);
+      } else {
+        if (++nodes > MAX_COST_NODES) throw new TooManyNodes();
+        total += fieldCost(selection, parent, path);
+      }
+    }
+    return total;
+  };
+
+  const fieldCost = (field: FieldNode, parent: GraphQLNamedType, path: Set<string>): number => {
+    const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[field.name.value] : undefined;
+    if (!def || !field.selectionSet) return 1;
+    const type = getNamedType(def.type);
+    if (!type.name.endsWith('Connection') || !isObjectType(type)) return 1 + costOf(field.selectionSet, type, path);
+    // A connection: the page is fetched once, its parts priced apart.
+    const args = getArgumentValues(def, field, variables);
+    const page = pageSize(typeof args.first === 'number' ? args.first : null);
+    let total = 1;
+    for (const part of collectFields(field.selectionSet, fragments, variables)) {
+      if (++nodes > MAX_COST_NODES) throw new TooManyNodes();
+      const partDef = type.getFields()[part.name.value];
+      const inner = part.selectionSet && partDef ? costOf(part.selectionSet, getNamedType(partDef.type), path) : 0;
+      if (part.name.value === 'nodes' || part.name.value === 'edges') total += page * (1 + inner);
+      else total += 1 + inner;
+    }
+    return total;
+  };
+
+  return costOf(operation.selectionSet, root, new Set());
+}
+
+/** The fields selected directly in a set, through fragments (what a connection's parts are). */
+function collectFields(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, variables: Record<string, unknown>, seen = new Set<string>()): FieldNode[] {
+  const out: FieldNode[] = [];
+  for (const selection of set.selections) {
+    if (!shouldInclude(selection, variables)) continue;
+    if (selection.kind === Kind.FIELD) out.push(selection);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) out.push(...collectFields(selection.selectionSet, fragments, variables, seen));
+    else if (!seen.has(selection.name.value)) {
+      const fragment = fragments.get(selection.name.value);
+      if (fragment) out.push(...collectFields(fragment.selectionSet, fragments, variables, new Set([...seen, selection.name.value])));
+    }
+  }
+  return out;
+}
+
+/** `@skip` / `@include`, as execution will apply them. */
+function shouldInclude(node: SelectionNode, variables: Record<string, unknown>): boolean {
+  const skip = getDirectiveValues(GraphQLSkipDirective, node, variables);
+  if (skip?.if === true) return false;
+  const include = getDirectiveValues(GraphQLIncludeDirective, node, variables);
+  return include?.if !== false;
+}
 
 /**
  * The cost error of an operation, or null when it is within `maxCost`. Needs the variables (a
  * `first: $n`), so it runs after validation, once the operation is known: as an Apollo plugin
- * on HTTP, in `onSubscribe` on the WebSocket.
+ * on HTTP, in `onSubscribe` on the WebSocket — one function for both.
  */
 export function costError(
   schema: GraphQLSchema,
@@ -117,20 +211,16 @@ export function costError(
 ): GraphQLError | null {
   let cost: number;
   try {
-    cost = getComplexity({
-      schema,
-      query: document,
-      variables: variables ?? {},
-      operationName: operationName ?? undefined,
-      estimators: [costEstimator],
-      maxQueryNodes: MAX_COST_NODES,
-    });
+    cost = operationCost(schema, document, variables ?? {}, operationName);
   } catch (err) {
-    if (err instanceof GraphQLError && /maximum allowed number of nodes/.test(err.message)) {
-      return limitError(`Operation selects more than the limit of ${MAX_COST_NODES} fields`);
-    }
-    // Variables that do not coerce: execution reports them as BAD_USER_INPUT.
+    if (err instanceof TooManyNodes) return limitError(`Operation selects more than the limit of ${MAX_COST_NODES} fields`);
+    // Variables or arguments that do not coerce: execution reports them as BAD_USER_INPUT.
     return null;
   }
   return cost > maxCost ? limitError(`Operation cost ${cost} exceeds the limit of ${maxCost}`) : null;
+}
+
+/** The cost of an operation (tests, and the measurements in LIMITS' comment). */
+export function operationCostOf(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> = {}): number {
+  return operationCost(schema, document, variables, undefined);
 }

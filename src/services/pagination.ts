@@ -33,7 +33,14 @@ export function decodeCursor(cursor: string | null | undefined): Position | unde
   }
 }
 
-export function pageSize(first: number | null | undefined, fallback = 20): number {
+/** The page size when `first` is omitted or null. */
+export const DEFAULT_PAGE_SIZE = 20;
+
+/**
+ * The rows a page fetches for a given `first`: the default when omitted or null, capped at
+ * MAX_PAGE_SIZE. The one rule both the resolvers and the query-cost estimate use.
+ */
+export function pageSize(first: number | null | undefined, fallback = DEFAULT_PAGE_SIZE): number {
   const n = first ?? fallback;
   if (!Number.isInteger(n) || n < 0) throw new CronqlError('BAD_USER_INPUT', 'first must be a non-negative integer', { field: 'first' });
   return Math.min(n, MAX_PAGE_SIZE);
