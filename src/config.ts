@@ -43,6 +43,12 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** Client-side bound on one statement; `statement_timeout` is set to match. @default 10000 */
   dbQueryTimeoutMs: number;
+  /** Subscriptions one WebSocket may hold; the next is refused. @default 50 */
+  maxSubscriptionsPerConnection: number;
+  /** Open WebSocket connections per process; the next is closed with 1013. @default 5000 */
+  maxConnections: number;
+  /** Largest answer to one operation; larger fails with RESPONSE_TOO_LARGE. @default 8388608 */
+  maxResponseBytes: number;
 }
 
 /** The defaults of the tunables, shared by the environment reader and the library API. */
@@ -55,6 +61,9 @@ export const DEFAULTS = {
   misfireGraceMs: 10_000,
   dbConnectTimeoutMs: 5_000,
   dbQueryTimeoutMs: 10_000,
+  maxSubscriptionsPerConnection: 50,
+  maxConnections: 5_000,
+  maxResponseBytes: 8_388_608,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -142,5 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     misfireGraceMs: int(env, 'CRONQL_MISFIRE_GRACE_MS', DEFAULTS.misfireGraceMs, 1_000, 86_400_000),
     dbConnectTimeoutMs: int(env, 'CRONQL_DB_CONNECT_TIMEOUT_MS', DEFAULTS.dbConnectTimeoutMs, 100, 600_000),
     dbQueryTimeoutMs: int(env, 'CRONQL_DB_QUERY_TIMEOUT_MS', DEFAULTS.dbQueryTimeoutMs, 100, 3_600_000),
+    maxSubscriptionsPerConnection: int(env, 'CRONQL_MAX_SUBSCRIPTIONS_PER_CONNECTION', DEFAULTS.maxSubscriptionsPerConnection, 1, 10_000),
+    maxConnections: int(env, 'CRONQL_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
+    maxResponseBytes: int(env, 'CRONQL_MAX_RESPONSE_BYTES', DEFAULTS.maxResponseBytes, 1_024, 1_073_741_824),
   };
 }

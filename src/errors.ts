@@ -16,7 +16,9 @@ export type ErrorCode =
   | 'INVALID_STATE'
   | 'PAYLOAD_TOO_LARGE'
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
-  | 'DATABASE_UNAVAILABLE';
+  | 'DATABASE_UNAVAILABLE'
+  /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */
+  | 'RESPONSE_TOO_LARGE';
 
 export class CronqlError extends Error {
   readonly code: ErrorCode;

@@ -17,4 +17,6 @@ export interface GraphQLContext {
   principal: Principal;
   loaders: Loaders;
   log: Logger;
+  /** WebSocket operations: closes the connection of a reader too slow to keep up (4429). */
+  onSlowConsumer?: () => void;
 }

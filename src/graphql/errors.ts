@@ -34,6 +34,7 @@ const API_CODES = new Set<string>([
   'INVALID_STATE',
   'PAYLOAD_TOO_LARGE',
   'DATABASE_UNAVAILABLE',
+  'RESPONSE_TOO_LARGE',
 ] satisfies ErrorCode[]);
 
 export const INTERNAL_MESSAGE = 'Internal server error';

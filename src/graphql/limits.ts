@@ -38,6 +38,11 @@ export const LIMITS = {
    * `totalCount` / `pageInfo` once each.
    */
   maxCost: 25_000,
+  /**
+   * Cost of a subscription's selection, executed again for every event it receives (a run with
+   * its job and the job's last run is about 20).
+   */
+  maxEventCost: 500,
   /** Lexical tokens per document: bounds parsing and validation work before anything else. */
   maxTokens: 10_000,
   /** Instants `previewSchedule` returns at most, whatever `count` asks for. */

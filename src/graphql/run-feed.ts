@@ -5,7 +5,7 @@ import { runMatches, type RunFilter } from '../services/run.service.js';
  * Changes a subscriber may have waiting before it is dropped: a client that stopped reading must
  * not make the server buffer the whole event stream.
  */
-export const MAX_BUFFERED_CHANGES = 10_000;
+export const MAX_BUFFERED_CHANGES = 1_000;
 
 /**
  * The run changes matching `filter`, from now on, as an async iterator. Changes are queued in

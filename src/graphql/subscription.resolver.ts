@@ -12,9 +12,10 @@ export class SubscriptionResolver {
     description: 'Every run state change, including creation, in order per run; filtered on the server.',
     subscribe: ({ args, context }) => {
       const ctx = context as GraphQLContext;
-      return runChangeFeed(ctx.cronql.events, (args.filter as RunFilterInput | null) ?? undefined, () =>
-        ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; subscription ended'),
-      );
+      return runChangeFeed(ctx.cronql.events, (args.filter as RunFilterInput | null) ?? undefined, () => {
+        ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; closing its connection');
+        ctx.onSlowConsumer?.();
+      });
     },
   })
   runChanged(

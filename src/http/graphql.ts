@@ -24,12 +24,29 @@ import { forbidden, formatError, formatWsResultError, graphQLError, unauthentica
 import { LIMIT_RULES, LIMITS, costError } from '../graphql/limits.js';
 import { Loaders } from '../graphql/loaders.js';
 import { cronqlSchema } from '../graphql/schema.js';
+import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
 export interface GraphqlApiOptions extends Tokens {
   /** Largest accepted HTTP request body or WebSocket message, in bytes. @default 1048576 (1 MiB) */
   maxBodyBytes?: number;
+  /** Subscriptions one WebSocket may hold at once; the next is refused. @default 50 */
+  maxSubscriptionsPerConnection?: number;
+  /** Open WebSocket connections per process; the next is closed with 1013 (try again later). @default 5000 */
+  maxConnections?: number;
+  /** Largest answer to one operation (or one subscription event). @default 8388608 */
+  maxResponseBytes?: number;
+}
+
+/** What may wait unsent on one WebSocket before its reader is judged too slow and closed (4429). */
+export const MAX_SOCKET_BACKLOG_BYTES = 4 * 1024 * 1024;
+
+/** WebSocket limits, resolved. */
+interface WsLimits {
+  maxSubscriptions: number;
+  maxConnections: number;
+  maxResponseBytes: number;
 }
 
 export interface GraphqlApi {
@@ -49,6 +66,7 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
   const auth = new TokenAuthenticator(options);
   const log = cronql.log.child({ component: 'graphql' });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const maxResponseBytes = options.maxResponseBytes ?? 8_388_608;
   const contextFor = (principal: Principal): GraphQLContext => ({ cronql, principal, loaders: new Loaders(cronql), log });
 
   const apollo = new ApolloServer<GraphQLContext>({
@@ -65,7 +83,7 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
     validationRules: [...LIMIT_RULES],
     formatError: (formatted, error) => formatError(formatted, error, log),
     // Landing pages load from a CDN; GraphiQL is served offline by cronql itself.
-    plugins: [ApolloServerPluginLandingPageDisabled(), operationGuardPlugin()],
+    plugins: [ApolloServerPluginLandingPageDisabled(), operationGuardPlugin(), responseSizePlugin(maxResponseBytes)],
   });
   await apollo.start();
 
@@ -79,7 +97,11 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
   );
 
   const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: maxBodyBytes });
-  const ws = useWebSocketApi(wss, schema, auth, contextFor, log);
+  const ws = useWebSocketApi(wss, schema, auth, contextFor, log, {
+    maxSubscriptions: options.maxSubscriptionsPerConnection ?? 50,
+    maxConnections: options.maxConnections ?? 5_000,
+    maxResponseBytes,
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -149,6 +171,24 @@ function operationGuardPlugin(): ApolloServerPlugin<GraphQLContext> {
 }
 
 /**
+ * The answer is measured before it is serialised (without writing it): past the limit it is
+ * replaced by one RESPONSE_TOO_LARGE error.
+ */
+function responseSizePlugin(limit: number): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single') return;
+          const { data, errors } = response.body.singleResult;
+          if (exceedsBytes({ data, errors }, limit)) response.body.singleResult = { errors: [tooLargeError(limit)] };
+        },
+      };
+    },
+  };
+}
+
+/**
  * graphql-ws on the HTTP server's `/graphql`. The token travels in `connectionParams` and is
  * checked at connect: an unknown one closes the socket (4401) before any operation is read. Each
  * operation is then parsed and validated here with the same limits as HTTP, mutations need
@@ -160,8 +200,20 @@ function useWebSocketApi(
   auth: TokenAuthenticator,
   contextFor: (principal: Principal) => GraphQLContext,
   log: Logger,
+  limits: WsLimits,
 ) {
   const principals = new WeakMap<object, Principal>();
+  const subscriptionsOf = new WeakMap<object, Set<string>>();
+  // Past the cap, a new connection is closed before it costs anything: 1013 "try again later".
+  wss.on('connection', (socket) => {
+    if (wss.clients.size > limits.maxConnections) socket.close(1013, 'too many connections');
+  });
+  const tooSlow = (socket: { bufferedAmount: number; close(code: number, reason: string): void }) => {
+    if (socket.bufferedAmount <= MAX_SOCKET_BACKLOG_BYTES) return false;
+    log.warn({ backlog: socket.bufferedAmount }, 'WebSocket reader too slow; closing it');
+    socket.close(4429, 'too slow');
+    return true;
+  };
   return useServer(
     {
       schema,
@@ -198,17 +250,35 @@ function useWebSocketApi(
         if (operation.operation === 'mutation' && principal.role !== 'ADMIN') {
           return [forbidden(`the ${principal.role} role may not run mutations`)];
         }
-        const tooCostly = costError(schema, document, payload.variables, payload.operationName);
+        // A subscription's selection is executed again for every event: its own, lower ceiling.
+        const subscription = operation.operation === 'subscription';
+        const tooCostly = costError(schema, document, payload.variables, payload.operationName, subscription ? LIMITS.maxEventCost : LIMITS.maxCost);
         if (tooCostly) return [tooCostly];
+        if (subscription) {
+          // This connection's subscriptions still in graphql-ws's table of live operations (a
+          // client's Complete removes its entry at once; queries are not counted).
+          const mine = subscriptionsOf.get(ctx) ?? new Set<string>();
+          subscriptionsOf.set(ctx, mine);
+          for (const id of mine) if (!(id in ctx.subscriptions)) mine.delete(id);
+          if (mine.size >= limits.maxSubscriptions) {
+            return [graphQLError('BAD_REQUEST', `This connection holds ${mine.size} subscriptions, the limit (CRONQL_MAX_SUBSCRIPTIONS_PER_CONNECTION); end one first`)];
+          }
+          mine.add(_id);
+        }
+        const context = contextFor(principal);
+        // The run feed closes a reader that lets changes pile up (see run-feed.ts).
+        context.onSlowConsumer = () => ctx.extra.socket.close(4429, 'too slow');
         return {
           schema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: contextFor(principal),
+          contextValue: context,
         };
       },
-      onNext(_ctx, _id, _payload, _args, result) {
+      onNext(ctx, _id, _payload, _args, result) {
+        if (tooSlow(ctx.extra.socket)) return undefined; // closing: what is sent now is dropped
+        if (exceedsBytes(result, limits.maxResponseBytes)) return { errors: [tooLargeError(limits.maxResponseBytes)] } as never;
         if (!result.errors) return undefined;
         return { ...result, errors: result.errors.map((e) => formatWsResultError(e, log)) };
       },

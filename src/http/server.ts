@@ -22,6 +22,12 @@ export type HttpServerOptions = Pick<Config, 'host' | 'port' | 'role'> & {
   viewerToken?: string;
   /** Largest accepted request body / WebSocket message, in bytes. @default 1048576 */
   maxBodyBytes?: number;
+  /** @default 50 */
+  maxSubscriptionsPerConnection?: number;
+  /** @default 5000 */
+  maxConnections?: number;
+  /** @default 8388608 */
+  maxResponseBytes?: number;
 };
 
 /** How long in-flight HTTP requests get to finish on close before their connections are cut. */
@@ -45,6 +51,9 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
       adminToken: config.adminToken,
       viewerToken: config.viewerToken,
       maxBodyBytes: config.maxBodyBytes,
+      maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
+      maxConnections: config.maxConnections,
+      maxResponseBytes: config.maxResponseBytes,
     });
   }
   // Last: nothing Express answers by itself (its default pages carry stack traces).

@@ -4,7 +4,7 @@ import { print, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createCronql, type Cronql, type CronqlOptions } from '../../src/app.js';
-import { startHttpServer, type HttpServer } from '../../src/http/server.js';
+import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../src/http/server.js';
 import { createTestDatabase } from '../support/db.js';
 
 /** A cronql with its HTTP/WebSocket server on a free port, over a fresh database. */
@@ -18,22 +18,22 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export async function startApi(options: CronqlOptions = {}): Promise<Api> {
+export async function startApi(options: CronqlOptions = {}, http: Partial<HttpServerOptions> = {}): Promise<Api> {
   const db = await createTestDatabase();
   const cronql = createCronql({ databaseUrl: db.url, ...options });
   await cronql.start();
   const adminToken = `admin-${randomBytes(16).toString('hex')}`;
   const viewerToken = `viewer-${randomBytes(16).toString('hex')}`;
-  const http = await startHttpServer(cronql, { host: '127.0.0.1', port: 0, role: cronql.role, adminToken, viewerToken });
+  const server = await startHttpServer(cronql, { host: '127.0.0.1', port: 0, role: cronql.role, adminToken, viewerToken, ...http });
   return {
     cronql,
-    http,
-    url: `${http.url}/graphql`,
-    wsUrl: `${http.url.replace(/^http/, 'ws')}/graphql`,
+    http: server,
+    url: `${server.url}/graphql`,
+    wsUrl: `${server.url.replace(/^http/, 'ws')}/graphql`,
     adminToken,
     viewerToken,
     async close() {
-      await http.close();
+      await server.close();
       await cronql.stop();
       await db.drop();
     },
