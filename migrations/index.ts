@@ -1,10 +1,12 @@
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.js';
 import { Migration20261122010000_job_revision } from './Migration20261122010000_job_revision.js';
 import { Migration20261124000000_self_healing } from './Migration20261124000000_self_healing.js';
+import { Migration20261124100000_job_signals } from './Migration20261124100000_job_signals.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_job_revision', class: Migration20261122010000_job_revision },
   { name: 'Migration20261124000000_self_healing', class: Migration20261124000000_self_healing },
+  { name: 'Migration20261124100000_job_signals', class: Migration20261124100000_job_signals },
 ];

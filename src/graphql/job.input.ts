@@ -48,6 +48,9 @@ export class CreateJobInput {
 
   @Field(() => Int, { nullable: true, description: 'ALL only: at most this many missed slots of one gap run (1–1000, default 10).' })
   catchUpLimit?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row (1–1000); null: never.' })
+  pauseAfterFailures?: number | null;
 }
 
 /** Omitted fields are copied from the version being replaced. */
@@ -79,5 +82,8 @@ export class NewJobVersionInput {
 
   @Field(() => Int, { nullable: true, description: 'ALL only: at most this many missed slots of one gap run (1–1000, default 10).' })
   catchUpLimit?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row (1–1000); null: never.' })
+  pauseAfterFailures?: number | null;
 }
 

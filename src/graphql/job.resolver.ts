@@ -56,6 +56,7 @@ export class JobResolver {
         timeoutSeconds: input.timeoutSeconds,
         catchUp: input.catchUp,
         catchUpLimit: input.catchUpLimit,
+        pauseAfterFailures: input.pauseAfterFailures,
       },
       ctx.principal.name,
     );

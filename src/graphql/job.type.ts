@@ -45,6 +45,18 @@ export class Job {
   @Field(() => Int, { nullable: true, description: 'ALL: at most this many missed slots of one gap run (null: 10).' })
   catchUpLimit?: number | null;
 
+  @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row; null: never.' })
+  pauseAfterFailures?: number | null;
+
+  @Field(() => Int, { description: 'FAILED runs since the last SUCCEEDED one (canceled and skipped runs do not count); resume resets it.' })
+  consecutiveFailures!: number;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'When its latest SUCCEEDED run ended.' })
+  lastSuccessAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'When its latest FAILED run ended.' })
+  lastFailureAt?: Date | null;
+
   @Field(() => JobStatus)
   status!: JobStatus;
 

@@ -1,5 +1,6 @@
 import type { Pool } from '../db/pool.js';
-import { FailureCode } from '../domain/enums.js';
+import { FailureCode, TERMINAL_RUN_STATUSES } from '../domain/enums.js';
+import { afterRunsEnd, changedRows } from './run-recorder.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
 
 export interface RecoveryResult {
@@ -32,11 +33,14 @@ export async function recover(pool: Pool, now: Date, staleAfterMs: number, insta
   // this very instance id (a fixed CRONQL_INSTANCE_ID restarted): nothing of this process runs
   // them yet, so their runner is gone.
   const staled = await pool.query(
-    `UPDATE cron_job_runs SET status = 'FAILED', finished_at = $2, updated_at = $2, failure_code = $3,
-       failure_message = CASE WHEN started_at < $1 THEN $4 ELSE $6 END,
-       failure_details = jsonb_build_object('staleAfterMs', $5::bigint, 'runnerInstanceId', runner_instance_id)
-     WHERE status = 'RUNNING' AND (started_at < $1 OR runner_instance_id = $7)
-     RETURNING ${RUN_COLUMNS}`,
+    `WITH done AS (
+       UPDATE cron_job_runs SET status = 'FAILED', finished_at = $2, updated_at = $2, failure_code = $3,
+         failure_message = CASE WHEN started_at < $1 THEN $4 ELSE $6 END,
+         failure_details = jsonb_build_object('staleAfterMs', $5::bigint, 'runnerInstanceId', runner_instance_id)
+       WHERE status = 'RUNNING' AND (started_at < $1 OR runner_instance_id = $7)
+       RETURNING ${RUN_COLUMNS}
+     ), ${afterRunsEnd('done', '$2')}
+     ${changedRows('done')}`,
     [
       staleBefore,
       now,
@@ -47,14 +51,15 @@ export async function recover(pool: Pool, now: Date, staleAfterMs: number, insta
       instanceId,
     ],
   );
-  // A one-time job whose scheduled run ended but which was not retired (crash in between).
+  // A one-time job whose scheduled run ended but which was not retired: runs of a version of
+  // cronql that retired in a separate statement (today the run's end retires it, atomically).
   const retired = await pool.query(
     `UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = $1
      WHERE d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED' AND EXISTS (
        SELECT 1 FROM cron_job_runs r WHERE r.job_definition_id = d.id AND r.trigger_type = 'SCHEDULED'
-         AND r.status NOT IN ('PENDING', 'RUNNING'))
+         AND r.status = ANY($2::text[]))
      RETURNING d.id`,
-    [now],
+    [now, TERMINAL_RUN_STATUSES],
   );
   return {
     staled: staled.rows.map(rowToRun),

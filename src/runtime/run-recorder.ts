@@ -85,16 +85,42 @@ function insertRuns(source: string, p: NewRunColumns): string {
 }
 
 /**
- * One rule, in one place: a one-time job retires once its scheduled run is terminal, however it
- * got there (finished, canceled, skipped). A CTE over the rows `changed` returns.
+ * What a job becomes when one of its runs ends — one rule, in one place, as one UPDATE (two CTEs
+ * updating the same job row in one statement would not both apply). A CTE over the rows
+ * `changed` returns, named `jobs_after`, plus `job_notices`, which tells every instance of the
+ * jobs cronql paused (the main query must read it, or it is not run):
+ * - a one-time job retires once its scheduled run is terminal, however it got there;
+ * - its signals move: a FAILED run adds a consecutive failure and sets last_failure_at, a
+ *   SUCCEEDED one resets the count and sets last_success_at; canceled and skipped runs change
+ *   nothing;
+ * - an ACTIVE job whose failures in a row reach its `pause_after_failures` is PAUSED by cronql,
+ *   with a reason naming the count and the last failure.
  */
-const retireOneTimeJobs = (changed: string, at: string) => `retired AS (
-    UPDATE cron_job_definitions d SET status = 'RETIRED', updated_at = ${at}
+const TERMINAL_SQL = TERMINAL_RUN_STATUSES.map((x) => `'${x}'`).join(', ');
+const RETIRES = `c.trigger_type = 'SCHEDULED' AND d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED'`;
+const AUTO_PAUSES = `c.status = 'FAILED' AND d.status = 'ACTIVE' AND d.pause_after_failures IS NOT NULL
+      AND d.consecutive_failures + 1 >= d.pause_after_failures`;
+export const afterRunsEnd = (changed: string, at: string) => `jobs_after AS (
+    UPDATE cron_job_definitions d SET
+      status = CASE WHEN ${RETIRES} THEN 'RETIRED' WHEN ${AUTO_PAUSES} THEN 'PAUSED' ELSE d.status END,
+      pause_reason = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES}
+        THEN format('auto-paused after %s consecutive failures; last: %s %s', d.consecutive_failures + 1,
+          coalesce(c.failure_code, 'FAILED'), left(coalesce(c.failure_message, ''), 500))
+        WHEN ${RETIRES} THEN NULL ELSE d.pause_reason END,
+      updated_by = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES} THEN 'cronql' ELSE d.updated_by END,
+      updated_at = CASE WHEN ${RETIRES} OR ${AUTO_PAUSES} THEN ${at}::timestamptz ELSE d.updated_at END,
+      consecutive_failures = CASE c.status WHEN 'FAILED' THEN d.consecutive_failures + 1 WHEN 'SUCCEEDED' THEN 0 ELSE d.consecutive_failures END,
+      last_success_at = CASE WHEN c.status = 'SUCCEEDED' THEN ${at}::timestamptz ELSE d.last_success_at END,
+      last_failure_at = CASE WHEN c.status = 'FAILED' THEN ${at}::timestamptz ELSE d.last_failure_at END
     FROM ${changed} c
-    WHERE d.id = c.job_definition_id AND c.trigger_type = 'SCHEDULED'
-      AND c.status IN (${TERMINAL_RUN_STATUSES.map((x) => `'${x}'`).join(', ')})
-      AND d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED'
-    RETURNING d.id)`;
+    WHERE d.id = c.job_definition_id AND c.status IN (${TERMINAL_SQL})
+    RETURNING d.id, d.status, d.updated_by
+  ), job_notices AS (
+    SELECT count(pg_notify('cronql_job_changed', j.id::text)) AS n FROM jobs_after j WHERE j.status = 'PAUSED' AND j.updated_by = 'cronql'
+  )`;
+
+/** The main query of a statement ending runs: the changed rows, having run job_notices. */
+export const changedRows = (changed: string) => `SELECT ${changed}.* FROM ${changed}, job_notices`;
 
 /** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots. */
 const DUE_SLOTS = `(SELECT job_id, slot, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[]) AS u(job_id, slot)) s
@@ -158,8 +184,8 @@ export class RunRecorder {
     if (rest.length > 0) {
       const res = await this.pool.query(
         `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: `'SCHEDULED'`, status: `'SKIPPED'`, code: '$4', message: '$5', at: '$3' })}),
-         ${retireOneTimeJobs('ins', '$3')}
-         SELECT * FROM ins`,
+         ${afterRunsEnd('ins', '$3')}
+         ${changedRows('ins')}`,
         [rest.map((s) => s.jobId), rest.map((s) => s.slot), now, FailureCode.OVERLAP, OVERLAP_MESSAGE],
       );
       skipped = byKey(res.rows);
@@ -245,8 +271,8 @@ export class RunRecorder {
          FROM input i
          WHERE r.id = i.id AND r.status = 'RUNNING'
          RETURNING ${qualified('r')}
-       ), ${retireOneTimeJobs('done', '$7')}
-       SELECT * FROM done`,
+       ), ${afterRunsEnd('done', '$7')}
+       ${changedRows('done')}`,
       [
         items.map((i) => i.runId),
         items.map((i) => i.finish.status),
@@ -301,8 +327,8 @@ export class RunRecorder {
          FROM before
          WHERE r.id = before.id AND r.status IN ('PENDING', 'RUNNING')
          RETURNING ${qualified('r')}, before.status AS previous_status
-       ), ${retireOneTimeJobs('done', '$2')}
-       SELECT * FROM done`,
+       ), ${afterRunsEnd('done', '$2')}
+       ${changedRows('done')}`,
       [runId, this.now(), FailureCode.CANCELED],
     );
     const row = res.rows[0];
@@ -341,8 +367,8 @@ export class RunRecorder {
          FROM lost
          WHERE r.id = lost.id AND r.status = 'RUNNING'
          RETURNING ${qualified('r')}
-       ), ${retireOneTimeJobs('done', '$1')}
-       SELECT * FROM done`,
+       ), ${afterRunsEnd('done', '$1')}
+       ${changedRows('done')}`,
       [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
     );
     return res.rows.map(rowToRun);

@@ -21,6 +21,8 @@ export interface DefinitionInput {
   catchUp?: CatchUpPolicy | null;
   /** ALL only: how many missed slots of one gap run at most. @default 10 */
   catchUpLimit?: number | null;
+  /** Pause the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null;
 }
 
 export interface ValidDefinition {
@@ -33,6 +35,7 @@ export interface ValidDefinition {
   timeoutSeconds: number | null;
   catchUp: CatchUpPolicy;
   catchUpLimit: number | null;
+  pauseAfterFailures: number | null;
 }
 
 export interface RuleOptions {
@@ -139,6 +142,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     timeoutSeconds,
     catchUp,
     catchUpLimit,
+    pauseAfterFailures: validatePauseAfterFailures(input.pauseAfterFailures),
   };
 }
 
@@ -156,4 +160,17 @@ export function validateCatchUp(policy: unknown, limit: unknown): { catchUp: Cat
     throw new CronqlError('BAD_USER_INPUT', `catchUpLimit must be an integer from 1 to ${MAX_CATCH_UP_LIMIT}`, { field: 'catchUpLimit' });
   }
   return { catchUp, catchUpLimit: limit };
+}
+
+export const MAX_PAUSE_AFTER_FAILURES = 1_000;
+
+/** Auto-pause threshold: null (never) or an integer from 1 to MAX_PAUSE_AFTER_FAILURES. */
+export function validatePauseAfterFailures(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAUSE_AFTER_FAILURES) {
+    throw new CronqlError('BAD_USER_INPUT', `pauseAfterFailures must be an integer from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or null`, {
+      field: 'pauseAfterFailures',
+    });
+  }
+  return value;
 }

@@ -160,7 +160,8 @@ export class JobService {
   }
 
   async resume(id: string, actor: string | null = null): Promise<JobDefinition> {
-    return this.transition(id, [JobStatus.PAUSED], { status: JobStatus.ACTIVE, pauseReason: null }, actor, 'resume');
+    // A resumed job starts counting failures afresh (it may have been auto-paused).
+    return this.transition(id, [JobStatus.PAUSED], { status: JobStatus.ACTIVE, pauseReason: null, consecutiveFailures: 0 }, actor, 'resume');
   }
 
   async retire(id: string, actor: string | null = null): Promise<JobDefinition> {
@@ -195,6 +196,7 @@ export class JobService {
         payload: input.payload !== undefined ? input.payload : old.payload,
         timeoutSeconds: input.timeoutSeconds !== undefined ? input.timeoutSeconds : old.timeoutSeconds,
         catchUp: input.catchUp ?? old.catchUp,
+        pauseAfterFailures: input.pauseAfterFailures !== undefined ? input.pauseAfterFailures : old.pauseAfterFailures,
         // A policy changed away from ALL drops the old limit, unless one is given.
         catchUpLimit:
           input.catchUpLimit !== undefined ? input.catchUpLimit : input.catchUp != null && input.catchUp !== old.catchUp ? null : old.catchUpLimit,
@@ -243,7 +245,7 @@ export class JobService {
   private async transition(
     id: string,
     from: JobStatus[],
-    change: Partial<Pick<JobDefinition, 'status' | 'pauseReason'>>,
+    change: Partial<Pick<JobDefinition, 'status' | 'pauseReason' | 'consecutiveFailures'>>,
     actor: string | null,
     action: string,
   ): Promise<JobDefinition> {

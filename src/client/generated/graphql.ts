@@ -21,6 +21,8 @@ export type CreateJobInput = {
   /** Required for RECURRING; 5 fields, or 6 with seconds first. */
   cronExpression?: string | null | undefined;
   key: string;
+  /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null | undefined;
   payload?: unknown;
   /** Required for ONE_TIME. */
   runAt?: string | null | undefined;
@@ -50,6 +52,8 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null | undefined;
   payload?: unknown;
   runAt?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;

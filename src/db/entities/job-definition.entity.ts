@@ -48,6 +48,20 @@ export class JobDefinition {
   @Property({ type: 'integer', nullable: true })
   catchUpLimit?: number | null;
 
+  /** FAILED runs since the last SUCCEEDED one; kept by the statements that end runs. */
+  @Property({ type: 'integer', default: 0 })
+  consecutiveFailures: number & Opt = 0;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  lastSuccessAt?: Date | null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  lastFailureAt?: Date | null;
+
+  /** cronql pauses the job once this many runs failed in a row (null: never). */
+  @Property({ type: 'integer', nullable: true })
+  pauseAfterFailures?: number | null;
+
   @Enum({ items: () => JobStatus, type: 'text' })
   status: JobStatus & Opt = JobStatus.ACTIVE;
 
