@@ -7,6 +7,7 @@ import { Notifier } from './db/notifier.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
+import { CronqlMetrics } from './metrics/metrics.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
@@ -76,6 +77,7 @@ export class Cronql {
   private _runs?: RunService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
+  private _metrics?: CronqlMetrics;
   private relay?: RunEventRelay;
   private started = false;
   private stopping?: Promise<void>;
@@ -106,6 +108,10 @@ export class Cronql {
   /** The runtime of this process (undefined with role `api`). */
   get runtime(): Runtime | undefined {
     return this._runtime;
+  }
+  /** Prometheus metrics of this instance (GET /metrics). */
+  get metrics(): CronqlMetrics {
+    return this.need(this._metrics);
   }
   get databaseUrl(): string {
     return this.need(this._databaseUrl);
@@ -161,6 +167,13 @@ export class Cronql {
         recorder,
       });
     }
+    const pool = this._pool;
+    this._metrics = new CronqlMetrics(this.events, {
+      activeActors: () => this._runtime?.actorCount ?? 0,
+      runsInFlight: () => this._runtime?.activeRuns ?? 0,
+      databaseReachable: () => !(this._runtime?.databaseUnreachable ?? false),
+      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    });
     const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime };
     this._jobs = new JobService(deps);
     this._runs = new RunService({

@@ -49,6 +49,8 @@ export interface Config {
   maxConnections: number;
   /** Largest answer to one operation; larger fails with RESPONSE_TOO_LARGE. @default 8388608 */
   maxResponseBytes: number;
+  /** Bearer token `/metrics` requires when set. @default unset (open, like /healthz) */
+  metricsToken?: string;
 }
 
 /** The defaults of the tunables, shared by the environment reader and the library API. */
@@ -154,5 +156,6 @@ export function loadConfig(env: Env = process.env): Config {
     maxSubscriptionsPerConnection: int(env, 'CRONQL_MAX_SUBSCRIPTIONS_PER_CONNECTION', DEFAULTS.maxSubscriptionsPerConnection, 1, 10_000),
     maxConnections: int(env, 'CRONQL_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
     maxResponseBytes: int(env, 'CRONQL_MAX_RESPONSE_BYTES', DEFAULTS.maxResponseBytes, 1_024, 1_073_741_824),
+    metricsToken: str(env, 'CRONQL_METRICS_TOKEN'),
   };
 }

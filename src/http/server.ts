@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { mountGraphiql } from './graphiql.js';
 import { mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
+import { mountMetrics } from './metrics.js';
 import { lastErrorHandler, notFound } from './errors.js';
 
 export interface HttpServer {
@@ -28,6 +29,8 @@ export type HttpServerOptions = Pick<Config, 'host' | 'port' | 'role'> & {
   maxConnections?: number;
   /** @default 8388608 */
   maxResponseBytes?: number;
+  /** Bearer token `/metrics` requires; unset: open. */
+  metricsToken?: string;
 };
 
 /** How long in-flight HTTP requests get to finish on close before their connections are cut. */
@@ -42,6 +45,7 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
   const app = express();
   app.disable('x-powered-by');
   mountHealth(app, cronql);
+  mountMetrics(app, cronql, config.metricsToken);
   const server = createServer(app);
   let api: GraphqlApi | undefined;
   if (config.role !== 'scheduler') {

@@ -107,7 +107,7 @@ export class RunEventRelay {
       for (const c of message.c) {
         const current = rows.get(c.r);
         if (!current || !borneOut(current, c)) continue;
-        const change: RunChange = { run: asOf(current, c.s), previousStatus: c.p, changedAt: new Date(c.t) };
+        const change: RunChange = { run: asOf(current, c.s), previousStatus: c.p, changedAt: new Date(c.t), remote: true };
         this.remote.add(change);
         this.events.emit(change);
       }

@@ -7,6 +7,8 @@ export interface RunChange {
   run: RunRecord;
   previousStatus: RunStatus | null;
   changedAt: Date;
+  /** Made by another instance and relayed here (metrics count only their own instance's). */
+  remote?: true;
 }
 
 /**

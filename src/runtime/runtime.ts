@@ -118,6 +118,11 @@ export class Runtime implements SweptRuntime {
     return this.executor.activeCount;
   }
 
+  /** Jobs armed on this instance. */
+  get actorCount(): number {
+    return this.scheduler.jobIds().length;
+  }
+
   /** True while the database does not answer the fire path. */
   get databaseUnreachable(): boolean {
     return this.outage;

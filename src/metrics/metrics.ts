@@ -1,0 +1,103 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { FailureCode, RunStatus, TriggerType, isTerminal } from '../domain/enums.js';
+import type { RunChange, RunEvents } from '../runtime/run-events.js';
+
+/** What the metrics read from the process when scraped (gauges). */
+export interface MetricsSources {
+  activeActors(): number;
+  runsInFlight(): number;
+  databaseReachable(): boolean;
+  pool(): { total: number; idle: number; waiting: number } | null;
+}
+
+/**
+ * cronql's Prometheus metrics, in a registry of their own (several cronql instances may share a
+ * process, in tests). Counters move from the run changes this instance makes (relayed changes of
+ * other instances are theirs to count); gauges are read at scrape time. Labels are bounded: run
+ * status, trigger type, target (a name from the registry), failure code and missed reason from
+ * fixed lists — never a run id, a job id or a job key.
+ */
+export class CronqlMetrics {
+  readonly registry = new Registry();
+  private readonly finished = new Counter({
+    name: 'cronql_runs_finished_total',
+    help: 'Runs that reached a terminal state on this instance, by status, target and trigger.',
+    labelNames: ['status', 'target', 'trigger'] as const,
+    registers: [this.registry],
+  });
+  private readonly lateness = new Histogram({
+    name: 'cronql_fire_lateness_seconds',
+    help: 'From a scheduled slot to its run starting on this instance.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'cronql_run_duration_seconds',
+    help: 'From a run starting to its end, by target and terminal status.',
+    labelNames: ['target', 'status'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [this.registry],
+  });
+  private readonly missed = new Counter({
+    name: 'cronql_slots_missed_total',
+    help: 'Slots recorded SKIPPED/MISSED by this instance, by reason (a summary row counts its slots).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly lost = new Counter({
+    name: 'cronql_runs_lost_total',
+    help: 'RUNNING runs settled by this instance because their runner was gone (RUNNER_LOST) or stale (STALE_TIMEOUT).',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(events: RunEvents, sources: MetricsSources) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'cronql_' });
+    const reg = [this.registry];
+    new Gauge({ name: 'cronql_active_actors', help: 'Jobs armed on this instance.', registers: reg, collect() { this.set(sources.activeActors()); } });
+    new Gauge({ name: 'cronql_runs_in_flight', help: 'Runs executing on this instance.', registers: reg, collect() { this.set(sources.runsInFlight()); } });
+    new Gauge({
+      name: 'cronql_database_reachable',
+      help: '1 while the fire path reaches the database, 0 during an outage (slots are then deferred to the ledger).',
+      registers: reg,
+      collect() {
+        this.set(sources.databaseReachable() ? 1 : 0);
+      },
+    });
+    const pool = new Gauge({ name: 'cronql_db_pool_connections', help: 'The runtime pool: connections by state.', labelNames: ['state'] as const, registers: reg, collect() {
+      const p = sources.pool();
+      if (!p) return;
+      pool.set({ state: 'total' }, p.total);
+      pool.set({ state: 'idle' }, p.idle);
+      pool.set({ state: 'waiting' }, p.waiting);
+    } });
+    events.on((change) => this.count(change));
+  }
+
+  private count({ run, previousStatus, remote }: RunChange): void {
+    if (remote) return;
+    if (run.status === RunStatus.RUNNING && run.triggerType === TriggerType.SCHEDULED && run.startedAt) {
+      this.lateness.observe(Math.max(0, (run.startedAt.getTime() - run.scheduledAt.getTime()) / 1000));
+    }
+    if (!isTerminal(run.status)) return;
+    this.finished.inc({ status: run.status, target: run.target, trigger: run.triggerType });
+    if (run.startedAt && run.finishedAt) {
+      this.duration.observe({ target: run.target, status: run.status }, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000);
+    }
+    if (run.failureCode === FailureCode.MISSED) {
+      const details = (run.failureDetails ?? {}) as { reason?: string; summary?: { count?: number } };
+      this.missed.inc({ reason: String(details.reason ?? 'UNKNOWN') }, details.summary?.count ?? 1);
+    }
+    if (previousStatus === RunStatus.RUNNING && (run.failureCode === FailureCode.RUNNER_LOST || run.failureCode === FailureCode.STALE_TIMEOUT)) {
+      this.lost.inc({ code: run.failureCode });
+    }
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
