@@ -8,6 +8,7 @@ import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
+import { Retention } from './runtime/retention.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
@@ -44,6 +45,8 @@ export interface CronqlOptions {
   lostAfterMs?: number;
   /** A slot not recorded within this long after it came due is MISSED rather than run late. @default 10000 */
   misfireGraceMs?: number;
+  /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
+  retentionDays?: number;
   /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
   dbConnectTimeoutMs?: number;
   /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */
@@ -78,6 +81,7 @@ export class Cronql {
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
+  private retention?: Retention;
   private relay?: RunEventRelay;
   private started = false;
   private stopping?: Promise<void>;
@@ -185,6 +189,16 @@ export class Cronql {
       runtime: this._runtime,
     });
     await this._runtime?.start();
+    if (this._runtime) {
+      this.retention = new Retention({
+        pool: this._pool,
+        log: this.log,
+        days: o.retentionDays ?? DEFAULTS.retentionDays,
+        now: () => this.clock.now(),
+        onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
+      });
+      this.retention.start();
+    }
   }
 
   /**
@@ -231,7 +245,7 @@ export class Cronql {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopFiring();
-      await this._runtime?.stop();
+      await Promise.all([this._runtime?.stop(), bounded(this.retention?.stop() ?? Promise.resolve(), 1_000)]);
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay
       // sends its last changes before the pool ends (or gives up with it).

@@ -51,6 +51,8 @@ export interface Config {
   maxResponseBytes: number;
   /** Bearer token `/metrics` requires when set. @default unset (open, like /healthz) */
   metricsToken?: string;
+  /** Runs created longer ago than this many days are deleted; 0 keeps everything. @default 180 */
+  retentionDays: number;
 }
 
 /** The defaults of the tunables, shared by the environment reader and the library API. */
@@ -66,6 +68,7 @@ export const DEFAULTS = {
   maxSubscriptionsPerConnection: 50,
   maxConnections: 5_000,
   maxResponseBytes: 8_388_608,
+  retentionDays: 180,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -157,5 +160,6 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: int(env, 'CRONQL_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
     maxResponseBytes: int(env, 'CRONQL_MAX_RESPONSE_BYTES', DEFAULTS.maxResponseBytes, 1_024, 1_073_741_824),
     metricsToken: str(env, 'CRONQL_METRICS_TOKEN'),
+    retentionDays: int(env, 'CRONQL_RETENTION_DAYS', DEFAULTS.retentionDays, 0, 36_500),
   };
 }

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     misfireGraceMs: config.misfireGraceMs,
     dbConnectTimeoutMs: config.dbConnectTimeoutMs,
     dbQueryTimeoutMs: config.dbQueryTimeoutMs,
+    retentionDays: config.retentionDays,
     maxPayloadBytes: config.maxPayloadBytes,
     httpAllowPrivate: config.httpAllowPrivate,
     log,

@@ -51,6 +51,17 @@ export class CronqlMetrics {
     registers: [this.registry],
   });
 
+  private readonly pruned = new Counter({
+    name: 'cronql_retention_deleted_runs_total',
+    help: 'Expired runs deleted by this instance (CRONQL_RETENTION_DAYS).',
+    registers: [this.registry],
+  });
+  private readonly prunedAt = new Gauge({
+    name: 'cronql_retention_last_run_timestamp_seconds',
+    help: 'When this instance last ran a retention round (Unix time).',
+    registers: [this.registry],
+  });
+
   constructor(events: RunEvents, sources: MetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: 'cronql_' });
     const reg = [this.registry];
@@ -91,6 +102,12 @@ export class CronqlMetrics {
     if (previousStatus === RunStatus.RUNNING && (run.failureCode === FailureCode.RUNNER_LOST || run.failureCode === FailureCode.STALE_TIMEOUT)) {
       this.lost.inc({ code: run.failureCode });
     }
+  }
+
+  /** A retention round ended. */
+  retention(deleted: number, at: Date): void {
+    this.pruned.inc(deleted);
+    this.prunedAt.set(at.getTime() / 1000);
   }
 
   contentType(): string {
