@@ -9,6 +9,7 @@ import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
 import { Retention } from './runtime/retention.js';
+import { Alerter } from './alerts/alerter.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
@@ -45,6 +46,10 @@ export interface CronqlOptions {
   lostAfterMs?: number;
   /** A slot not recorded within this long after it came due is MISSED rather than run late. @default 10000 */
   misfireGraceMs?: number;
+  /** Where failure alerts are POSTed (JSON); unset: no alerts. */
+  alertWebhookUrl?: string;
+  /** HMAC-SHA256 key signing each alert body (`X-Cronql-Signature`). */
+  alertWebhookSecret?: string;
   /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
   retentionDays?: number;
   /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
@@ -82,6 +87,7 @@ export class Cronql {
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
   private retention?: Retention;
+  private alerter?: Alerter;
   private relay?: RunEventRelay;
   private started = false;
   private stopping?: Promise<void>;
@@ -188,6 +194,18 @@ export class Cronql {
       maxPayloadBytes: this.maxPayloadBytes,
       runtime: this._runtime,
     });
+    if (o.alertWebhookUrl) {
+      this.alerter = new Alerter({
+        url: o.alertWebhookUrl,
+        secret: o.alertWebhookSecret,
+        pool: this._pool,
+        events: this.events,
+        log: this.log,
+        instanceId: this.instanceId,
+        now: () => this.clock.now(),
+        allowPrivate: o.httpAllowPrivate,
+      });
+    }
     await this._runtime?.start();
     if (this._runtime) {
       this.retention = new Retention({
@@ -246,6 +264,7 @@ export class Cronql {
     this.stopping ??= (async () => {
       this.stopFiring();
       await Promise.all([this._runtime?.stop(), bounded(this.retention?.stop() ?? Promise.resolve(), 1_000)]);
+      await this.alerter?.stop();
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay
       // sends its last changes before the pool ends (or gives up with it).

@@ -53,6 +53,10 @@ export interface Config {
   metricsToken?: string;
   /** Runs created longer ago than this many days are deleted; 0 keeps everything. @default 180 */
   retentionDays: number;
+  /** Where failure alerts are POSTed as JSON. @default unset (no alerts) */
+  alertWebhookUrl?: string;
+  /** HMAC-SHA256 key signing each alert body. @default unset */
+  alertWebhookSecret?: string;
 }
 
 /** The defaults of the tunables, shared by the environment reader and the library API. */
@@ -161,5 +165,17 @@ export function loadConfig(env: Env = process.env): Config {
     maxResponseBytes: int(env, 'CRONQL_MAX_RESPONSE_BYTES', DEFAULTS.maxResponseBytes, 1_024, 1_073_741_824),
     metricsToken: str(env, 'CRONQL_METRICS_TOKEN'),
     retentionDays: int(env, 'CRONQL_RETENTION_DAYS', DEFAULTS.retentionDays, 0, 36_500),
+    alertWebhookUrl: webhookUrl(env),
+    alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
   };
+}
+
+function webhookUrl(env: Env): string | undefined {
+  const value = str(env, 'CRONQL_ALERT_WEBHOOK_URL');
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError('CRONQL_ALERT_WEBHOOK_URL', `must be an absolute http: or https: URL, got "${value}"`);
+  }
+  return url.href;
 }

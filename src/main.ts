@@ -45,6 +45,8 @@ async function main(): Promise<void> {
     dbConnectTimeoutMs: config.dbConnectTimeoutMs,
     dbQueryTimeoutMs: config.dbQueryTimeoutMs,
     retentionDays: config.retentionDays,
+    alertWebhookUrl: config.alertWebhookUrl,
+    alertWebhookSecret: config.alertWebhookSecret,
     maxPayloadBytes: config.maxPayloadBytes,
     httpAllowPrivate: config.httpAllowPrivate,
     log,
