@@ -2,6 +2,7 @@ import { Migration20261122000000_initial } from './Migration20261122000000_initi
 import { Migration20261122010000_job_revision } from './Migration20261122010000_job_revision.js';
 import { Migration20261124000000_self_healing } from './Migration20261124000000_self_healing.js';
 import { Migration20261124100000_job_signals } from './Migration20261124100000_job_signals.js';
+import { Migration20261124110000_health_index } from './Migration20261124110000_health_index.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122010000_job_revision', class: Migration20261122010000_job_revision },
   { name: 'Migration20261124000000_self_healing', class: Migration20261124000000_self_healing },
   { name: 'Migration20261124100000_job_signals', class: Migration20261124100000_job_signals },
+  { name: 'Migration20261124110000_health_index', class: Migration20261124110000_health_index },
 ];

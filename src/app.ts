@@ -224,28 +224,42 @@ export class Cronql {
    * connection, so a backlog of the runtime never delays it) and, where this process runs one,
    * the runtime is armed and its fire path reaches the database.
    */
-  async readiness(): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'failing'> }> {
+  async readiness(): Promise<Readiness> {
     const checks: Record<string, 'ok' | 'failing'> = {};
-    if (this._runtime) checks.runtime = this._runtime.armed && !this._runtime.databaseUnreachable ? 'ok' : 'failing';
-    checks.database = (await this.probeDatabase()) ? 'ok' : 'failing';
+    if (this._runtime) {
+      checks.runtime = this._runtime.armed && !this._runtime.databaseUnreachable ? 'ok' : 'failing';
+      checks.heartbeat = this._runtime.heartbeatFresh ? 'ok' : 'failing';
+    }
+    const lastHour = await this.probeDatabase();
+    checks.database = lastHour ? 'ok' : 'failing';
     const ready = !this.stopping && Object.values(checks).every((c) => c === 'ok');
-    return { ready, checks };
+    return lastHour ? { ready, checks, lastHour } : { ready, checks };
   }
 
   async ready(): Promise<boolean> {
     return (await this.readiness()).ready;
   }
 
-  private async probeDatabase(): Promise<boolean> {
-    if (!this.probe || this.stopping) return false;
+  /**
+   * The database answers, and says how many runs were lost and slots missed in the last hour
+   * (a partial index keeps it cheap); null when it does not answer within PROBE_MS.
+   */
+  private async probeDatabase(): Promise<{ lostRuns: number; missedSlots: number } | null> {
+    if (!this.probe || this.stopping) return null;
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        this.probe.query('SELECT 1').then(() => true),
-        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), PROBE_MS))),
+        this.probe
+          .query(
+            `SELECT count(*) FILTER (WHERE failure_code <> 'MISSED')::int AS lost, count(*) FILTER (WHERE failure_code = 'MISSED')::int AS missed
+             FROM cron_job_runs WHERE failure_code IN ('RUNNER_LOST', 'STALE_TIMEOUT', 'MISSED') AND finished_at > $1`,
+            [new Date(this.clock.now().getTime() - 3_600_000)],
+          )
+          .then((res) => ({ lostRuns: res.rows[0].lost as number, missedSlots: res.rows[0].missed as number })),
+        new Promise<null>((r) => (timer = setTimeout(() => r(null), PROBE_MS))),
       ]);
     } catch {
-      return false;
+      return null;
     } finally {
       clearTimeout(timer);
     }
@@ -283,6 +297,15 @@ export class Cronql {
     if (value === undefined) throw new Error('Cronql: call start() first');
     return value;
   }
+}
+
+/** What /readyz and the `health` query report. */
+export interface Readiness {
+  ready: boolean;
+  /** Each check by name: database, and where a runtime runs, runtime and heartbeat. */
+  checks: Record<string, 'ok' | 'failing'>;
+  /** Counted across instances; informational (they do not make the instance unready). */
+  lastHour?: { lostRuns: number; missedSlots: number };
 }
 
 /** How long the readiness probe waits for the database: /readyz answers within a second. */

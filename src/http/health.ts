@@ -10,7 +10,7 @@ export function mountHealth(app: Express, cronql: Cronql): void {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const { ready, checks } = await cronql.readiness();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+    const { ready, checks, lastHour } = await cronql.readiness();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks, lastHour });
   });
 }

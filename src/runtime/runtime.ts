@@ -118,6 +118,12 @@ export class Runtime implements SweptRuntime {
     return this.executor.activeCount;
   }
 
+  /** Whether this instance's heartbeat is recent (within two heartbeats and a second). */
+  get heartbeatFresh(): boolean {
+    const last = this.sweeper.lastBeatAt;
+    return last !== null && Date.now() - last.getTime() <= 2 * (this.o.heartbeatMs ?? 5_000) + 1_000;
+  }
+
   /** Jobs armed on this instance. */
   get actorCount(): number {
     return this.scheduler.jobIds().length;
@@ -145,6 +151,7 @@ export class Runtime implements SweptRuntime {
 
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
+    this.sweeper.lastBeatAt = new Date();
     const result = await recover(pool, clock.now(), this.o.staleAfterMs, this.o.instanceId);
     for (const run of result.staled) events.changed(run, RunStatus.RUNNING);
     if (result.staled.length || result.retiredJobIds.length) {

@@ -71,6 +71,8 @@ export class Sweeper {
   private rounds = 0;
   private down = false;
   private stopped = false;
+  /** When this instance last recorded its heartbeat. */
+  lastBeatAt: Date | null = null;
 
   constructor(private readonly o: SweeperOptions) {}
 
@@ -106,6 +108,7 @@ export class Sweeper {
     if (this.stopped) return;
     try {
       await beat(pool, identity);
+      this.lastBeatAt = new Date();
     } catch (err) {
       if (!this.down) log.warn({ err }, 'the database does not answer: slots are deferred until it does');
       this.down = true;

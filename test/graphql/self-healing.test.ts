@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduleType } from '../../src/domain/enums.js';
 import { gql, startApi, type Api } from './support.js';
 
 /** The GraphQL side of issue #6: catch-up policies on jobs and versions, and the instances list. */
@@ -60,5 +61,44 @@ describe('catch-up policies and instances over GraphQL', () => {
     ]);
     const viewer = await gql(api.url, query, undefined, api.viewerToken);
     expect(viewer.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('health, by named check', () => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await startApi({ instanceId: 'gql-health' });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it('answers /readyz and the health query with each check, and the last hour\'s lost runs and missed slots', async () => {
+    const job = await api.cronql.jobs.create({ key: 'health-job', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 * * *' });
+    await api.cronql.pool.query(
+      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, failure_code, failure_details, finished_at, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'health-job', 1, 'log', 'SCHEDULED', now() - interval '10 minutes', 'SKIPPED', 'MISSED', '{"reason":"STALL"}', now(), now(), now()),
+              (gen_random_uuid(), $1, 'health-job', 1, 'log', 'MANUAL', now() - interval '5 minutes', 'FAILED', 'RUNNER_LOST', '{}', now(), now(), now()),
+              (gen_random_uuid(), $1, 'health-job', 1, 'log', 'SCHEDULED', now() - interval '3 hours', 'SKIPPED', 'MISSED', '{"reason":"STALL"}', now() - interval '3 hours', now(), now())`,
+      [job.id],
+    );
+    const res = await fetch(api.url.replace(/\/graphql$/, '/readyz'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      checks: { runtime: 'ok', heartbeat: 'ok', database: 'ok' },
+      lastHour: { lostRuns: 1, missedSlots: 1 },
+    });
+    const viewer = await gql<{ health: unknown }, unknown>(api.url, '{ health { ready checks { name status } lostRunsLastHour missedSlotsLastHour } }', undefined, api.viewerToken);
+    expect(viewer.data?.health).toEqual({
+      ready: true,
+      checks: [
+        { name: 'runtime', status: 'ok' },
+        { name: 'heartbeat', status: 'ok' },
+        { name: 'database', status: 'ok' },
+      ],
+      lostRunsLastHour: 1,
+      missedSlotsLastHour: 1,
+    });
   });
 });
