@@ -45,8 +45,9 @@ async function freshDatabase(serverUrl: string, name: string): Promise<string> {
   return url.toString();
 }
 
-/** `RUNS` runs over `days` days ending at `end`, for 1,000 jobs. */
-async function seed(pool: pg.Pool, end: Date, days: number): Promise<void> {
+/** `RUNS` runs over `days` days ending at `end`, for 1,000 jobs (its own connection: no statement bound). */
+async function seed(url: string, end: Date, days: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
   await pool.query(
     `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, pause_reason)
      SELECT gen_random_uuid(), 'seed-' || i, 1, (ARRAY['log','http','sleep'])[1 + i % 3], 'RECURRING', '0 3 * * *', 'PAUSED', 'seed'
@@ -63,6 +64,7 @@ async function seed(pool: pg.Pool, end: Date, days: number): Promise<void> {
     [RUNS, end, days],
   );
   await pool.query('ANALYZE cron_job_runs');
+  await pool.end();
 }
 
 async function statsBench(serverUrl: string): Promise<void> {
@@ -71,7 +73,7 @@ async function statsBench(serverUrl: string): Promise<void> {
   await app.start();
   const now = new Date();
   const t0 = performance.now();
-  await seed(app.pool, now, 180);
+  await seed(url, now, 180);
   const seeded = performance.now() - t0;
   const stats: number[] = [];
   const floor: number[] = [];
@@ -123,7 +125,7 @@ async function retentionBench(serverUrl: string): Promise<void> {
   const setup = createCronql({ databaseUrl: url, log, listen: false, role: 'api' });
   await setup.start();
   // Every seeded run is expired: 200 to 380 days old.
-  await seed(setup.pool, new Date(Date.now() - 200 * 86_400_000), 180);
+  await seed(url, new Date(Date.now() - 200 * 86_400_000), 180);
   await setup.stop();
   const baseline = await lateness(url, 8);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
