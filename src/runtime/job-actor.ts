@@ -101,9 +101,29 @@ export class JobActor {
     this.alarm = this.clock.setAlarm(at, () => this.onAlarm());
   }
 
+  /**
+   * An alarm never takes its job down with it: whatever throws in handing a slot on is logged,
+   * and the actor re-arms for the next slot (clocks swallow what their callbacks throw).
+   */
   private onAlarm(): void {
     if (this.stopped) return;
     this.alarm = undefined;
+    try {
+      this.handOn();
+    } catch (err) {
+      this.log.error({ err, jobKey: this.job.jobKey }, 'an alarm of this job failed; re-arming for the next slot');
+      if (this.job.scheduleType === ScheduleType.RECURRING && !this.alarm) {
+        try {
+          this.cursor = this.clock.now();
+          this.armNext();
+        } catch (again) {
+          this.log.error({ err: again, jobKey: this.job.jobKey }, 'cannot re-arm this job');
+        }
+      }
+    }
+  }
+
+  private handOn(): void {
     const now = this.clock.now();
     if (this.job.scheduleType === ScheduleType.ONE_TIME) {
       this.nextAt = null;
