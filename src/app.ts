@@ -4,7 +4,7 @@ import { DEFAULTS, defaultInstanceId } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, type InstanceRecord } from './db/instances.js';
 import { Notifier } from './db/notifier.js';
-import { migrate, openOrm, type MikroORM } from './db/orm.js';
+import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
@@ -147,8 +147,8 @@ export class Cronql {
       connectTimeoutMs: o.dbConnectTimeoutMs ?? DEFAULTS.dbConnectTimeoutMs,
       queryTimeoutMs: o.dbQueryTimeoutMs ?? DEFAULTS.dbQueryTimeoutMs,
     };
+    await migrateDatabase(url, bounds);
     this._orm = await openOrm({ databaseUrl: url, bounds });
-    await migrate(this._orm);
     this._pool = createPool(url, bounds);
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const recorder = new RunRecorder(this._pool, this.instanceId, () => this.clock.now());

@@ -2,20 +2,20 @@ import { loadConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
-import { migrate, openOrm } from '../db/orm.js';
+import { migrateDatabase } from '../db/orm.js';
 
 /** `npm run migrate`: apply pending migrations to DATABASE_URL (or the embedded database). */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger();
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, log });
-  const orm = await openOrm({ databaseUrl: config.databaseUrl ?? embedded!.url });
   try {
-    const pending = await orm.getMigrator().getPendingMigrations();
-    await migrate(orm);
-    console.log(pending.length ? `applied ${pending.length} migration(s): ${pending.map((m) => m.name).join(', ')}` : 'no pending migrations');
+    const applied = await migrateDatabase(config.databaseUrl ?? embedded!.url, {
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      queryTimeoutMs: config.dbQueryTimeoutMs,
+    });
+    console.log(applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'no pending migrations');
   } finally {
-    await orm.close(true);
     await embedded?.stop();
   }
 }

@@ -44,6 +44,25 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
 
+/**
+ * A migration may take long (an index on a big table) and may wait for another instance's
+ * migrations (the advisory lock): its own connection bounds a statement at an hour, not at the
+ * runtime's few seconds. Connecting stays bounded.
+ */
+export const MIGRATION_STATEMENT_MS = 3_600_000;
+
+/** Opens a one-connection ORM with the migration bounds, applies pending migrations, closes it. */
+export async function migrateDatabase(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): Promise<string[]> {
+  const orm = await openOrm({ databaseUrl, poolSize: 1, bounds: { connectTimeoutMs: bounds.connectTimeoutMs, queryTimeoutMs: MIGRATION_STATEMENT_MS } });
+  try {
+    const pending = (await orm.getMigrator().getPendingMigrations()).map((m) => m.name);
+    await migrate(orm);
+    return pending;
+  } finally {
+    await orm.close(true);
+  }
+}
+
 /** Applies pending migrations; safe when several instances start together (advisory lock). */
 export async function migrate(orm: MikroORM): Promise<void> {
   await orm.em.fork().transactional(async (em) => {
