@@ -51,25 +51,27 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
  */
 export const MIGRATION_STATEMENT_MS = 3_600_000;
 
-/** Opens a one-connection ORM with the migration bounds, applies pending migrations, closes it. */
+/** Opens a small ORM (the migrator takes a second connection beside its transaction) with the migration bounds, applies pending migrations, closes it. */
 export async function migrateDatabase(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): Promise<string[]> {
-  const orm = await openOrm({ databaseUrl, poolSize: 1, bounds: { connectTimeoutMs: bounds.connectTimeoutMs, queryTimeoutMs: MIGRATION_STATEMENT_MS } });
+  const orm = await openOrm({ databaseUrl, poolSize: 2, bounds: { connectTimeoutMs: bounds.connectTimeoutMs, queryTimeoutMs: MIGRATION_STATEMENT_MS } });
   try {
-    const pending = (await orm.getMigrator().getPendingMigrations()).map((m) => m.name);
-    await migrate(orm);
-    return pending;
+    return await migrate(orm);
   } finally {
     await orm.close(true);
   }
 }
 
-/** Applies pending migrations; safe when several instances start together (advisory lock). */
-export async function migrate(orm: MikroORM): Promise<void> {
-  await orm.em.fork().transactional(async (em) => {
+/**
+ * Applies pending migrations; safe when several instances start together: everything, including
+ * creating the migrations table, happens under an advisory lock. Returns the names applied.
+ */
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  return orm.em.fork().transactional(async (em) => {
     // Held until commit: a second instance waits, then finds nothing left to apply.
     // A migration may legitimately take longer than one statement's usual bound.
     await em.execute('SET LOCAL statement_timeout = 0');
     await em.execute('SELECT pg_advisory_xact_lock(7253190041)');
-    await orm.getMigrator().up({ transaction: em.getTransactionContext() });
+    const applied = await orm.getMigrator().up({ transaction: em.getTransactionContext() });
+    return applied.map((m) => m.name);
   });
 }
