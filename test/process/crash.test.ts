@@ -1,36 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/db.js';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
-import { spawnCronql, type CronqlProcess } from '../support/processes.js';
-import { createJob, duplicates, runs } from './support.js';
+import { createJob, duplicates, runs, useProcessTest } from './support.js';
 
 /**
  * `kill -9` of real cronql processes. With default settings a lost run is settled RUNNER_LOST
  * within 30 s (CRONQL_LOST_AFTER_MS after the runner's last heartbeat), by whichever instance is alive.
  */
 describe('a runner killed with SIGKILL', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  const procs: CronqlProcess[] = [];
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
-    await db.drop();
-  });
+  const t = useProcessTest();
 
   it('restarted at once with default settings: the lost run is FAILED RUNNER_LOST within 30 s, and the next slots succeed', async () => {
-    const first = await spawnCronql({ databaseUrl: db.url, env: { CRONQL_INSTANCE_ID: 'crash-first' } });
-    procs.push(first);
+    const first = await t.spawn({ databaseUrl: t.url, env: { CRONQL_INSTANCE_ID: 'crash-first' } });
     const jobId = await createJob(first, { key: 'crash-sleep', target: 'sleep', cronExpression: '*/5 * * * * *', payload: { ms: 3_000 } });
     const running = await eventually(async () => (await runs(first, { jobId })).find((r) => r.status === 'RUNNING'), 10_000);
     first.kill('SIGKILL');
     const killedAt = Date.now();
     await first.exited;
 
-    const second = await spawnCronql({ databaseUrl: db.url, env: { CRONQL_INSTANCE_ID: 'crash-second' } });
-    procs.push(second);
+    const second = await t.spawn({ databaseUrl: t.url, env: { CRONQL_INSTANCE_ID: 'crash-second' } });
     const lost = await eventually(async () => (await runs(second, { jobId })).find((r) => r.id === running.id && r.status !== 'RUNNING'), 35_000);
     const detectedMs = Date.now() - killedAt;
     expect(lost).toMatchObject({ status: 'FAILED', failureCode: 'RUNNER_LOST', runnerInstanceId: 'crash-first' });
@@ -49,22 +36,12 @@ describe('a runner killed with SIGKILL', () => {
 });
 
 describe('two instances, one killed while it runs its share of 150 jobs', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  const procs: CronqlProcess[] = [];
+  const t = useProcessTest();
   const env = { CRONQL_HEARTBEAT_MS: '500', CRONQL_LOST_AFTER_MS: '2000' };
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
-    await db.drop();
-  });
 
   it('the survivor settles the lost runs within seconds and every job succeeds again; no slot twice', async () => {
-    const a = await spawnCronql({ databaseUrl: db.url, env: { ...env, CRONQL_INSTANCE_ID: 'pair-a' } });
-    const b = await spawnCronql({ databaseUrl: db.url, env: { ...env, CRONQL_INSTANCE_ID: 'pair-b' } });
-    procs.push(a, b);
+    const a = await t.spawn({ databaseUrl: t.url, env: { ...env, CRONQL_INSTANCE_ID: 'pair-a' } });
+    const b = await t.spawn({ databaseUrl: t.url, env: { ...env, CRONQL_INSTANCE_ID: 'pair-b' } });
     const keys = Array.from({ length: 150 }, (_, i) => `pair-${i}`);
     for (let i = 0; i < keys.length; i += 15) {
       await Promise.all(keys.slice(i, i + 15).map((key) => createJob(a, { key, target: 'sleep', cronExpression: '*/3 * * * * *', payload: { ms: 2_000 } })));

@@ -1,29 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/db.js';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
-import { spawnCronql, type CronqlProcess } from '../support/processes.js';
-import { createJob, duplicates, runs } from './support.js';
+import { createJob, duplicates, runs, useProcessTest } from './support.js';
 
 /**
  * cronql stopped for a while, then started again: the slots that fell due meanwhile are found at
  * the start and accounted for with each job's catch-up policy (PROCESS_DOWN).
  */
 describe('a process stopped, then restarted', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  const procs: CronqlProcess[] = [];
+  const t = useProcessTest();
   const env = { CRONQL_MISFIRE_GRACE_MS: '1000' };
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
-    await db.drop();
-  });
 
   it('records the missed slots MISSED (NONE), runs the latest (LATEST) or the newest up to the limit, oldest first (ALL)', async () => {
-    const first = await spawnCronql({ databaseUrl: db.url, env });
-    procs.push(first);
+    const first = await t.spawn({ databaseUrl: t.url, env });
     const none = await createJob(first, { key: 'down-none', cronExpression: '*/2 * * * * *' });
     const latest = await createJob(first, { key: 'down-latest', cronExpression: '*/2 * * * * *', catchUp: 'LATEST' });
     const all = await createJob(first, { key: 'down-all', cronExpression: '*/2 * * * * *', catchUp: 'ALL', catchUpLimit: 2 });
@@ -33,8 +21,7 @@ describe('a process stopped, then restarted', () => {
     const stoppedAt = Date.now();
     await new Promise((r) => setTimeout(r, 7_000)); // three or four slots of each job fall due
 
-    const second = await spawnCronql({ databaseUrl: db.url, env });
-    procs.push(second);
+    const second = await t.spawn({ databaseUrl: t.url, env });
     // Each job's rows after the stop: the missed slots (oldest first), then runs.
     const after = async (jobId: string) => {
       await eventually(async () => (await runs(second, { jobId, status: ['SUCCEEDED'] })).some((r) => Date.parse(r.scheduledAt) > stoppedAt), 10_000);

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/db.js';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
-import { spawnCronql, type CronqlProcess } from '../support/processes.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { wsClient } from '../graphql/support.js';
-import { createJob } from './support.js';
+import { createJob, useProcessTest } from './support.js';
 
 /**
  * The LISTEN connection of an API instance goes half-open (the network drops its packets, nothing
@@ -12,25 +9,12 @@ import { createJob } from './support.js';
  * instance sees the runs executed by the other instance again within seconds.
  */
 describe('a half-open LISTEN connection', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let proxy: TcpProxy;
-  const procs: CronqlProcess[] = [];
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    proxy = await startTcpProxy(db.url);
-  });
-  afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
-    await proxy.close();
-    await db.drop();
-  });
+  const t = useProcessTest({ proxy: true });
 
   it('is replaced, and cross-instance events flow again within seconds', async () => {
     const bounds = { CRONQL_DB_CONNECT_TIMEOUT_MS: '1000', CRONQL_DB_QUERY_TIMEOUT_MS: '2000' };
-    const scheduler = await spawnCronql({ databaseUrl: db.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-scheduler' } });
-    const api = await spawnCronql({ databaseUrl: proxy.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-api', CRONQL_ROLE: 'api' } });
-    procs.push(scheduler, api);
+    const scheduler = await t.spawn({ databaseUrl: t.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-scheduler' } });
+    const api = await t.spawn({ databaseUrl: t.proxy.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-api', CRONQL_ROLE: 'api' } });
     const client = wsClient(`${api.baseUrl.replace(/^http/, 'ws')}/graphql`, api.adminToken);
     const seen: { at: number; scheduledAt: string }[] = [];
     const stop = client.subscribe<{ runChanged: { run: { scheduledAt: string; status: string } } }>(
@@ -47,7 +31,7 @@ describe('a half-open LISTEN connection', () => {
       await createJob(scheduler, { key: 'listen-tick', cronExpression: '* * * * * *' });
       await eventually(() => seen.length >= 2, 10_000);
 
-      proxy.blackholeExisting(); // the API instance's connections go half-open; new ones get through
+      t.proxy.blackholeExisting(); // the API instance's connections go half-open; new ones get through
       const cutAt = Date.now();
       const back = await eventually(() => seen.find((s) => s.at > cutAt + 1_500 && Date.parse(s.scheduledAt) > cutAt + 1_500), 20_000);
       const ms = back.at - cutAt;

@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/db.js';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
-import { spawnCronql, type CronqlProcess } from '../support/processes.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { createJob, duplicates, runs, type RunRow } from './support.js';
+import { createJob, duplicates, runs, useProcessTest, type RunRow } from './support.js';
 
 /** Tight bounds so the partitions can be short: a partition only needs to outlast them. */
 const env = {
@@ -29,29 +26,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * forwarding, never refusing or closing), or that resets every connection.
  */
 describe('network partitions to PostgreSQL', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let proxy: TcpProxy;
-  const procs: CronqlProcess[] = [];
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    proxy = await startTcpProxy(db.url);
-  });
-  afterAll(async () => {
-    for (const p of procs) p.kill('SIGKILL');
-    await Promise.all(procs.map((p) => p.exited));
-    await proxy.close();
-    await db.drop();
-  });
+  const t = useProcessTest({ proxy: true });
 
   it('blackhole: probes answer within a second, requests fail DATABASE_UNAVAILABLE, and afterwards every slot is a row', async () => {
-    const p = await spawnCronql({ databaseUrl: proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'blackhole' } });
-    procs.push(p);
+    const p = await t.spawn({ databaseUrl: t.proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'blackhole' } });
     const none = await createJob(p, { key: 'bh-none', cronExpression: '* * * * * *' });
     const latest = await createJob(p, { key: 'bh-latest', cronExpression: '* * * * * *', catchUp: 'LATEST' });
     await eventually(async () => (await runs(p, { jobId: none, status: ['SUCCEEDED'] })).length >= 2);
 
-    proxy.setMode('blackhole');
-    proxy.blackholeExisting();
+    t.proxy.setMode('blackhole');
+    t.proxy.blackholeExisting();
     const cutAt = Date.now();
     const probes: { path: string; status: number; ms: number; at: number }[] = [];
     const probing = (async () => {
@@ -67,7 +51,7 @@ describe('network partitions to PostgreSQL', () => {
     expect(query.errors?.[0]?.extensions?.code).toBe('DATABASE_UNAVAILABLE');
     expect(queryMs).toBeLessThan(5_000);
     await probing;
-    proxy.setMode('pass');
+    t.proxy.setMode('pass');
     const healedAt = Date.now();
 
     expect(probes.filter((x) => x.status === 0 || x.ms >= 1_000)).toEqual([]);
@@ -95,13 +79,12 @@ describe('network partitions to PostgreSQL', () => {
   }, 60_000);
 
   it('reset of every connection, again and again while slots fire: no run left PENDING or RUNNING, no slot lost or doubled', async () => {
-    const p = await spawnCronql({ databaseUrl: proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'resets' } });
-    procs.push(p);
+    const p = await t.spawn({ databaseUrl: t.proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'resets' } });
     const job = await createJob(p, { key: 'reset-every', cronExpression: '* * * * * *' });
     await eventually(async () => (await runs(p, { jobId: job, status: ['SUCCEEDED'] })).length >= 1);
     const startedAt = Date.now();
     while (Date.now() - startedAt < 3_000) {
-      proxy.resetAll();
+      t.proxy.resetAll();
       await sleep(150 + Math.random() * 300);
     }
     const endedAt = Date.now();
@@ -114,18 +97,17 @@ describe('network partitions to PostgreSQL', () => {
   }, 60_000);
 
   it('SIGTERM during a blackhole: the process exits within the grace period and a few seconds', async () => {
-    const p = await spawnCronql({ databaseUrl: proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'sigterm', CRONQL_SHUTDOWN_GRACE_MS: '2000' } });
-    procs.push(p);
+    const p = await t.spawn({ databaseUrl: t.proxy.url, env: { ...env, CRONQL_INSTANCE_ID: 'sigterm', CRONQL_SHUTDOWN_GRACE_MS: '2000' } });
     const job = await createJob(p, { key: 'term-sleep', target: 'sleep', cronExpression: '* * * * * *', payload: { ms: 60_000 } });
     await eventually(async () => (await runs(p, { jobId: job, status: ['RUNNING'] })).length === 1);
-    proxy.setMode('blackhole');
-    proxy.blackholeExisting();
+    t.proxy.setMode('blackhole');
+    t.proxy.blackholeExisting();
     await sleep(500);
     const t0 = Date.now();
     p.kill('SIGTERM');
     const exit = await p.exited;
     const ms = Date.now() - t0;
-    proxy.setMode('pass');
+    t.proxy.setMode('pass');
     expect(ms).toBeLessThan(2_000 + 7_000);
     expect(exit.signal).toBeNull();
     console.log(`SIGTERM during a blackhole: exited with ${exit.code} after ${ms} ms (grace 2 s)`);

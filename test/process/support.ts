@@ -1,4 +1,7 @@
-import type { CronqlProcess } from '../support/processes.js';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestDatabase } from '../support/db.js';
+import { spawnCronql, type CronqlProcess, type SpawnOptions } from '../support/processes.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 /** GraphQL steps the process tests share (through a real process's HTTP API). */
 export interface RunRow {
@@ -34,4 +37,39 @@ export function duplicates(rows: RunRow[]): string[] {
   const seen = new Map<string, number>();
   for (const r of rows) seen.set(`${r.jobKey}@${r.scheduledAt}`, (seen.get(`${r.jobKey}@${r.scheduledAt}`) ?? 0) + 1);
   return [...seen].filter(([, n]) => n > 1).map(([k]) => k);
+}
+
+/**
+ * A database of its own (and, with `proxy`, a TCP proxy in front of it) for the tests of one
+ * `describe`, and every process they spawn: killed, and the database dropped, after them.
+ */
+export function useProcessTest(o: { proxy?: boolean } = {}) {
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let proxy: TcpProxy | undefined;
+  const procs: CronqlProcess[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    if (o.proxy) proxy = await startTcpProxy(db.url);
+  });
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    await proxy?.close();
+    await db?.drop();
+  });
+  return {
+    /** The database's URL. */
+    get url(): string {
+      return db!.url;
+    },
+    get proxy(): TcpProxy {
+      return proxy!;
+    },
+    /** Spawns a process (see spawnCronql), cleaned up after the tests. */
+    async spawn(options: SpawnOptions): Promise<CronqlProcess> {
+      const p = await spawnCronql(options);
+      procs.push(p);
+      return p;
+    },
+  };
 }
