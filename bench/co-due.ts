@@ -9,26 +9,16 @@
  * ManualClock, so the measured span starts exactly when the slot comes due.
  */
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createCronql } from '../src/app.js';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
+import { benchServer } from './server.js';
 import { ManualClock } from '../src/runtime/clock.js';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,5000,10000').split(',').map(Number);
 const log = createLogger();
 log.level = 'silent';
-
-async function server(): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), 'cronql-bench-'));
-  const db = await startEmbeddedPostgres({ dataDir: dir, log, ephemeral: true, database: 'postgres' });
-  return { url: db.url, stop: async () => { await db.stop(); await rm(dir, { recursive: true, force: true }); } };
-}
 
 async function run(serverUrl: string, n: number): Promise<void> {
   const name = `cronql_bench_${n}_${Date.now()}`;
@@ -119,7 +109,7 @@ async function baseline(url: string, n: number): Promise<number> {
   }
 }
 
-const db = await server();
+const db = await benchServer(log);
 try {
   for (const n of sizes) await run(db.url, n);
 } catch (err) {

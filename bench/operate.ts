@@ -10,14 +10,11 @@
  *    RUNNING lateness p50/p99 while pruning, beside the same lateness without pruning.
  */
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createCronql } from '../src/app.js';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
+import { benchServer } from './server.js';
 import { Retention } from '../src/runtime/retention.js';
 import { runStats } from '../src/services/stats.service.js';
 
@@ -26,13 +23,6 @@ const log = createLogger();
 log.level = 'silent';
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-
-async function server(): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), 'cronql-bench-'));
-  const db = await startEmbeddedPostgres({ dataDir: dir, log, ephemeral: true, database: 'postgres' });
-  return { url: db.url, stop: async () => { await db.stop(); await rm(dir, { recursive: true, force: true }); } };
-}
 
 async function freshDatabase(serverUrl: string, name: string): Promise<string> {
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -144,7 +134,7 @@ async function retentionBench(serverUrl: string): Promise<void> {
   );
 }
 
-const db = await server();
+const db = await benchServer(log);
 try {
   await statsBench(db.url);
   await retentionBench(db.url);
