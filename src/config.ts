@@ -57,6 +57,8 @@ export interface Config {
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body. @default unset */
   alertWebhookSecret?: string;
+  /** Browser origins allowed to call the API (comma-separated). @default none beyond the same origin */
+  corsOrigins: string[];
 }
 
 /** The defaults of the tunables, shared by the environment reader and the library API. */
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: int(env, 'CRONQL_RETENTION_DAYS', DEFAULTS.retentionDays, 0, 36_500),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
+    corsOrigins: origins(env),
   };
 }
 
@@ -178,4 +181,17 @@ function webhookUrl(env: Env): string | undefined {
     throw new ConfigError('CRONQL_ALERT_WEBHOOK_URL', `must be an absolute http: or https: URL, got "${value}"`);
   }
   return url.href;
+}
+
+/** `https://app.example.com,http://localhost:3000`: each an origin (scheme, host, port; no path). */
+function origins(env: Env): string[] {
+  const value = str(env, 'CRONQL_CORS_ORIGINS');
+  if (value === undefined) return [];
+  return value.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+    const url = URL.canParse(o) ? new URL(o) : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o.replace(/\/$/, '')) {
+      throw new ConfigError('CRONQL_CORS_ORIGINS', `each entry must be an origin like https://app.example.com, got "${o}"`);
+    }
+    return url.origin;
+  });
 }

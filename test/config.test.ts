@@ -60,6 +60,19 @@ describe('configuration', () => {
     ['CRONQL_ADMIN_TOKEN', 'short'],
     ['CRONQL_SHUTDOWN_GRACE_MS', '1.5'],
     ['CRONQL_MAX_PAYLOAD_BYTES', '0'],
+    ['CRONQL_HEARTBEAT_MS', '50'],
+    ['CRONQL_LOST_AFTER_MS', '1000'],
+    ['CRONQL_MISFIRE_GRACE_MS', '999'],
+    ['CRONQL_DB_CONNECT_TIMEOUT_MS', 'soon'],
+    ['CRONQL_DB_QUERY_TIMEOUT_MS', '0'],
+    ['CRONQL_MAX_SUBSCRIPTIONS_PER_CONNECTION', '0'],
+    ['CRONQL_MAX_CONNECTIONS', '-1'],
+    ['CRONQL_MAX_RESPONSE_BYTES', '10'],
+    ['CRONQL_RETENTION_DAYS', '-1'],
+    ['CRONQL_ALERT_WEBHOOK_URL', 'ftp://hooks.example.com'],
+    ['CRONQL_ALERT_WEBHOOK_URL', 'not a url'],
+    ['CRONQL_CORS_ORIGINS', 'https://app.example.com/path'],
+    ['CRONQL_CORS_ORIGINS', 'app.example.com'],
   ])('rejects %s=%s with one line naming the variable', (name, value) => {
     let error: unknown;
     try {

@@ -37,6 +37,8 @@ export interface GraphqlApiOptions extends Tokens {
   maxConnections?: number;
   /** Largest answer to one operation (or one subscription event). @default 8388608 */
   maxResponseBytes?: number;
+  /** Browser origins allowed to call the API (CORS); none beyond the same origin by default. */
+  corsOrigins?: string[];
 }
 
 /** What may wait unsent on one WebSocket before its reader is judged too slow and closed (4429). */
@@ -89,7 +91,8 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
 
   app.use(
     GRAPHQL_PATH,
-    cors({ maxAge: 600 }),
+    // Browsers on other origins get no CORS grant unless listed (CRONQL_CORS_ORIGINS).
+    cors({ origin: options.corsOrigins?.length ? options.corsOrigins : false, maxAge: 600 }),
     requireToken(auth),
     express.json({ limit: maxBodyBytes }),
     bodyErrors(maxBodyBytes),

@@ -31,6 +31,8 @@ export type HttpServerOptions = Pick<Config, 'host' | 'port' | 'role'> & {
   maxResponseBytes?: number;
   /** Bearer token `/metrics` requires; unset: open. */
   metricsToken?: string;
+  /** Browser origins allowed to call the API. @default none beyond the same origin */
+  corsOrigins?: string[];
 };
 
 /** How long in-flight HTTP requests get to finish on close before their connections are cut. */
@@ -58,6 +60,7 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
       maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
       maxConnections: config.maxConnections,
       maxResponseBytes: config.maxResponseBytes,
+      corsOrigins: config.corsOrigins,
     });
   }
   // Last: nothing Express answers by itself (its default pages carry stack traces).

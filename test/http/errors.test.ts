@@ -46,3 +46,33 @@ describe.each(['development', undefined])('HTTP errors with NODE_ENV=%s', (nodeE
     expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'Not found' } });
   });
 });
+
+describe('CORS', () => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await startApi({ instanceId: 'cors' }, { corsOrigins: ['https://app.example.com'] });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  const preflight = (origin: string) =>
+    fetch(api.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+
+  it('grants only the listed origins', async () => {
+    const allowed = await preflight('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    const other = await preflight('https://evil.example.net');
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('grants none by default', async () => {
+    const plain = await startApi({ instanceId: 'cors-default' });
+    try {
+      const res = await fetch(plain.url, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await plain.close();
+    }
+  });
+});

@@ -40,6 +40,11 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** How long to wait for "cronql is listening". @default 20000 */
   startTimeoutMs?: number;
+  /**
+   * A shell command line to run instead of `node main.js` (a Procfile entry); `dist/src/main.js`
+   * in it stands for the test run's build.
+   */
+  shell?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -62,7 +67,9 @@ export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
     LOG_LEVEL: 'info',
     ...o.env,
   };
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = o.shell
+    ? spawn('/bin/sh', ['-c', o.shell.replaceAll('dist/src/main.js', main).replace(/^node /, `${process.execPath} `)], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const logs: CronqlProcess['logs'] = [];
   const waiters = new Set<{ pattern: RegExp; resolve: (l: string) => void }>();
