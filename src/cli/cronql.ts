@@ -1,0 +1,348 @@
+#!/usr/bin/env node
+import { readFile, writeFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import { createClient } from 'graphql-ws';
+import { print } from 'graphql';
+import WebSocket from 'ws';
+import {
+  CancelRunDocument,
+  CreateJobDocument,
+  CreateJobVersionDocument,
+  JobDocument,
+  JobsDocument,
+  PauseJobDocument,
+  PreviewScheduleDocument,
+  ResumeJobDocument,
+  RetireJobDocument,
+  RunChangedDocument,
+  RunDocument,
+  RunJobNowDocument,
+  RunsDocument,
+  TargetsDocument,
+  type JobFieldsFragment,
+  type JobStatus,
+  type RunStatus,
+} from '../client/generated/graphql.js';
+import { CliError, request, type Endpoint } from './client.js';
+import { changedFields, definitionSpec, parseJobsFile, specDefinition, toYaml, type Definition } from './jobs-file.js';
+
+/**
+ * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
+ * or --url/--token). Tables for people, --json for scripts; an API error prints its code and
+ * message and exits 1. `cronql start` and `cronql migrate` run the server side itself.
+ */
+const program = new Command('cronql').description('cronql: cron jobs for application backends').showHelpAfterError();
+program
+  .option('--url <url>', 'the cronql server', process.env.CRONQL_URL ?? 'http://127.0.0.1:4000')
+  .option('--token <token>', 'bearer token (ADMIN or VIEWER)', process.env.CRONQL_TOKEN)
+  .option('--json', 'print JSON');
+
+const endpoint = (): Endpoint => ({ url: program.opts().url, token: program.opts().token });
+const asJson = (): boolean => Boolean(program.opts().json);
+
+/** Prints rows as aligned columns, or JSON with --json. */
+function output(value: unknown, rows?: Record<string, unknown>[]): void {
+  if (asJson() || !rows) {
+    console.log(JSON.stringify(value, null, 2));
+    return;
+  }
+  if (rows.length === 0) {
+    console.log('(none)');
+    return;
+  }
+  const cols = Object.keys(rows[0]);
+  const text = (v: unknown) => (v === null || v === undefined ? '-' : v instanceof Object ? JSON.stringify(v) : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
+  console.log(cols.map((c, i) => c.toUpperCase().padEnd(widths[i])).join('  '));
+  for (const r of rows) console.log(cols.map((c, i) => text(r[c]).padEnd(widths[i])).join('  ').trimEnd());
+}
+
+const jobRow = (j: JobFieldsFragment) => ({ id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpression ?? j.runAt, tz: j.timezone, next: j.nextRunAt });
+const json = (text: string | undefined, what: string): unknown => {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError('BAD_USER_INPUT', `${what} must be JSON`);
+  }
+};
+
+// --- server side -------------------------------------------------------------------------------
+program
+  .command('start')
+  .description('start a cronql server (same as npm start)')
+  .addOption(new Option('--role <role>', 'which parts run here').choices(['all', 'api', 'scheduler']))
+  .action(async (o: { role?: string }) => {
+    if (o.role) process.env.CRONQL_ROLE = o.role;
+    await import('../main.js');
+  });
+program.command('migrate').description('apply pending database migrations').action(async () => {
+  await import('./migrate.js');
+});
+
+// --- jobs ----------------------------------------------------------------------------------------
+const jobs = program.command('jobs').description('job definitions');
+jobs
+  .command('list')
+  .option('--status <status...>', 'ACTIVE, PAUSED, RETIRED')
+  .option('--key <key>')
+  .option('--target <target>')
+  .option('--first <n>', 'at most this many', '50')
+  .action(async (o: { status?: string[]; key?: string; target?: string; first: string }) => {
+    const data = await request(endpoint(), JobsDocument, {
+      filter: { status: o.status as JobStatus[] | undefined, key: o.key, target: o.target },
+      first: Number(o.first),
+    });
+    const nodes = data.jobs.edges.map((e) => e.node);
+    output(nodes, nodes.map(jobRow));
+  });
+jobs.command('get <id>').action(async (id: string) => {
+  const data = await request(endpoint(), JobDocument, { id, runsFirst: 5 });
+  if (!data.job) throw new CliError('NOT_FOUND', `no job with id ${id}`);
+  output(data.job, [jobRow(data.job)]);
+});
+jobs
+  .command('create')
+  .requiredOption('--key <key>')
+  .requiredOption('--target <target>')
+  .option('--cron <expression>', 'RECURRING: 5 fields, or 6 with seconds')
+  .option('--run-at <instant>', 'ONE_TIME: an ISO 8601 instant')
+  .option('--tz <zone>', 'IANA time zone', 'UTC')
+  .option('--payload <json>')
+  .option('--timeout <seconds>')
+  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; tz: string; payload?: string; timeout?: string }) => {
+    const data = await request(endpoint(), CreateJobDocument, {
+      input: {
+        key: o.key,
+        target: o.target,
+        scheduleType: o.cron ? ('RECURRING' as never) : ('ONE_TIME' as never),
+        cronExpression: o.cron,
+        runAt: o.runAt,
+        timezone: o.tz,
+        payload: json(o.payload, '--payload'),
+        timeoutSeconds: o.timeout === undefined ? undefined : Number(o.timeout),
+      },
+    });
+    output(data.createJob, [jobRow(data.createJob)]);
+  });
+jobs.command('pause <id>').requiredOption('--reason <reason>').action(async (id: string, o: { reason: string }) => {
+  const data = await request(endpoint(), PauseJobDocument, { id, reason: o.reason });
+  output(data.pauseJob, [jobRow(data.pauseJob)]);
+});
+jobs.command('resume <id>').action(async (id: string) => {
+  const data = await request(endpoint(), ResumeJobDocument, { id });
+  output(data.resumeJob, [jobRow(data.resumeJob)]);
+});
+jobs.command('retire <id>').action(async (id: string) => {
+  const data = await request(endpoint(), RetireJobDocument, { id });
+  output(data.retireJob, [jobRow(data.retireJob)]);
+});
+jobs.command('run <id>').description('run now (AD_HOC with --payload)').option('--payload <json>').action(async (id: string, o: { payload?: string }) => {
+  const data = await request(endpoint(), RunJobNowDocument, { id, payload: json(o.payload, '--payload') });
+  output(data.runJobNow, [{ id: data.runJobNow.id, status: data.runJobNow.status, trigger: data.runJobNow.triggerType }]);
+});
+jobs.command('versions <key>').description('every version of a job').action(async (key: string) => {
+  const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: 500 });
+  const nodes = data.jobs.edges.map((e) => e.node).sort((a, b) => a.version - b.version);
+  output(nodes, nodes.map(jobRow));
+});
+
+// --- runs ----------------------------------------------------------------------------------------
+const runs = program.command('runs').description('run history');
+const runRow = (r: { id: string; jobKey: string; status: string; triggerType: string; scheduledAt: string; durationMs?: number | null; failureCode?: string | null }) => ({
+  id: r.id, job: r.jobKey, status: r.status, trigger: r.triggerType, slot: r.scheduledAt, ms: r.durationMs ?? null, code: r.failureCode ?? null,
+});
+runs
+  .command('list')
+  .option('--job <id>')
+  .option('--key <key>')
+  .option('--status <status...>')
+  .option('--first <n>', 'at most this many', '50')
+  .action(async (o: { job?: string; key?: string; status?: string[]; first: string }) => {
+    const data = await request(endpoint(), RunsDocument, { filter: { jobId: o.job, jobKey: o.key, status: o.status as RunStatus[] | undefined }, first: Number(o.first) });
+    const nodes = data.runs.edges.map((e) => e.node);
+    output(nodes, nodes.map(runRow));
+  });
+runs.command('get <id>').action(async (id: string) => {
+  const data = await request(endpoint(), RunDocument, { id });
+  if (!data.run) throw new CliError('NOT_FOUND', `no run with id ${id}`);
+  output(data.run, [runRow(data.run)]);
+});
+runs.command('cancel <id>').action(async (id: string) => {
+  const data = await request(endpoint(), CancelRunDocument, { id });
+  output(data.cancelRun, [runRow(data.cancelRun)]);
+});
+runs
+  .command('tail')
+  .description('print run changes as they happen (Ctrl-C to stop)')
+  .option('--job <id>')
+  .option('--key <key>')
+  .option('--status <status...>')
+  .option('--count <n>', 'stop after this many changes')
+  .action(async (o: { job?: string; key?: string; status?: string[]; count?: string }) => {
+    const { url, token } = endpoint();
+    const client = createClient({
+      url: `${url.replace(/^http/, 'ws').replace(/\/$/, '')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+      retryAttempts: 5,
+    });
+    let left = o.count === undefined ? Infinity : Number(o.count);
+    await new Promise<void>((resolve, reject) => {
+      const stop = client.subscribe(
+        { query: print(RunChangedDocument), variables: { filter: { jobId: o.job, jobKey: o.key, status: o.status } } },
+        {
+          next: (m) => {
+            const change = (m.data as { runChanged: { run: Parameters<typeof runRow>[0]; previousStatus: string | null } } | null)?.runChanged;
+            if (!change) return;
+            if (asJson()) console.log(JSON.stringify(change));
+            else console.log(`${new Date().toISOString()}  ${change.run.jobKey}  ${change.previousStatus ?? '∅'} → ${change.run.status}  ${change.run.id}`);
+            if (--left <= 0) {
+              stop();
+              resolve();
+            }
+          },
+          error: (err) => reject(new CliError('SUBSCRIPTION', Array.isArray(err) ? err[0]?.message : String((err as { reason?: string }).reason ?? err))),
+          complete: () => resolve(),
+        },
+      );
+      process.once('SIGINT', () => (stop(), resolve()));
+    });
+    await client.dispose();
+  });
+
+// --- schedules and targets -------------------------------------------------------------------------
+program.command('targets').description('the targets jobs may name').action(async () => {
+  const data = await request(endpoint(), TargetsDocument, {});
+  output(data.targets, data.targets.map((t) => ({ name: t.name, description: t.description })));
+});
+program
+  .command('preview <cron>')
+  .description('the next instants of a cron expression')
+  .option('--tz <zone>', 'IANA time zone', 'UTC')
+  .option('--count <n>', 'how many', '5')
+  .action(async (cron: string, o: { tz: string; count: string }) => {
+    const data = await request(endpoint(), PreviewScheduleDocument, { cronExpression: cron, timezone: o.tz, count: Number(o.count) });
+    output(data.previewSchedule, data.previewSchedule.map((at) => ({ at })));
+  });
+
+// --- jobs as code ----------------------------------------------------------------------------------
+const liveDefinition = (j: JobFieldsFragment): Definition => ({
+  target: j.target,
+  scheduleType: j.scheduleType as Definition['scheduleType'],
+  cronExpression: j.cronExpression ?? null,
+  runAt: j.runAt ? new Date(j.runAt).toISOString() : null,
+  timezone: j.timezone,
+  payload: j.payload ?? null,
+  timeoutSeconds: j.timeoutSeconds ?? null,
+  catchUp: j.catchUp,
+  catchUpLimit: j.catchUpLimit ?? null,
+  pauseAfterFailures: j.pauseAfterFailures ?? null,
+});
+
+/** The live (ACTIVE or PAUSED) version of every job, by key. */
+async function liveJobs(): Promise<Map<string, JobFieldsFragment>> {
+  const live = new Map<string, JobFieldsFragment>();
+  let after: string | null | undefined;
+  do {
+    const data = await request(endpoint(), JobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 500, after });
+    for (const e of data.jobs.edges) live.set(e.node.key, e.node);
+    after = data.jobs.pageInfo.hasNextPage ? data.jobs.pageInfo.endCursor : null;
+  } while (after);
+  return live;
+}
+
+program
+  .command('apply <file>')
+  .description('create or version the jobs of a YAML/JSON file; unchanged ones are left alone')
+  .option('--prune', "retire the namespace's live jobs the file no longer lists")
+  .option('--dry-run', 'print the plan, change nothing')
+  .action(async (path: string, o: { prune?: boolean; dryRun?: boolean }) => {
+    const file = parseJobsFile(path, await readFile(path, 'utf8'));
+    const live = await liveJobs();
+    const plan: { action: 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
+    for (const spec of file.jobs) {
+      const current = live.get(spec.key);
+      if (!current) plan.push({ action: 'create', key: spec.key });
+      else {
+        const fields = changedFields(liveDefinition(current), specDefinition(spec));
+        plan.push(fields.length ? { action: 'version', key: spec.key, fields } : { action: 'unchanged', key: spec.key });
+      }
+    }
+    if (o.prune) {
+      if (!file.namespace) throw new CliError('BAD_FILE', `${path}: --prune needs a "namespace:" in the file (only its jobs are retired)`);
+      const listed = new Set(file.jobs.map((j) => j.key));
+      for (const key of live.keys()) if (key.startsWith(`${file.namespace}.`) && !listed.has(key)) plan.push({ action: 'retire', key });
+    }
+    if (!o.dryRun) {
+      for (const step of plan) {
+        const spec = file.jobs.find((j) => j.key === step.key);
+        const d = spec && specDefinition(spec);
+        const input = d && {
+          target: d.target, scheduleType: d.scheduleType as never, cronExpression: d.cronExpression, runAt: d.runAt, timezone: d.timezone,
+          payload: d.payload, timeoutSeconds: d.timeoutSeconds, catchUp: d.catchUp as never, catchUpLimit: d.catchUpLimit, pauseAfterFailures: d.pauseAfterFailures,
+        };
+        if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
+        if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
+        if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
+      }
+    }
+    output({ dryRun: Boolean(o.dryRun), plan }, plan.map((p) => ({ action: p.action, key: p.key, fields: p.fields?.join(',') ?? null })));
+  });
+
+program
+  .command('export')
+  .description('write the live jobs as a jobs file (YAML, or JSON with --json)')
+  .option('--namespace <prefix>', 'only keys starting with "<prefix>."')
+  .option('--out <file>', 'write here instead of printing')
+  .action(async (o: { namespace?: string; out?: string }) => {
+    const live = [...(await liveJobs()).values()].filter((j) => !o.namespace || j.key.startsWith(`${o.namespace}.`)).sort((a, b) => a.key.localeCompare(b.key));
+    const file = { ...(o.namespace ? { namespace: o.namespace } : {}), jobs: live.map((j) => definitionSpec(j.key, liveDefinition(j))) };
+    const text = asJson() ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file);
+    if (o.out) await writeFile(o.out, text);
+    else process.stdout.write(text);
+  });
+
+// --- the PDR's DoD check -----------------------------------------------------------------------------
+program
+  .command('verify')
+  .description('create (or reuse) the */5 DoD job, run it once, and confirm the run SUCCEEDED')
+  .option('--wait-slot', 'also wait for its next scheduled slot to succeed')
+  .option('--timeout <seconds>', 'give up after', '60')
+  .action(async (o: { waitSlot?: boolean; timeout: string }) => {
+    const key = 'cronql.verify';
+    const live = await liveJobs();
+    const spec = { key, target: 'log', cron: '*/5 * * * *', payload: { message: 'cronql verify' } };
+    let job = live.get(key);
+    if (!job) job = (await request(endpoint(), CreateJobDocument, { input: { key, target: 'log', scheduleType: 'RECURRING' as never, cronExpression: spec.cron, payload: spec.payload } })).createJob;
+    else if (job.status === 'PAUSED') job = (await request(endpoint(), ResumeJobDocument, { id: job.id })).resumeJob;
+    const deadline = Date.now() + Number(o.timeout) * 1000;
+    const waitFor = async (pick: () => Promise<{ status: string; id: string } | undefined>, what: string) => {
+      for (;;) {
+        const run = await pick();
+        if (run && !['PENDING', 'RUNNING'].includes(run.status)) {
+          if (run.status !== 'SUCCEEDED') throw new CliError('VERIFY_FAILED', `${what} ended ${run.status} (run ${run.id})`);
+          return run;
+        }
+        if (Date.now() > deadline) throw new CliError('VERIFY_TIMEOUT', `${what} did not finish within ${o.timeout} s`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    const now = (await request(endpoint(), RunJobNowDocument, { id: job.id })).runJobNow;
+    const manual = await waitFor(async () => (await request(endpoint(), RunDocument, { id: now.id })).run ?? undefined, 'the run-now');
+    let scheduled: { id: string } | undefined;
+    if (o.waitSlot) {
+      const slot = job.nextRunAt;
+      scheduled = await waitFor(async () => {
+        const data = await request(endpoint(), RunsDocument, { filter: { jobId: job!.id, triggerType: ['SCHEDULED'] as never, scheduledAfter: new Date(new Date(slot ?? Date.now()).getTime() - 1).toISOString() }, first: 1 });
+        return data.runs.edges[0]?.node;
+      }, `the slot ${slot}`);
+    }
+    output({ ok: true, jobId: job.id, runNow: manual.id, scheduled: scheduled?.id ?? null }, [{ ok: 'yes', job: job.id, run: manual.id, slot: scheduled?.id ?? null }]);
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof CliError) console.error(`error ${err.code}: ${err.message}`);
+  else console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,125 @@
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { CliError } from './client.js';
+
+/**
+ * Jobs as code: a YAML (or JSON) file of job definitions, applied idempotently.
+ *
+ *   namespace: billing            # optional: keys start with "billing."; --prune is limited to them
+ *   jobs:
+ *     - key: billing.close-day
+ *       target: http
+ *       cron: "0 2 * * *"          # or runAt: 2026-12-01T00:00:00Z
+ *       timezone: Europe/Paris
+ *       payload: { url: https://billing.example.com/close }
+ *       timeoutSeconds: 600
+ *       catchUp: LATEST            # NONE | LATEST | ALL (with catchUpLimit)
+ *       pauseAfterFailures: 5
+ */
+export interface JobSpec {
+  key: string;
+  target: string;
+  cron?: string;
+  runAt?: string;
+  timezone?: string;
+  payload?: unknown;
+  timeoutSeconds?: number | null;
+  catchUp?: string;
+  catchUpLimit?: number | null;
+  pauseAfterFailures?: number | null;
+}
+
+export interface JobsFile {
+  namespace?: string;
+  jobs: JobSpec[];
+}
+
+const FIELDS = new Set(['key', 'target', 'cron', 'runAt', 'timezone', 'payload', 'timeoutSeconds', 'catchUp', 'catchUpLimit', 'pauseAfterFailures']);
+
+/** Parses and checks a jobs file; every problem names the file, the job key and the field. */
+export function parseJobsFile(name: string, text: string): JobsFile {
+  let doc: unknown;
+  try {
+    doc = name.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new CliError('BAD_FILE', `${name}: not valid ${name.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const bad = (where: string, message: string) => new CliError('BAD_FILE', `${name}: ${where}: ${message}`);
+  if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as JobsFile).jobs)) throw bad('top level', 'expected a "jobs:" list');
+  const file = doc as JobsFile;
+  if (file.namespace !== undefined && (typeof file.namespace !== 'string' || file.namespace === '')) throw bad('namespace', 'must be a non-empty string');
+  const seen = new Set<string>();
+  for (const [i, job] of file.jobs.entries()) {
+    const at = `job ${typeof job?.key === 'string' ? `"${job.key}"` : `#${i + 1}`}`;
+    if (typeof job !== 'object' || job === null) throw bad(at, 'must be a mapping');
+    for (const field of Object.keys(job)) if (!FIELDS.has(field)) throw bad(`${at}, field "${field}"`, `unknown field (known: ${[...FIELDS].join(', ')})`);
+    if (typeof job.key !== 'string' || job.key === '') throw bad(`${at}, field "key"`, 'required');
+    if (file.namespace && !job.key.startsWith(`${file.namespace}.`)) throw bad(`${at}, field "key"`, `must start with "${file.namespace}." (the file's namespace)`);
+    if (seen.has(job.key)) throw bad(`${at}, field "key"`, 'listed twice');
+    seen.add(job.key);
+    if (typeof job.target !== 'string' || job.target === '') throw bad(`${at}, field "target"`, 'required');
+    if ((job.cron === undefined) === (job.runAt === undefined)) throw bad(`${at}, field "cron"`, 'give exactly one of cron (recurring) or runAt (one-time)');
+    if (job.runAt !== undefined && Number.isNaN(new Date(String(job.runAt)).getTime())) throw bad(`${at}, field "runAt"`, 'not a date-time');
+  }
+  return file;
+}
+
+/** The definition fields compared between a file and the server (what a new version would change). */
+export interface Definition {
+  target: string;
+  scheduleType: 'RECURRING' | 'ONE_TIME';
+  cronExpression: string | null;
+  runAt: string | null;
+  timezone: string;
+  payload: unknown;
+  timeoutSeconds: number | null;
+  catchUp: string;
+  catchUpLimit: number | null;
+  pauseAfterFailures: number | null;
+}
+
+export function specDefinition(spec: JobSpec): Definition {
+  return {
+    target: spec.target,
+    scheduleType: spec.cron !== undefined ? 'RECURRING' : 'ONE_TIME',
+    cronExpression: spec.cron ?? null,
+    runAt: spec.runAt !== undefined ? new Date(String(spec.runAt)).toISOString() : null,
+    timezone: spec.timezone ?? 'UTC',
+    payload: spec.payload ?? null,
+    timeoutSeconds: spec.timeoutSeconds ?? null,
+    catchUp: spec.catchUp ?? 'NONE',
+    catchUpLimit: spec.catchUpLimit ?? null,
+    pauseAfterFailures: spec.pauseAfterFailures ?? null,
+  };
+}
+
+/** Stable JSON (sorted keys): two definitions are the same when these strings are. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The fields whose values differ. */
+export function changedFields(from: Definition, to: Definition): (keyof Definition)[] {
+  return (Object.keys(to) as (keyof Definition)[]).filter((k) => canonical(from[k]) !== canonical(to[k]));
+}
+
+/** A definition as a file entry (export). */
+export function definitionSpec(key: string, d: Definition): JobSpec {
+  const spec: JobSpec = { key, target: d.target };
+  if (d.scheduleType === 'RECURRING') spec.cron = d.cronExpression!;
+  else spec.runAt = d.runAt!;
+  if (d.timezone !== 'UTC') spec.timezone = d.timezone;
+  if (d.payload !== null) spec.payload = d.payload;
+  if (d.timeoutSeconds !== null) spec.timeoutSeconds = d.timeoutSeconds;
+  if (d.catchUp !== 'NONE') spec.catchUp = d.catchUp;
+  if (d.catchUpLimit !== null) spec.catchUpLimit = d.catchUpLimit;
+  if (d.pauseAfterFailures !== null) spec.pauseAfterFailures = d.pauseAfterFailures;
+  return spec;
+}
+
+export function toYaml(file: JobsFile): string {
+  return stringifyYaml(file);
+}

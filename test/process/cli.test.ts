@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { startApi, type Api } from '../graphql/support.js';
+
+/** The `cronql` CLI, as a process, against a started server: each command once, --json parsed. */
+describe('the cronql CLI', () => {
+  let api: Api;
+  let dir: string;
+  const cli = join(dirname(inject('cronqlMain')), 'cli', 'cronql.js');
+  const run = async (args: string[], token?: string) => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], {
+        env: { PATH: process.env.PATH, CRONQL_URL: api.url.replace(/\/graphql$/, ''), CRONQL_TOKEN: token ?? api.adminToken },
+        timeout: 30_000,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  const runJson = async (args: string[]) => {
+    const res = await run(['--json', ...args]);
+    expect(res.code, res.stderr).toBe(0);
+    return JSON.parse(res.stdout);
+  };
+  beforeAll(async () => {
+    api = await startApi({ instanceId: 'cli' });
+    dir = await mkdtemp(join(tmpdir(), 'cronql-cli-'));
+  });
+  afterAll(async () => {
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('targets, preview, and the job and run commands', async () => {
+    expect((await runJson(['targets'])).map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['http', 'log', 'sleep']));
+    expect(await runJson(['preview', '30 2 * * *', '--tz', 'America/New_York', '--count', '2'])).toHaveLength(2);
+    const job = await runJson(['jobs', 'create', '--key', 'cli.hello', '--target', 'log', '--cron', '0 3 * * *', '--payload', '{"message":"hi"}']);
+    expect(job).toMatchObject({ key: 'cli.hello', status: 'ACTIVE', payload: { message: 'hi' } });
+    expect((await runJson(['jobs', 'list'])).map((j: { key: string }) => j.key)).toContain('cli.hello');
+    expect(await runJson(['jobs', 'get', job.id])).toMatchObject({ id: job.id });
+    expect(await runJson(['jobs', 'pause', job.id, '--reason', 'maintenance'])).toMatchObject({ status: 'PAUSED', pauseReason: 'maintenance' });
+    expect(await runJson(['jobs', 'resume', job.id])).toMatchObject({ status: 'ACTIVE' });
+    const ran = await runJson(['jobs', 'run', job.id]);
+    const tail = run(['--json', 'runs', 'tail', '--job', job.id, '--count', '1']);
+    await new Promise((r) => setTimeout(r, 500));
+    await runJson(['jobs', 'run', job.id]).catch(() => undefined);
+    expect((await tail).code).toBe(0);
+    expect((await runJson(['runs', 'list', '--job', job.id])).map((r: { id: string }) => r.id)).toContain(ran.id);
+    expect(await runJson(['runs', 'get', ran.id])).toMatchObject({ id: ran.id });
+    const sleeper = await runJson(['jobs', 'create', '--key', 'cli.sleep', '--target', 'sleep', '--cron', '0 3 * * *']);
+    const long = await runJson(['jobs', 'run', sleeper.id, '--payload', '{"ms":60000}']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await runJson(['runs', 'cancel', long.id])).toMatchObject({ status: 'CANCELED' });
+    expect((await runJson(['jobs', 'versions', 'cli.hello'])).map((j: { version: number }) => j.version)).toEqual([1]);
+    expect(await runJson(['jobs', 'retire', sleeper.id])).toMatchObject({ status: 'RETIRED' });
+    // People get a table.
+    const table = await run(['jobs', 'list']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
+  });
+
+  it('prints the API error code and exits 1', async () => {
+    const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toMatch(/^error INVALID_CRON_EXPRESSION: /);
+    const viewer = await run(['jobs', 'retire', '00000000-0000-4000-8000-000000000000'], api.viewerToken);
+    expect(viewer.stderr.trim()).toMatch(/^error FORBIDDEN: /);
+    const nowhere = await promisify(execFile)(process.execPath, [cli, '--url', 'http://127.0.0.1:9', 'targets']).catch((e) => e);
+    expect(nowhere.stderr).toMatch(/^error UNREACHABLE: /);
+  });
+
+  it('apply: creates, then is a no-op; a changed field makes one new version; --prune retires only the namespace; a bad file changes nothing', async () => {
+    const file = join(dir, 'jobs.yaml');
+    await writeFile(file, `namespace: billing
+jobs:
+  - key: billing.close-day
+    target: log
+    cron: "0 2 * * *"
+    timezone: Europe/Paris
+    payload: { message: close }
+  - key: billing.invoices
+    target: log
+    cron: "0 6 * * 1"
+    catchUp: LATEST
+`);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['create', 'create']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"0 2 * * *"', '"30 2 * * *"').replace(/  - key: billing.invoices[\s\S]*$/, ''));
+    const dry = await runJson(['apply', file, '--prune', '--dry-run']);
+    expect(dry.plan).toEqual([{ action: 'version', key: 'billing.close-day', fields: ['cronExpression'] }, { action: 'retire', key: 'billing.invoices' }]);
+    await runJson(['apply', file, '--prune']);
+    expect((await runJson(['jobs', 'versions', 'billing.close-day'])).map((j: { version: number; status: string }) => `${j.version}:${j.status}`)).toEqual(['1:RETIRED', '2:ACTIVE']);
+    expect((await runJson(['jobs', 'versions', 'billing.invoices']))[0].status).toBe('RETIRED');
+    expect((await runJson(['jobs', 'versions', 'cli.hello']))[0].status).toBe('ACTIVE'); // outside the namespace
+    // Export round-trips: applying the export changes nothing.
+    const exported = join(dir, 'export.yaml');
+    await run(['export', '--namespace', 'billing', '--out', exported]);
+    expect(parseYaml(await readFile(exported, 'utf8'))).toMatchObject({ namespace: 'billing', jobs: [{ key: 'billing.close-day', cron: '30 2 * * *', timezone: 'Europe/Paris' }] });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    // A bad file names the file, the job and the field, and changes nothing.
+    await writeFile(join(dir, 'bad.yaml'), 'namespace: billing\njobs:\n  - key: billing.x\n    target: log\n    cron: "* * * * *"\n    shedule: oops\n');
+    const bad = await run(['apply', join(dir, 'bad.yaml')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad\.yaml: job "billing\.x", field "shedule": unknown field/);
+    expect(await runJson(['jobs', 'list', '--key', 'billing.x'])).toEqual([]);
+  });
+
+  it('verify: creates the */5 DoD job, runs it once, and confirms it SUCCEEDED', async () => {
+    const res = await runJson(['verify', '--timeout', '20']);
+    expect(res).toMatchObject({ ok: true, runNow: expect.any(String) });
+    const again = await runJson(['verify', '--timeout', '20']); // reuses the job
+    expect(again.jobId).toBe(res.jobId);
+  });
+});
