@@ -11,6 +11,16 @@ import { createJob, runs, useProcessTest } from './support.js';
 describe('the Procfile: web (api) and scheduler as two processes', () => {
   const t = useProcessTest();
 
+  it('the Railway configs (one per service) start what the Procfile starts', async () => {
+    const procfile = await readFile(new URL('../../Procfile', import.meta.url), 'utf8');
+    const entries = Object.fromEntries(procfile.trim().split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
+    for (const [service, entry] of [['api', 'web'], ['scheduler', 'scheduler']]) {
+      const config = JSON.parse(await readFile(new URL(`../../deploy/railway/${service}.json`, import.meta.url), 'utf8'));
+      expect(config.deploy).toMatchObject({ startCommand: entries[entry], healthcheckPath: '/readyz' });
+      expect(config.build.buildCommand).toBe('npm ci && npm run build');
+    }
+  });
+
   it('serves the API from web and runs everything on scheduler', async () => {
     const procfile = await readFile(new URL('../../Procfile', import.meta.url), 'utf8');
     const entries = Object.fromEntries(procfile.trim().split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
