@@ -3,6 +3,7 @@ import { Migration20261122010000_job_revision } from './Migration20261122010000_
 import { Migration20261124000000_self_healing } from './Migration20261124000000_self_healing.js';
 import { Migration20261124100000_job_signals } from './Migration20261124100000_job_signals.js';
 import { Migration20261124110000_health_index } from './Migration20261124110000_health_index.js';
+import { Migration20261124120000_revision_on_change } from './Migration20261124120000_revision_on_change.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261124000000_self_healing', class: Migration20261124000000_self_healing },
   { name: 'Migration20261124100000_job_signals', class: Migration20261124100000_job_signals },
   { name: 'Migration20261124110000_health_index', class: Migration20261124110000_health_index },
+  { name: 'Migration20261124120000_revision_on_change', class: Migration20261124120000_revision_on_change },
 ];

@@ -299,7 +299,10 @@ export class Runtime implements SweptRuntime {
     try {
       const jobs = await this.loadActiveJobs();
       const active = new Set(jobs.map((j) => j.job.id));
-      for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
+      // The ledger only for jobs not armed here: an armed job's actor kept handing its slots on
+      // (or deferring them while the database was away); its gap is not a process being down.
+      const armed = new Set(this.scheduler.jobIds());
+      for (const { job, ledger } of jobs) this.scheduler.upsert(job, armed.has(job.id) ? null : ledger);
       for (const id of this.scheduler.jobIds()) if (!active.has(id)) this.scheduler.remove(id);
     } catch (err) {
       this.o.log.error({ err }, 'could not resynchronise after a lost notification connection');

@@ -86,3 +86,20 @@ describe('job signals and auto-pause', () => {
     expect(v3.pauseAfterFailures).toBeNull();
   });
 });
+
+describe('the revision of a job', () => {
+  const t = useCronql({ instanceId: 'revision' });
+  it('moves when the job changes, not when its runs end', async () => {
+    const job = await t.cronql.jobs.create({ key: 'rev', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 * * *' });
+    const revision = async () => (await t.cronql.jobs.get(job.id))!.revision;
+    const before = await revision();
+    for (let i = 0; i < 3; i++) {
+      const run = await t.cronql.runs.runNow(job.id);
+      await eventually(async () => (await t.cronql.runs.get(run.id))?.status === 'SUCCEEDED');
+    }
+    expect((await t.cronql.jobs.get(job.id))!.lastSuccessAt).not.toBeNull();
+    expect(await revision()).toBe(before);
+    await t.cronql.jobs.pause(job.id, 'check');
+    expect(await revision()).toBe(before + 1);
+  });
+});
