@@ -153,7 +153,8 @@ describe('cancel across instances', () => {
       });
       const run = await api.runs.runNow(job.id);
       await eventually(async () => (await api.runs.get(run.id))?.status === 'RUNNING');
-      expect(scheduler.runtime!.activeRuns).toBe(1);
+      // The claim is committed before the scheduler has read its answer and started the handler.
+      await eventually(() => scheduler.runtime!.activeRuns === 1);
       const canceled = await api.runs.cancel(run.id);
       expect(canceled.status).toBe('CANCELED');
       // The handler saw its signal: the scheduler has nothing in flight any more.
