@@ -62,11 +62,12 @@ describe('two instances, the same co-due slots', () => {
     }
     const res = await a.pool.query(
       `SELECT count(*)::int AS runs, count(DISTINCT (job_definition_id, scheduled_at))::int AS distinct_slots,
-         count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS succeeded,
-         count(DISTINCT runner_instance_id)::int AS runners
+         count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS succeeded
        FROM cron_job_runs`,
     );
-    expect(res.rows[0]).toEqual({ runs: JOBS * SLOTS, distinct_slots: JOBS * SLOTS, succeeded: JOBS * SLOTS, runners: 2 });
+    // Both instances inserted every slot (the conflicts are what could deadlock); which one won
+    // them depends on timing (on a loaded machine one may win them all).
+    expect(res.rows[0]).toEqual({ runs: JOBS * SLOTS, distinct_slots: JOBS * SLOTS, succeeded: JOBS * SLOTS });
     const problems = logs.filter((l) => Number(l.level) >= 50 || JSON.stringify(l).includes('40P01') || /deadlock/i.test(JSON.stringify(l)));
     expect(problems).toEqual([]);
   });
