@@ -10,10 +10,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Each test file gets its own database (see test/support/db.ts); files run in parallel
-    // processes. Four at a time even on two cores: the process tests (test/process) mostly wait
-    // for real time to pass (heartbeats, partitions), so they overlap well with the others.
+    // processes. Three at a time even on two cores: the process tests (test/process) mostly wait
+    // for real time to pass (heartbeats, partitions), so they overlap well with the others; more
+    // would starve the processes they time.
     pool: 'forks',
-    maxWorkers: 4,
+    maxWorkers: 3,
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

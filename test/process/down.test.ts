@@ -8,7 +8,7 @@ import { createJob, duplicates, runs, useProcessTest } from './support.js';
  */
 describe('a process stopped, then restarted', () => {
   const t = useProcessTest();
-  const env = { CRONQL_MISFIRE_GRACE_MS: '1000' };
+  const env = { CRONQL_MISFIRE_GRACE_MS: '3000' };
 
   it('records the missed slots MISSED (NONE), runs the latest (LATEST) or the newest up to the limit, oldest first (ALL)', async () => {
     const first = await t.spawn({ databaseUrl: t.url, env });
@@ -29,10 +29,9 @@ describe('a process stopped, then restarted', () => {
       const down = (r: (typeof rows)[number]) => r.status === 'SKIPPED' && r.failureCode === 'MISSED' && r.failureDetails?.reason === 'PROCESS_DOWN';
       const end = rows.findIndex((r) => !down(r));
       const prefix = end === -1 ? rows : rows.slice(0, end);
-      // After them, the job runs again (a slot may overlap a caught-up run, or, on a loaded
-      // machine, be late enough to be MISSED for a stall — never for the process being down).
+      // After them the job runs again (`after` waited for a success); a slot may overlap a
+      // caught-up run or, on a loaded machine, be MISSED for a stall — never for the process being down.
       const rest = rows.slice(prefix.length);
-      expect(rest[0]?.status).toBe('SUCCEEDED');
       expect(rest.every((r) => r.failureDetails?.reason !== 'PROCESS_DOWN')).toBe(true);
       return prefix.length;
     };
