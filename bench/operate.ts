@@ -15,6 +15,7 @@ import pg from 'pg';
 import { createCronql } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
 import { benchServer } from './server.js';
+import { RunStore } from '../src/db/run-store.js';
 import { Retention } from '../src/runtime/retention.js';
 import { runStats } from '../src/services/stats.service.js';
 
@@ -123,7 +124,7 @@ async function retentionBench(serverUrl: string): Promise<void> {
   let pruneMs = 0;
   const withPruning = await lateness(url, 8, async () => {
     const t0 = performance.now();
-    deleted = await new Retention({ pool, log, days: 180, now: () => new Date() }).prune();
+    deleted = await new Retention({ store: new RunStore({ pool, instanceId: 'bench', now: () => new Date(), publish: () => {} }), log, days: 180, now: () => new Date() }).prune();
     pruneMs = performance.now() - t0;
   });
   await pool.end();

@@ -13,7 +13,7 @@ import { Alerter } from './alerts/alerter.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
-import { RunRecorder } from './runtime/run-recorder.js';
+import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
@@ -151,7 +151,7 @@ export class Cronql {
     this._orm = await openOrm({ databaseUrl: url, bounds });
     this._pool = createPool(url, bounds);
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
-    const recorder = new RunRecorder(this._pool, this.instanceId, () => this.clock.now());
+    const store = new RunStore({ pool: this._pool, instanceId: this.instanceId, now: () => this.clock.now(), publish: (c) => this.events.publish(c) });
     if (o.listen !== false) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
       await this.notifier.start();
@@ -163,7 +163,6 @@ export class Cronql {
         pool: this._pool,
         clock: this.clock,
         targets: this.targets,
-        events: this.events,
         log: this.log,
         instanceId: this.instanceId,
         role: this.role,
@@ -174,7 +173,7 @@ export class Cronql {
         lostAfterMs: o.lostAfterMs ?? DEFAULTS.lostAfterMs,
         misfireGraceMs: o.misfireGraceMs ?? DEFAULTS.misfireGraceMs,
         notifier: this.notifier,
-        recorder,
+        store,
       });
     }
     const pool = this._pool;
@@ -188,8 +187,7 @@ export class Cronql {
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,
-      recorder,
-      events: this.events,
+      store,
       jobs: this._jobs,
       maxPayloadBytes: this.maxPayloadBytes,
       runtime: this._runtime,
@@ -209,7 +207,7 @@ export class Cronql {
     await this._runtime?.start();
     if (this._runtime) {
       this.retention = new Retention({
-        pool: this._pool,
+        store,
         log: this.log,
         days: o.retentionDays ?? DEFAULTS.retentionDays,
         now: () => this.clock.now(),

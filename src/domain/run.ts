@@ -1,5 +1,20 @@
 import { RunStatus, TriggerType } from './enums.js';
 
+/** One state change of a run; `previousStatus` is null when the run was created. */
+export interface RunChange {
+  run: RunRecord;
+  previousStatus: RunStatus | null;
+  changedAt: Date;
+  /** Made by another instance and relayed here (metrics count only their own instance's). */
+  remote?: true;
+}
+
+/** The change that created `run` (in its current state). */
+export const created = (run: RunRecord): RunChange => ({ run, previousStatus: null, changedAt: run.createdAt });
+
+/** The change that moved `run` from `previousStatus` to its current state. */
+export const moved = (run: RunRecord, previousStatus: RunStatus): RunChange => ({ run, previousStatus, changedAt: run.updatedAt });
+
 /** A run as the runtime, the services and the API see it (a row of `cron_job_runs`). */
 export interface RunRecord {
   id: string;

@@ -5,12 +5,10 @@ import type { JobSnapshot } from '../domain/job.js';
 import { parseCronExpression } from '../schedule/index.js';
 import type { Clock } from './clock.js';
 import { missedMessage, planGap } from './missed-slots.js';
-import type { RunEvents } from './run-events.js';
-import type { MissedSlot, RunRecorder } from './run-recorder.js';
+import type { MissedSlot, RunStore } from '../db/run-store.js';
 
 export interface LedgerOptions {
-  recorder: RunRecorder;
-  events: RunEvents;
+  store: RunStore;
   clock: Clock;
   log: Logger;
   /** A missed slot this recent still runs, whatever the job's policy. */
@@ -48,7 +46,7 @@ export class Ledger {
 
   /** Accounts for the slots in (after, until] of `job`. Never rejects. */
   async account(job: JobSnapshot, after: Date, until: Date, reason: MissedReason): Promise<void> {
-    const { recorder, events, clock, log } = this.o;
+    const { store, clock, log } = this.o;
     if (!job.cronExpression) return;
     let plan;
     try {
@@ -79,8 +77,7 @@ export class Ledger {
     }
     if (rows.length > 0) {
       try {
-        const recorded = await recorder.recordMissed(rows);
-        for (const run of recorded) events.created(run);
+        await store.recordMissed(rows);
         const missed = plan.missed.length + (plan.summary?.count ?? 0);
         log.warn({ jobKey: job.jobKey, reason, missed, running: plan.run.length }, 'slots missed');
       } catch (err) {

@@ -1,9 +1,8 @@
 import type { Logger } from '../logger.js';
-import type { Pool } from '../db/pool.js';
-import { TERMINAL_RUN_STATUSES } from '../domain/enums.js';
+import type { RunStore } from '../db/run-store.js';
 
 export interface RetentionOptions {
-  pool: Pool;
+  store: RunStore;
   log: Logger;
   /** Runs created longer ago than this many days are deleted; 0 keeps everything. @default 180 */
   days: number;
@@ -53,7 +52,7 @@ export class Retention {
   }
 
   private async round(): Promise<number> {
-    const { pool, log, days } = this.o;
+    const { log, days } = this.o;
     if (days <= 0) return 0;
     const cutoff = new Date(this.o.now().getTime() - days * 86_400_000);
     let total = 0;
@@ -75,36 +74,7 @@ export class Retention {
   }
 
   /** One batch in its own short transaction; null when another instance holds the lock. */
-  private async batch(cutoff: Date): Promise<number | null> {
-    const client = await this.o.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const locked = await client.query('SELECT pg_try_advisory_xact_lock($1) AS ok', [LOCK_KEY]);
-      if (!locked.rows[0].ok) {
-        await client.query('ROLLBACK');
-        return null;
-      }
-      const res = await client.query(
-        `DELETE FROM cron_job_runs WHERE id IN (
-           SELECT r.id FROM cron_job_runs r
-           WHERE r.created_at < $1 AND r.status = ANY($2::text[])
-             AND r.id <> (SELECT l.id FROM cron_job_runs l WHERE l.job_definition_id = r.job_definition_id
-                          ORDER BY l.scheduled_at DESC, l.id DESC LIMIT 1)
-             AND NOT (r.trigger_type = 'SCHEDULED' AND r.scheduled_at = (
-                 SELECT max(s.scheduled_at) FROM cron_job_runs s
-                 WHERE s.job_definition_id = r.job_definition_id AND s.trigger_type = 'SCHEDULED'))
-           ORDER BY r.created_at
-           LIMIT $3
-           FOR UPDATE SKIP LOCKED)`,
-        [cutoff, TERMINAL_RUN_STATUSES, this.o.batchSize ?? 1_000],
-      );
-      await client.query('COMMIT');
-      return res.rowCount ?? 0;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  private batch(cutoff: Date): Promise<number | null> {
+    return this.o.store.pruneBatch(cutoff, this.o.batchSize ?? 1_000, LOCK_KEY);
   }
 }

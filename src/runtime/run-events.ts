@@ -1,20 +1,13 @@
 import { EventEmitter } from 'node:events';
-import type { RunStatus } from '../domain/enums.js';
-import type { RunRecord } from '../domain/run.js';
+import type { RunChange } from '../domain/run.js';
 
-/** One state change of a run; `previousStatus` is null when the run was created. */
-export interface RunChange {
-  run: RunRecord;
-  previousStatus: RunStatus | null;
-  changedAt: Date;
-  /** Made by another instance and relayed here (metrics count only their own instance's). */
-  remote?: true;
-}
+export type { RunChange } from '../domain/run.js';
 
 /**
- * The in-process stream of run state changes. Each change is emitted right after the statement
- * that made it returned, by the one component that owns the run at that moment, so the changes
- * of one run come in order. Listeners must not throw (an error is reported, never propagated).
+ * The in-process stream of run state changes. Changes are published in one place: the run store
+ * (`db/run-store.ts`) publishes the changes each of its writes made, right after the statement
+ * returned, and the relay publishes those other instances made. So the changes of one run come
+ * in order. Listeners must not throw (an error is reported, never propagated).
  */
 export class RunEvents {
   private readonly emitter = new EventEmitter();
@@ -25,14 +18,24 @@ export class RunEvents {
     this.emitter.setMaxListeners(0);
   }
 
-  emit(change: RunChange): void {
-    for (const listener of this.emitter.listeners('change') as ((c: RunChange) => void)[]) {
-      try {
-        listener(change);
-      } catch (err) {
-        this.onListenerError(err);
+  /** Hands each change, in order, to every listener. */
+  publish(changes: readonly RunChange[]): void {
+    if (changes.length === 0) return;
+    const listeners = this.emitter.listeners('change') as ((c: RunChange) => void)[];
+    for (const change of changes) {
+      for (const listener of listeners) {
+        try {
+          listener(change);
+        } catch (err) {
+          this.onListenerError(err);
+        }
       }
     }
+  }
+
+  /** Publishes one change (the relay, tests). */
+  emit(change: RunChange): void {
+    this.publish([change]);
   }
 
   /** How many listeners there are (the relay skips reading changes nobody here listens to). */
@@ -40,17 +43,8 @@ export class RunEvents {
     return this.emitter.listenerCount('change');
   }
 
-  created(run: RunRecord): void {
-    this.emit({ run, previousStatus: null, changedAt: run.createdAt });
-  }
-
-  changed(run: RunRecord, previousStatus: RunStatus): void {
-    this.emit({ run, previousStatus, changedAt: run.updatedAt });
-  }
-
   on(listener: (change: RunChange) => void): () => void {
     this.emitter.on('change', listener);
     return () => this.emitter.off('change', listener);
   }
-
 }

@@ -1,8 +1,7 @@
 import type { Logger } from '../logger.js';
 import { FailureCode, RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import type { RunEvents } from './run-events.js';
-import type { Finish, RunRecorder } from './run-recorder.js';
+import type { Finish, RunStore } from '../db/run-store.js';
 import type { TargetRegistry } from './targets/registry.js';
 
 interface InFlight {
@@ -80,9 +79,8 @@ export class RunExecutor {
   private stopped = false;
 
   constructor(
-    private readonly recorder: RunRecorder,
+    private readonly store: RunStore,
     private readonly targets: TargetRegistry,
-    private readonly events: RunEvents,
     private readonly log: Logger,
   ) {}
 
@@ -215,8 +213,7 @@ export class RunExecutor {
   private async record(run: RunRecord, outcome: Finish): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const finished = attempt === 0 ? await this.recorder.finish(run.id, outcome) : await this.recorder.finishAlone(run.id, outcome);
-        if (finished) this.events.changed(finished, RunStatus.RUNNING);
+        await (attempt === 0 ? this.store.finish(run.id, outcome) : this.store.finishAlone(run.id, outcome));
         if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
         return;
       } catch (err) {

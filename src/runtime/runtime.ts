@@ -6,14 +6,12 @@ import { Channel, type Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
 import { isUuid } from '../domain/ids.js';
 import { MissedReason, RunStatus } from '../domain/enums.js';
+import type { ClaimedRun, FireOutcome, RunStore } from '../db/run-store.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
 import { Ledger } from './ledger.js';
-import { pendingRunIds, recover } from './recovery.js';
 import { RunExecutor } from './run-executor.js';
-import type { RunEvents } from './run-events.js';
-import type { ClaimedRun, FireOutcome, RunRecorder } from './run-recorder.js';
 import { Scheduler } from './scheduler.js';
 import { Sweeper, type SweptRuntime } from './sweeper.js';
 import type { TargetRegistry } from './targets/registry.js';
@@ -22,7 +20,6 @@ export interface RuntimeOptions {
   pool: Pool;
   clock: Clock;
   targets: TargetRegistry;
-  events: RunEvents;
   log: Logger;
   /** Recorded as `runnerInstanceId`, and as the instance's row in `cron_instances`. */
   instanceId: string;
@@ -40,8 +37,8 @@ export interface RuntimeOptions {
   lostAfterMs?: number;
   /** A slot not recorded within this long after it came due is MISSED, not run late. @default 10000 */
   misfireGraceMs?: number;
-  /** The run recorder shared with the services. */
-  recorder: RunRecorder;
+  /** The run store shared with the services: the one writer of run state. */
+  store: RunStore;
   /** Cross-instance notifications; without it the runtime only sees local changes. */
   notifier?: Notifier;
 }
@@ -50,13 +47,13 @@ type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
 
 /**
  * The scheduler runtime of one process: recovery, one actor per ACTIVE job, the fire path
- * (actor → recorder → executor), the ledger of missed slots, the continuous sweep, and an orderly
+ * (actor → run store → executor), the ledger of missed slots, the continuous sweep, and an orderly
  * stop. Start order: register, recover, arm (actors account for the slots missed while no process
  * ran), sweep. Stop order: stop arming and firing, finish recording what was due, drain in-flight
  * runs, unregister.
  */
 export class Runtime implements SweptRuntime {
-  private readonly recorder: RunRecorder;
+  private readonly store: RunStore;
   private readonly executor: RunExecutor;
   private readonly scheduler: Scheduler;
   private readonly ledger: Ledger;
@@ -77,9 +74,9 @@ export class Runtime implements SweptRuntime {
   private readonly catchingUp = new Map<string, Date[]>();
 
   constructor(private readonly o: RuntimeOptions) {
-    this.recorder = o.recorder;
+    this.store = o.store;
     this.graceMs = o.misfireGraceMs ?? 10_000;
-    this.executor = new RunExecutor(o.recorder, o.targets, o.events, o.log);
+    this.executor = new RunExecutor(o.store, o.targets, o.log);
     this.scheduler = new Scheduler(
       o.clock,
       { fire: (job, slot) => this.fire(job, slot), late: (job, after, until, reason) => void this.track(this.ledger.account(job, after, until, reason)) },
@@ -87,8 +84,7 @@ export class Runtime implements SweptRuntime {
       this.graceMs,
     );
     this.ledger = new Ledger({
-      recorder: o.recorder,
-      events: o.events,
+      store: o.store,
       clock: o.clock,
       log: o.log,
       graceMs: this.graceMs,
@@ -97,8 +93,7 @@ export class Runtime implements SweptRuntime {
     this.identity = { id: o.instanceId, role: o.role ?? 'all', host: hostname(), pid: process.pid, version: o.version ?? '' };
     this.sweeper = new Sweeper({
       pool: o.pool,
-      recorder: o.recorder,
-      events: o.events,
+      store: o.store,
       ledger: this.ledger,
       log: o.log,
       identity: this.identity,
@@ -142,7 +137,7 @@ export class Runtime implements SweptRuntime {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('Runtime: start() may be called once');
     this.state = 'starting';
-    const { pool, clock, events, log, notifier } = this.o;
+    const { pool, log, notifier } = this.o;
     // Notifications are hints: anyone who can connect to the database can send them. Each only
     // says where to look; what is done follows what the tables say.
     notifier?.on(Channel.JOB_CHANGED, (id) => isUuid(id) && this.reloadJob(id));
@@ -152,15 +147,15 @@ export class Runtime implements SweptRuntime {
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
     this.sweeper.lastBeatAt = new Date();
-    const result = await recover(pool, clock.now(), this.o.staleAfterMs, this.o.instanceId);
-    for (const run of result.staled) events.changed(run, RunStatus.RUNNING);
-    if (result.staled.length || result.retiredJobIds.length) {
-      log.info({ staled: result.staled.length, retired: result.retiredJobIds.length }, 'recovery');
-    }
+    // Recovery (PRODUCT.md rule 3): runs recorded but never finished are settled; windows that
+    // were never recorded are accounted for by the ledger when the actors are armed.
+    const staled = await this.store.settleStale(this.o.staleAfterMs);
+    const retired = await this.store.retireEndedOneTimeJobs();
+    if (staled.length || retired.length) log.info({ staled: staled.length, retired: retired.length }, 'recovery');
     if (this.state !== 'starting') return; // stopped meanwhile
     // From here on runs are claimed: PENDING runs found now, and those announced from now on.
     this.state = 'armed';
-    const pending = await pendingRunIds(pool);
+    const pending = await this.store.pendingIds();
     if (pending.length) log.info({ pending: pending.length }, 'recovery: running PENDING runs');
     await this.claimAndExecute(pending);
     // Armed before the jobs are read: a job changed meanwhile is applied either way.
@@ -185,12 +180,9 @@ export class Runtime implements SweptRuntime {
   claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
     if (this.state !== 'armed' || runIds.length === 0) return Promise.resolve([]);
     return this.track(
-      this.recorder.claim(runIds).then(
+      this.store.claim(runIds).then(
         (won) => {
-          for (const { run, timeoutSeconds } of won) {
-            this.o.events.changed(run, RunStatus.PENDING);
-            this.execute(run, timeoutSeconds);
-          }
+          for (const { run, timeoutSeconds } of won) this.execute(run, timeoutSeconds);
           return won.map((c) => c.run);
         },
         (err) => {
@@ -211,7 +203,7 @@ export class Runtime implements SweptRuntime {
   private async abortIfCanceled(runId: string): Promise<void> {
     if (!this.executor.runIds().includes(runId)) return;
     try {
-      const status = (await this.recorder.statuses([runId])).get(runId);
+      const status = (await this.store.statuses([runId])).get(runId);
       if (status === RunStatus.CANCELED) this.abortRun(runId);
     } catch (err) {
       // The sweep aborts runs whose row is terminal, a heartbeat later.
@@ -325,14 +317,10 @@ export class Runtime implements SweptRuntime {
   /** Records one slot and starts its run; resolves when the run ended (or at once if it does not run). */
   private record(job: JobSnapshot, slot: Date, deadline?: Date): Promise<FireOutcome | null> {
     return this.track(
-      this.recorder.fire({ jobId: job.id, slot, deadline }).then(
+      this.store.fire({ jobId: job.id, slot, deadline }).then(
         (outcome) => {
           if (outcome.kind === 'claimed') {
-            this.o.events.created(outcome.pending);
-            this.o.events.changed(outcome.running, RunStatus.PENDING);
-            this.execute(outcome.running, job.timeoutSeconds);
-          } else if (outcome.kind === 'skipped') {
-            this.o.events.created(outcome.run);
+            this.execute(outcome.run, job.timeoutSeconds);
           } else if (outcome.kind === 'late') {
             // The database took longer than the grace period to take it: MISSED, not late.
             this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
@@ -377,7 +365,7 @@ export class Runtime implements SweptRuntime {
             return;
           }
           const outcome = await this.record(job, slot, deadline());
-          if (outcome?.kind === 'claimed') await this.executor.whenEnded(outcome.running.id);
+          if (outcome?.kind === 'claimed') await this.executor.whenEnded(outcome.run.id);
           if (outcome === null) return; // deferred to the ledger
         }
       } finally {

@@ -2,11 +2,9 @@ import type { Logger } from '../logger.js';
 import { beat, pruneInstances, removeInstance, type InstanceIdentity } from '../db/instances.js';
 import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { bounded } from '../domain/bounded.js';
-import { RunStatus, isTerminal } from '../domain/enums.js';
+import { isTerminal } from '../domain/enums.js';
+import type { ClaimedRun, RunStore } from '../db/run-store.js';
 import type { Ledger } from './ledger.js';
-import { pendingRunIds } from './recovery.js';
-import type { RunEvents } from './run-events.js';
-import type { ClaimedRun, RunRecorder } from './run-recorder.js';
 
 /** What the sweep asks of the runtime it serves. */
 export interface SweptRuntime {
@@ -25,8 +23,7 @@ export interface SweptRuntime {
 
 export interface SweeperOptions {
   pool: Pool;
-  recorder: RunRecorder;
-  events: RunEvents;
+  store: RunStore;
   ledger: Ledger;
   log: Logger;
   identity: InstanceIdentity;
@@ -103,7 +100,7 @@ export class Sweeper {
   }
 
   private async once(): Promise<void> {
-    const { pool, recorder, events, ledger, log, identity } = this.o;
+    const { pool, store, ledger, log, identity } = this.o;
     const rt = this.o.runtime;
     if (this.stopped) return;
     try {
@@ -121,25 +118,24 @@ export class Sweeper {
       this.down = false;
       rt.setOutage(false);
 
-      const settled = await recorder.settleLost(this.o.lostAfterMs - this.o.heartbeatMs, this.o.staleAfterMs);
-      for (const run of settled) events.changed(run, RunStatus.RUNNING);
+      const settled = await store.settleLost(this.o.lostAfterMs - this.o.heartbeatMs, this.o.staleAfterMs);
       if (settled.length) {
         log.warn({ runs: settled.length, runners: [...new Set(settled.map((r) => r.runnerInstanceId))] }, 'settled runs whose runner is gone');
       }
 
       const before = new Date(this.o.now().getTime() - (this.o.pendingAfterMs ?? 2_000));
-      const pending = await pendingRunIds(pool, before, PENDING_PER_ROUND);
+      const pending = await store.pendingIds(before, PENDING_PER_ROUND);
       if (pending.length) await rt.claimAndExecute(pending);
 
       // Runs recorded as ours before the oldest write still in flight: their answer was lost.
       const cutoff = rt.oldestPendingWrite() ?? this.o.now();
       const here = new Set(rt.inFlight());
-      const orphans = (await recorder.runningHere()).filter((c) => !here.has(c.run.id) && c.run.startedAt! < cutoff);
+      const orphans = (await store.runningHere()).filter((c) => !here.has(c.run.id) && c.run.startedAt! < cutoff);
       if (orphans.length) {
         log.warn({ runs: orphans.length }, 'resuming runs recorded as running here whose start was not confirmed');
         rt.resume(orphans);
       }
-      const statuses = await recorder.statuses(rt.inFlight());
+      const statuses = await store.statuses(rt.inFlight());
       for (const [id, status] of statuses) if (isTerminal(status)) rt.abortRun(id);
 
       if (++this.rounds % 60 === 1) await pruneInstances(pool, Math.max(PRUNE_AFTER_MS, 10 * this.o.lostAfterMs));

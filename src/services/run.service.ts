@@ -3,8 +3,7 @@ import type { Pool } from '../db/pool.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
-import type { RunEvents } from '../runtime/run-events.js';
-import type { RunRecorder } from '../runtime/run-recorder.js';
+import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validatePayload } from './job-rules.js';
 import { checkText } from './stored-input.js';
@@ -30,8 +29,7 @@ export interface JobRunsRequest {
 
 export interface RunServiceDeps {
   pool: Pool;
-  recorder: RunRecorder;
-  events: RunEvents;
+  store: RunStore;
   jobs: JobService;
   maxPayloadBytes: number;
   runtime?: RuntimePort;
@@ -75,7 +73,7 @@ export class RunService {
 
   async get(id: string): Promise<RunRecord | null> {
     if (!isUuid(id)) return null;
-    return this.d.recorder.get(id);
+    return this.d.store.get(id);
   }
 
   async getOrThrow(id: string): Promise<RunRecord> {
@@ -113,13 +111,12 @@ export class RunService {
    */
   async runNow(jobId: string, payload?: unknown): Promise<RunRecord> {
     if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
-    const run = isUuid(jobId) ? await this.d.recorder.insertManual(jobId, payload === null ? undefined : payload) : null;
+    const run = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload) : null;
     if (!run) {
       // Nothing inserted: the job is unknown or RETIRED; tell which.
       const job = await this.d.jobs.getOrThrow(jobId);
       throw new CronqlError('INVALID_STATE', `job ${job.jobKey} v${job.version} is ${job.status}`, { status: job.status });
     }
-    this.d.events.created(run);
     if (run.status !== RunStatus.PENDING) return run;
     const [running] = (await this.d.runtime?.claimAndExecute([run.id])) ?? [];
     if (running) return running;
@@ -130,16 +127,15 @@ export class RunService {
 
   /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
   async cancel(id: string): Promise<RunRecord> {
-    const result = isUuid(id) ? await this.d.recorder.cancel(id) : null;
-    if (!result) {
+    const change = isUuid(id) ? await this.d.store.cancel(id) : null;
+    if (!change) {
       const existing = await this.getOrThrow(id);
       throw new CronqlError('INVALID_STATE', `run ${id} is ${existing.status}; only PENDING or RUNNING runs can be canceled`, {
         status: existing.status,
       });
     }
-    this.d.events.changed(result.run, result.previousStatus);
     if (!this.d.runtime?.abortRun(id)) await notify(this.d.pool, Channel.RUN_CANCELED, id);
-    return result.run;
+    return change.run;
   }
 
   /**

@@ -112,8 +112,10 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
     await expect.poll(textOf('.graphiql-editor-tool')).toContain(`"Authorization": "Bearer ${TOKEN}"`);
 
     // Headers are not persisted: the token is in no localStorage value.
-    const stored = await page.evaluate<string[]>("Object.keys(localStorage).map((k) => k + '=' + localStorage.getItem(k))");
-    expect(stored.length).toBeGreaterThan(0); // GraphiQL does persist its tabs and query
+    const storedNow = () => page.evaluate<string[]>("Object.keys(localStorage).map((k) => k + '=' + localStorage.getItem(k))");
+    // GraphiQL does persist its tabs and query (debounced: wait for it).
+    await expect.poll(async () => (await storedNow()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const stored = await storedNow();
     for (const entry of stored) expect(entry).not.toContain('XYZ');
 
     // No URL the server saw carried the token.

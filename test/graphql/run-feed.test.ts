@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { RunStatus, TriggerType } from '../../src/domain/enums.js';
-import type { RunRecord } from '../../src/domain/run.js';
+import { created, moved, type RunRecord } from '../../src/domain/run.js';
 import { MAX_BUFFERED_CHANGES, runChangeFeed } from '../../src/graphql/run-feed.js';
 import { RunEvents } from '../../src/runtime/run-events.js';
 
@@ -31,11 +31,11 @@ describe('runChangeFeed', () => {
   test('yields matching changes in the order they were emitted, including those emitted before the first read', async () => {
     const events = new RunEvents();
     const feed = runChangeFeed(events, { jobKey: 'k' });
-    events.created(run('a', RunStatus.PENDING));
-    events.created(run('x', RunStatus.PENDING, 'other'));
-    events.changed(run('a', RunStatus.RUNNING), RunStatus.PENDING);
+    events.emit(created(run('a', RunStatus.PENDING)));
+    events.emit(created(run('x', RunStatus.PENDING, 'other')));
+    events.emit(moved(run('a', RunStatus.RUNNING), RunStatus.PENDING));
     const later = feed.next();
-    events.changed(run('a', RunStatus.SUCCEEDED), RunStatus.RUNNING);
+    events.emit(moved(run('a', RunStatus.SUCCEEDED), RunStatus.RUNNING));
     const got = [await later, await feed.next(), await feed.next()].map((r) => [r.value?.run.id, r.value?.previousStatus, r.value?.run.status]);
     expect(got).toEqual([
       ['a', null, 'PENDING'],
@@ -51,7 +51,7 @@ describe('runChangeFeed', () => {
     const pending = feed.next();
     await feed.return!();
     expect(await pending).toEqual({ value: undefined, done: true });
-    events.created(run('a', RunStatus.PENDING));
+    events.emit(created(run('a', RunStatus.PENDING)));
     expect(await feed.next()).toEqual({ value: undefined, done: true });
   });
 
@@ -59,7 +59,7 @@ describe('runChangeFeed', () => {
     const events = new RunEvents();
     let dropped = 0;
     const feed = runChangeFeed(events, null, () => (dropped += 1));
-    for (let i = 0; i <= MAX_BUFFERED_CHANGES; i += 1) events.created(run(String(i), RunStatus.PENDING));
+    for (let i = 0; i <= MAX_BUFFERED_CHANGES; i += 1) events.emit(created(run(String(i), RunStatus.PENDING)));
     expect(dropped).toBe(1);
     expect(await feed.next()).toEqual({ value: undefined, done: true });
   });

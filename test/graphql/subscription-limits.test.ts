@@ -3,7 +3,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ScheduleType } from '../../src/domain/enums.js';
-import type { RunRecord } from '../../src/domain/run.js';
+import { moved, type RunRecord } from '../../src/domain/run.js';
 import { connected, Feed, startApi, wsClient, wsOnce, type Api } from './support.js';
 
 /**
@@ -26,7 +26,7 @@ describe('subscription limits', () => {
   /** Emits a change of the run until the feed has it: the subscription is then live. */
   async function live(feed: Feed<{ runChanged: { run: { id: string } } }>, r: RunRecord = run) {
     for (let i = 0; i < 100 && !feed.events.some((e) => e.runChanged.run.id === r.id); i++) {
-      api.cronql.events.changed(r, r.status);
+      api.cronql.events.emit(moved(r, r.status));
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await feed.waitFor((e) => e.runChanged.run.id === r.id, 1_000);
@@ -92,7 +92,7 @@ describe('subscription limits', () => {
       (raw[0] as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
       const big = { ...run, payloadSnapshot: { blob: 'x'.repeat(20_000) } };
       for (let i = 0; i < 3_000; i++) {
-        api.cronql.events.changed(big, run.status);
+        api.cronql.events.emit(moved(big, run.status));
         if (i % 100 === 0) await new Promise((r) => setTimeout(r, 5));
       }
       await new Promise((r) => setTimeout(r, 200));

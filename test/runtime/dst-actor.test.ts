@@ -5,7 +5,7 @@ import { runsOf, useCronql } from '../support/cronql.js';
 
 /**
  * The actor's choice of slots across DST changes, driven through the whole runtime (alarm →
- * recorder → database) with a controllable clock, minute by minute through the night.
+ * run store → database) with a controllable clock, minute by minute through the night.
  */
 describe('actors follow the DST policy', () => {
   const clock = new ManualClock('2026-03-08T04:00:00.000Z'); // 23:00 EST on 2026-03-07

@@ -96,7 +96,7 @@ describe('executing runs', () => {
 
   it('retries recording the end of a run while the database is unreachable', async () => {
     type Finish = (...a: unknown[]) => Promise<unknown>;
-    const recorder = (cronql.runtime as unknown as { recorder: { finish: Finish; finishAlone: Finish } }).recorder;
+    const recorder = (cronql.runtime as unknown as { store: { finish: Finish; finishAlone: Finish } }).store;
     const original = { finish: recorder.finish, finishAlone: recorder.finishAlone };
     let failures = 0;
     const flaky = (real: Finish): Finish => (...args) =>

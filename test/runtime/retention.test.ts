@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
+import { RunStore } from '../../src/db/run-store.js';
 import { Retention } from '../../src/runtime/retention.js';
 import { startCronql, testDatabase } from '../support/cronql.js';
 
@@ -47,8 +48,8 @@ describe('retention', () => {
     await insert(c, 401, 'SKIPPED', 'SCHEDULED', 'expired');
 
     const rounds: number[] = [];
-    const retention = new Retention({ pool, log: createLogger(), days: 180, now: () => now, batchSize: 7, onPruned: (n) => rounds.push(n) });
-    const other = new Retention({ pool, log: createLogger(), days: 180, now: () => now, batchSize: 7 });
+    const retention = new Retention({ store: storeOf(pool), log: createLogger(), days: 180, now: () => now, batchSize: 7, onPruned: (n) => rounds.push(n) });
+    const other = new Retention({ store: storeOf(pool), log: createLogger(), days: 180, now: () => now, batchSize: 7 });
     // Two instances at once: one prunes (the other finds the lock taken). 29 rows in batches of
     // 7: a round stops at the first short batch, so deleting them all took five.
     const [deleted, byOther] = await Promise.all([retention.prune(), other.prune()]);
@@ -64,6 +65,9 @@ describe('retention', () => {
     // Again: nothing left to delete.
     expect(await retention.prune()).toBe(0);
     // 0 days: retention off.
-    expect(await new Retention({ pool, log: createLogger(), days: 0, now: () => now }).prune()).toBe(0);
+    expect(await new Retention({ store: storeOf(pool), log: createLogger(), days: 0, now: () => now }).prune()).toBe(0);
   });
 });
+
+const storeOf = (pool: import('../../src/db/pool.js').Pool) =>
+  new RunStore({ pool, instanceId: 'retention-test', now: () => new Date(), publish: () => {} });

@@ -7,7 +7,7 @@ import { JobDefinition } from './job-definition.entity.js';
  * One execution attempt of a job, with snapshots of the job as it was when the run was created.
  * The database enforces: one SCHEDULED run per (job, slot) and at most one PENDING/RUNNING run per
  * job (partial unique indexes, see the migration). The fire path writes this table with plain SQL
- * (runtime/run-recorder.ts); the entity serves reads and the admin services.
+ * (db/run-store.ts); the entity serves reads and the admin services.
  */
 @Entity({ tableName: 'cron_job_runs' })
 export class JobRun {

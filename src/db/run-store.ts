@@ -1,8 +1,10 @@
-import type { Pool } from '../db/pool.js';
-import { jsonParam } from '../db/pool.js';
-import { FailureCode, RunStatus, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
-import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
+import type { Pool } from './pool.js';
+import { jsonParam } from './pool.js';
+import { FailureCode, JobStatus, RunStatus, ScheduleType, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
+import { RUN_COLUMNS, created, moved, rowToRun, type RunChange, type RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
+import { Channel } from './notifier.js';
+import { lit, litList } from './sql.js';
 
 /** A slot that came due for a job. */
 export interface DueSlot {
@@ -28,10 +30,20 @@ export interface ClaimedRun {
 
 /** What became of a due slot: it is ours to run, it was skipped, or another actor owns it. */
 export type FireOutcome =
-  | { kind: 'claimed'; pending: RunRecord; running: RunRecord }
+  | { kind: 'claimed'; run: RunRecord }
   | { kind: 'skipped'; run: RunRecord }
   | { kind: 'taken' }
   | { kind: 'late' };
+
+/** What the store needs: where it writes, who it is, the time, and where its changes go. */
+export interface RunStoreOptions {
+  pool: Pool;
+  /** Recorded as the runner of the runs this instance claims. */
+  instanceId: string;
+  now: () => Date;
+  /** Told of every change each write made, in order, right after the write returned. */
+  publish: (changes: readonly RunChange[]) => void;
+}
 
 export interface Finish {
   status: RunStatus.SUCCEEDED | RunStatus.FAILED | RunStatus.CANCELED;
@@ -45,6 +57,21 @@ export interface Finish {
 function asPending(run: RunRecord): RunRecord {
   return { ...run, status: RunStatus.PENDING, startedAt: null, runnerInstanceId: null, updatedAt: run.createdAt };
 }
+
+const S = {
+  PENDING: lit(RunStatus.PENDING),
+  RUNNING: lit(RunStatus.RUNNING),
+  SUCCEEDED: lit(RunStatus.SUCCEEDED),
+  FAILED: lit(RunStatus.FAILED),
+  CANCELED: lit(RunStatus.CANCELED),
+  SKIPPED: lit(RunStatus.SKIPPED),
+  TERMINAL: litList(TERMINAL_RUN_STATUSES),
+  ACTIVE_RUN: litList([RunStatus.PENDING, RunStatus.RUNNING]),
+} as const;
+const JOB = { ACTIVE: lit(JobStatus.ACTIVE), PAUSED: lit(JobStatus.PAUSED), RETIRED: lit(JobStatus.RETIRED) } as const;
+const SCHEDULED = lit(TriggerType.SCHEDULED);
+/** Who is named as the author of the changes cronql makes to a job by itself. */
+const CRONQL = 'cronql';
 
 const OVERLAP_MESSAGE = 'skipped: a run of this job was still active when the slot came due';
 
@@ -77,7 +104,7 @@ function insertRuns(source: string, p: NewRunColumns): string {
       finished_at, created_at, updated_at)
     SELECT gen_random_uuid(), j.id, j.job_key, j.version, j.target, coalesce(s.payload, j.payload), ${p.trigger},
       s.slot, ${p.status}, ${p.code}, ${p.message}, ${p.details ?? 'NULL'}, ${running ? p.at : 'NULL'}, ${running ? p.runner : 'NULL'},
-      CASE WHEN ${p.status} = 'SKIPPED' THEN ${p.at}::timestamptz END, ${p.at}, ${p.at}
+      CASE WHEN ${p.status} = ${S.SKIPPED} THEN ${p.at}::timestamptz END, ${p.at}, ${p.at}
     FROM ${source}
     ORDER BY j.id, s.slot
     ON CONFLICT DO NOTHING
@@ -96,57 +123,71 @@ function insertRuns(source: string, p: NewRunColumns): string {
  * - an ACTIVE job whose failures in a row reach its `pause_after_failures` is PAUSED by cronql,
  *   with a reason naming the count and the last failure.
  */
-const TERMINAL_SQL = TERMINAL_RUN_STATUSES.map((x) => `'${x}'`).join(', ');
-const RETIRES = `c.trigger_type = 'SCHEDULED' AND d.schedule_type = 'ONE_TIME' AND d.status <> 'RETIRED'`;
-const AUTO_PAUSES = `c.status = 'FAILED' AND d.status = 'ACTIVE' AND d.pause_after_failures IS NOT NULL
+/** The one-time job `d` retires with its ended run `c`: the rule, written once (`c` is terminal). */
+const retiresOneTime = (c: string, d: string) =>
+  `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} AND ${d}.status <> ${JOB.RETIRED}`;
+const RETIRES = retiresOneTime('c', 'd');
+const AUTO_PAUSES = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.pause_after_failures IS NOT NULL
       AND d.consecutive_failures + 1 >= d.pause_after_failures`;
-export const afterRunsEnd = (changed: string, at: string) => `jobs_after AS (
+const afterRunsEnd = (changed: string, at: string) => `jobs_after AS (
     UPDATE cron_job_definitions d SET
-      status = CASE WHEN ${RETIRES} THEN 'RETIRED' WHEN ${AUTO_PAUSES} THEN 'PAUSED' ELSE d.status END,
+      status = CASE WHEN ${RETIRES} THEN ${JOB.RETIRED} WHEN ${AUTO_PAUSES} THEN ${JOB.PAUSED} ELSE d.status END,
       pause_reason = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES}
         THEN format('auto-paused after %s consecutive failures; last: %s %s', d.consecutive_failures + 1,
-          coalesce(c.failure_code, 'FAILED'), left(coalesce(c.failure_message, ''), 500))
+          coalesce(c.failure_code, ${S.FAILED}), left(coalesce(c.failure_message, ''), 500))
         WHEN ${RETIRES} THEN NULL ELSE d.pause_reason END,
-      updated_by = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES} THEN 'cronql' ELSE d.updated_by END,
+      updated_by = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES} THEN '${CRONQL}' ELSE d.updated_by END,
       updated_at = CASE WHEN ${RETIRES} OR ${AUTO_PAUSES} THEN ${at}::timestamptz ELSE d.updated_at END,
-      consecutive_failures = CASE c.status WHEN 'FAILED' THEN d.consecutive_failures + 1 WHEN 'SUCCEEDED' THEN 0 ELSE d.consecutive_failures END,
-      last_success_at = CASE WHEN c.status = 'SUCCEEDED' THEN ${at}::timestamptz ELSE d.last_success_at END,
-      last_failure_at = CASE WHEN c.status = 'FAILED' THEN ${at}::timestamptz ELSE d.last_failure_at END
+      consecutive_failures = CASE c.status WHEN ${S.FAILED} THEN d.consecutive_failures + 1 WHEN ${S.SUCCEEDED} THEN 0 ELSE d.consecutive_failures END,
+      last_success_at = CASE WHEN c.status = ${S.SUCCEEDED} THEN ${at}::timestamptz ELSE d.last_success_at END,
+      last_failure_at = CASE WHEN c.status = ${S.FAILED} THEN ${at}::timestamptz ELSE d.last_failure_at END
     FROM ${changed} c
-    WHERE d.id = c.job_definition_id AND c.status IN (${TERMINAL_SQL})
+    WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL})
     RETURNING d.id, d.status, d.updated_by
   ), job_notices AS (
-    SELECT count(pg_notify('cronql_job_changed', j.id::text)) AS n FROM jobs_after j WHERE j.status = 'PAUSED' AND j.updated_by = 'cronql'
+    SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) AS n FROM jobs_after j WHERE j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}'
   )`;
 
 /** The main query of a statement ending runs: the changed rows, having run job_notices. */
-export const changedRows = (changed: string) => `SELECT ${changed}.* FROM ${changed}, job_notices`;
+const changedRows = (changed: string) => `SELECT ${changed}.* FROM ${changed}, job_notices`;
 
 /** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots. */
 const DUE_SLOTS = `(SELECT job_id, slot, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[]) AS u(job_id, slot)) s
-    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = 'ACTIVE'`;
+    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
 
 /**
- * The one place that writes run rows. Every invariant that must hold across instances is a
- * database constraint here: the unique scheduled-slot key makes a slot fire once whoever fires
- * it (`ON CONFLICT DO NOTHING`), the partial unique index on active runs turns an overlapping
- * slot into a SKIPPED row, and state changes are conditional updates on the expected status.
+ * The one writer of run state: every statement that creates a run or changes its status is here,
+ * and each write publishes the changes it made (`publish`), once, right after its statement
+ * returned — nothing else announces run changes (other instances' changes come through the
+ * relay). Every invariant that must hold across instances is a database constraint: the unique
+ * scheduled-slot key makes a slot fire once whoever fires it (`ON CONFLICT DO NOTHING`), the
+ * partial unique index on active runs turns an overlapping slot into a SKIPPED row, and state
+ * changes are conditional updates on the expected status. What a job becomes when its runs end
+ * (signals, auto-pause, retiring a one-time job) is part of the same statement (`afterRunsEnd`).
  *
  * Co-due slots are batched: `fire()` calls made in the same turn of the event loop are recorded
- * by one INSERT and one UPDATE for all of them; runs ending together by one UPDATE.
+ * by one statement for all of them; runs ending together by one UPDATE.
  */
-export class RunRecorder {
+export class RunStore {
   private readonly fires = new Batcher<DueSlot, FireOutcome>((slots) => this.fireBatch(slots));
   private readonly misses = new Batcher<MissedSlot, RunRecord | null>((slots) => this.missedBatch(slots));
   private readonly finishes = new Batcher<{ runId: string; finish: Finish }, RunRecord | null>((items) =>
     this.finishBatch(items),
   );
+  private readonly pool: Pool;
+  private readonly instanceId: string;
+  private readonly now: () => Date;
 
-  constructor(
-    private readonly pool: Pool,
-    private readonly instanceId: string,
-    private readonly now: () => Date,
-  ) {}
+  constructor(private readonly o: RunStoreOptions) {
+    this.pool = o.pool;
+    this.instanceId = o.instanceId;
+    this.now = o.now;
+  }
+
+  /** The one place run changes leave the store. */
+  private publish(changes: RunChange[]): void {
+    this.o.publish(changes);
+  }
 
   /** Records a due slot of an ACTIVE job and claims it for this instance if it is ours to run. */
   fire(due: DueSlot): Promise<FireOutcome> {
@@ -154,49 +195,48 @@ export class RunRecorder {
   }
 
   /**
-   * Co-due slots in two statements. The first inserts every slot that is free as a RUNNING run of
-   * this instance: insert and claim are one statement, so a connection lost after it committed
-   * leaves a run that says who owns it (the runtime resumes it) rather than a PENDING run that
-   * blocks its job. Slots that inserted nothing either belong to someone else (the slot key) or
-   * overlap an active run (the one-active-run index); recording them as SKIPPED tells which, since
-   * the slot key still rejects a slot someone else owns.
+   * Co-due slots in one statement, two when some overlap. The first inserts every slot that is
+   * free as a RUNNING run of this instance: insert and claim are one statement, so a connection
+   * lost after it committed leaves a run that says who owns it (the runtime resumes it) rather
+   * than a PENDING run that blocks its job. Slots that inserted nothing either belong to someone
+   * else (the slot key) or overlap an active run (the one-active-run index); recording them as
+   * SKIPPED tells which, since the slot key still rejects a slot someone else owns.
+   * A claimed run is announced as two changes: created PENDING, then RUNNING.
    */
   private async fireBatch(all: DueSlot[]): Promise<FireOutcome[]> {
     const now = this.now();
-    const key = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
-    const byKey = (rows: Record<string, unknown>[]) =>
-      new Map(rows.map((row) => {
-        const run = rowToRun(row);
-        return [key(run.jobId, run.scheduledAt), run] as const;
-      }));
     // Work that can no longer be done on time is dropped, not queued: the caller accounts for it.
     const slots = all.filter((s) => !s.deadline || s.deadline.getTime() >= now.getTime());
     if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
     const inserted = await this.pool.query(
-      insertRuns(DUE_SLOTS, { trigger: `'SCHEDULED'`, status: `'RUNNING'`, code: 'NULL', message: 'NULL', at: '$3', runner: '$4' }),
+      insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$3', runner: '$4' }),
       [slots.map((s) => s.jobId), slots.map((s) => s.slot), now, this.instanceId],
     );
-    const running = byKey(inserted.rows);
+    const running = bySlot(inserted.rows);
+    const changes: RunChange[] = [];
+    for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
+    this.publish(changes);
 
-    const rest = slots.filter((s) => !running.has(key(s.jobId, s.slot)));
+    const rest = slots.filter((s) => !running.has(slotKey(s.jobId, s.slot)));
     let skipped = new Map<string, RunRecord>();
     if (rest.length > 0) {
       const res = await this.pool.query(
-        `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: `'SCHEDULED'`, status: `'SKIPPED'`, code: '$4', message: '$5', at: '$3' })}),
+        `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$4', message: '$5', at: '$3' })}),
          ${afterRunsEnd('ins', '$3')}
          ${changedRows('ins')}`,
         [rest.map((s) => s.jobId), rest.map((s) => s.slot), now, FailureCode.OVERLAP, OVERLAP_MESSAGE],
       );
-      skipped = byKey(res.rows);
+      skipped = bySlot(res.rows);
+      this.publish([...skipped.values()].map(created));
     }
 
     const kept = new Set(slots);
     return all.map((s): FireOutcome => {
       if (!kept.has(s)) return { kind: 'late' };
-      const k = key(s.jobId, s.slot);
+      const k = slotKey(s.jobId, s.slot);
       const r = running.get(k);
-      if (r) return { kind: 'claimed', pending: asPending(r), running: r };
+      if (r) return { kind: 'claimed', run: r };
       const sk = skipped.get(k);
       return sk ? { kind: 'skipped', run: sk } : { kind: 'taken' };
     });
@@ -217,14 +257,12 @@ export class RunRecorder {
         FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[]) AS u(job_id, slot, message, details)) s
       JOIN cron_job_definitions j ON j.id = s.job_id`;
     const res = await this.pool.query(
-      insertRuns(source, { trigger: `'SCHEDULED'`, status: `'SKIPPED'`, code: '$5', message: 's.message', details: 's.details', at: '$6' }),
+      insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: 's.message', details: 's.details', at: '$6' }),
       [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.message), slots.map((s) => JSON.stringify(s.details)), FailureCode.MISSED, now],
     );
-    const rows = new Map(res.rows.map((row) => {
-      const run = rowToRun(row);
-      return [`${run.jobId}@${run.scheduledAt.getTime()}`, run] as const;
-    }));
-    return slots.map((s) => rows.get(`${s.jobId}@${s.slot.getTime()}`) ?? null);
+    const rows = bySlot(res.rows);
+    this.publish([...rows.values()].map(created));
+    return slots.map((s) => rows.get(slotKey(s.jobId, s.slot)) ?? null);
   }
 
   /** PENDING → RUNNING for this instance; returns the runs it won (conditional update). */
@@ -233,13 +271,15 @@ export class RunRecorder {
     const runIds = [...ids].sort(); // one lock order across instances
     const now = this.now();
     const res = await this.pool.query(
-      `UPDATE cron_job_runs r SET status = 'RUNNING', started_at = $2, updated_at = $2, runner_instance_id = $3
+      `UPDATE cron_job_runs r SET status = ${S.RUNNING}, started_at = $2, updated_at = $2, runner_instance_id = $3
        FROM cron_job_definitions d
-       WHERE r.id = ANY($1::uuid[]) AND r.status = 'PENDING' AND d.id = r.job_definition_id
+       WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id
        RETURNING ${qualified('r')}, d.timeout_seconds`,
       [runIds, now, this.instanceId],
     );
-    return res.rows.map((row) => ({ run: rowToRun(row), timeoutSeconds: row.timeout_seconds ?? null }));
+    const won = res.rows.map((row) => ({ run: rowToRun(row), timeoutSeconds: row.timeout_seconds ?? null }));
+    this.publish(won.map((c) => moved(c.run, RunStatus.PENDING)));
+    return won;
   }
 
   /**
@@ -269,7 +309,7 @@ export class RunRecorder {
          UPDATE cron_job_runs r SET status = i.status, finished_at = $7, updated_at = $7, output = i.output,
            failure_code = i.failure_code, failure_message = i.failure_message, failure_details = i.failure_details
          FROM input i
-         WHERE r.id = i.id AND r.status = 'RUNNING'
+         WHERE r.id = i.id AND r.status = ${S.RUNNING}
          RETURNING ${qualified('r')}
        ), ${afterRunsEnd('done', '$7')}
        ${changedRows('done')}`,
@@ -283,7 +323,9 @@ export class RunRecorder {
         now,
       ],
     );
-    const byId = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
+    const ended = res.rows.map(rowToRun);
+    this.publish(ended.map((run) => moved(run, RunStatus.RUNNING)));
+    const byId = new Map(ended.map((run) => [run.id, run]));
     return all.map((i) => {
       const run = byId.get(i.runId) ?? null;
       byId.delete(i.runId);
@@ -298,10 +340,10 @@ export class RunRecorder {
    */
   async insertManual(jobId: string, payload: unknown | undefined): Promise<RunRecord | null> {
     const source = `(SELECT $1::uuid AS job_id, $3::timestamptz AS slot, $4::jsonb AS payload) s
-      JOIN cron_job_definitions j ON j.id = s.job_id AND j.status <> 'RETIRED'`;
+      JOIN cron_job_definitions j ON j.id = s.job_id AND j.status <> ${JOB.RETIRED}`;
     const trigger = payload === undefined ? TriggerType.MANUAL : TriggerType.AD_HOC;
-    const insert = (status: RunStatus, code: string | null, message: string | null) =>
-      this.pool.query(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3' }), [
+    const insert = async (status: RunStatus, code: string | null, message: string | null) => {
+      const res = await this.pool.query(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3' }), [
         jobId,
         trigger,
         this.now(),
@@ -310,29 +352,33 @@ export class RunRecorder {
         code,
         message,
       ]);
-    const pending = await insert(RunStatus.PENDING, null, null);
-    if (pending.rows[0]) return rowToRun(pending.rows[0]);
-    const skipped = await insert(RunStatus.SKIPPED, FailureCode.OVERLAP, OVERLAP_MESSAGE);
-    return skipped.rows[0] ? rowToRun(skipped.rows[0]) : null;
+      return res.rows[0] ? rowToRun(res.rows[0]) : null;
+    };
+    const run = (await insert(RunStatus.PENDING, null, null)) ?? (await insert(RunStatus.SKIPPED, FailureCode.OVERLAP, OVERLAP_MESSAGE));
+    if (run) this.publish([created(run)]);
+    return run;
   }
 
   /** PENDING|RUNNING → CANCELED; null when the run is terminal already (or unknown). */
-  async cancel(runId: string): Promise<{ run: RunRecord; previousStatus: RunStatus } | null> {
+  async cancel(runId: string): Promise<RunChange | null> {
     const res = await this.pool.query(
       `WITH before AS (
-         SELECT id, status FROM cron_job_runs WHERE id = $1 AND status IN ('PENDING', 'RUNNING') FOR UPDATE
+         SELECT id, status FROM cron_job_runs WHERE id = $1 AND status IN (${S.ACTIVE_RUN}) FOR UPDATE
        ), done AS (
-         UPDATE cron_job_runs r SET status = 'CANCELED', finished_at = $2, updated_at = $2,
+         UPDATE cron_job_runs r SET status = ${S.CANCELED}, finished_at = $2, updated_at = $2,
            failure_code = $3, failure_message = 'canceled by an admin'
          FROM before
-         WHERE r.id = before.id AND r.status IN ('PENDING', 'RUNNING')
+         WHERE r.id = before.id AND r.status IN (${S.ACTIVE_RUN})
          RETURNING ${qualified('r')}, before.status AS previous_status
        ), ${afterRunsEnd('done', '$2')}
        ${changedRows('done')}`,
       [runId, this.now(), FailureCode.CANCELED],
     );
     const row = res.rows[0];
-    return row ? { run: rowToRun(row), previousStatus: row.previous_status as RunStatus } : null;
+    if (!row) return null;
+    const change = moved(rowToRun(row), row.previous_status as RunStatus);
+    this.publish([change]);
+    return change;
   }
 
   /**
@@ -349,13 +395,13 @@ export class RunRecorder {
       `WITH lost AS (
          SELECT r.id, r.runner_instance_id, i.id AS known, i.heartbeat_at
          FROM cron_job_runs r LEFT JOIN cron_instances i ON i.id = r.runner_instance_id
-         WHERE r.status = 'RUNNING'
+         WHERE r.status = ${S.RUNNING}
            AND ((i.id IS NOT NULL AND i.heartbeat_at < now() - make_interval(secs => $2::double precision / 1000))
              OR (i.id IS NULL AND r.started_at < $1::timestamptz - make_interval(secs => $3::double precision / 1000)))
          ORDER BY r.id
          FOR UPDATE OF r SKIP LOCKED
        ), done AS (
-         UPDATE cron_job_runs r SET status = 'FAILED', finished_at = $1, updated_at = $1,
+         UPDATE cron_job_runs r SET status = ${S.FAILED}, finished_at = $1, updated_at = $1,
            failure_code = CASE WHEN lost.known IS NULL THEN $5 ELSE $4 END,
            failure_message = CASE WHEN lost.known IS NULL
              THEN 'the run was still RUNNING longer than the stale threshold, and its runner is not a known instance'
@@ -365,20 +411,121 @@ export class RunRecorder {
              ELSE jsonb_build_object('runnerInstanceId', lost.runner_instance_id, 'lastHeartbeatAt',
                to_char(lost.heartbeat_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) END
          FROM lost
-         WHERE r.id = lost.id AND r.status = 'RUNNING'
+         WHERE r.id = lost.id AND r.status = ${S.RUNNING}
          RETURNING ${qualified('r')}
        ), ${afterRunsEnd('done', '$1')}
        ${changedRows('done')}`,
       [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
     );
-    return res.rows.map(rowToRun);
+    const settled = res.rows.map(rowToRun);
+    this.publish(settled.map((run) => moved(run, RunStatus.RUNNING)));
+    return settled;
+  }
+
+  /**
+   * Startup recovery (PRODUCT.md rule 3), before any timer is armed: RUNNING runs that started
+   * longer ago than `staleAfterMs`, and, whatever their age, those recorded as running on this
+   * very instance id (a fixed CRONQL_INSTANCE_ID restarted: nothing of this process runs them
+   * yet), become FAILED/STALE_TIMEOUT.
+   */
+  async settleStale(staleAfterMs: number): Promise<RunRecord[]> {
+    const now = this.now();
+    const res = await this.pool.query(
+      `WITH done AS (
+         UPDATE cron_job_runs SET status = ${S.FAILED}, finished_at = $2, updated_at = $2, failure_code = $3,
+           failure_message = CASE WHEN started_at < $1 THEN $4 ELSE $6 END,
+           failure_details = jsonb_build_object('staleAfterMs', $5::bigint, 'runnerInstanceId', runner_instance_id)
+         WHERE status = ${S.RUNNING} AND (started_at < $1 OR runner_instance_id = $7)
+         RETURNING ${RUN_COLUMNS}
+       ), ${afterRunsEnd('done', '$2')}
+       ${changedRows('done')}`,
+      [
+        new Date(now.getTime() - staleAfterMs),
+        now,
+        FailureCode.STALE_TIMEOUT,
+        'the run was still RUNNING when cronql started, and had started longer ago than the stale threshold',
+        staleAfterMs,
+        'the run was still RUNNING on this instance id when it restarted',
+        this.instanceId,
+      ],
+    );
+    const staled = res.rows.map(rowToRun);
+    this.publish(staled.map((run) => moved(run, RunStatus.RUNNING)));
+    return staled;
+  }
+
+  /**
+   * Retires one-time jobs whose scheduled run ended but which are not RETIRED: left by versions
+   * of cronql that retired in a separate statement (today the run's end retires it, atomically,
+   * by the same rule). Returns their ids.
+   */
+  async retireEndedOneTimeJobs(): Promise<string[]> {
+    const res = await this.pool.query(
+      `UPDATE cron_job_definitions d SET status = ${JOB.RETIRED}, pause_reason = NULL, updated_at = $1
+       WHERE EXISTS (SELECT 1 FROM cron_job_runs c WHERE c.job_definition_id = d.id AND c.status IN (${S.TERMINAL})
+         AND ${retiresOneTime('c', 'd')})
+       RETURNING d.id`,
+      [this.now()],
+    );
+    return res.rows.map((r) => r.id as string);
+  }
+
+  /**
+   * Deletes up to `limit` runs created before `cutoff` that are terminal, sparing each job's
+   * newest run and its latest SCHEDULED slot (the slot ledger). One short transaction under an
+   * advisory lock, so one instance prunes at a time; null when another instance holds it.
+   */
+  async pruneBatch(cutoff: Date, limit: number, lockKey: number): Promise<number | null> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const locked = await client.query('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey]);
+      if (!locked.rows[0].ok) {
+        await client.query('ROLLBACK');
+        return null;
+      }
+      const res = await client.query(
+        `DELETE FROM cron_job_runs WHERE id IN (
+           SELECT r.id FROM cron_job_runs r
+           WHERE r.created_at < $1 AND r.status IN (${S.TERMINAL})
+             AND r.id <> (SELECT l.id FROM cron_job_runs l WHERE l.job_definition_id = r.job_definition_id
+                          ORDER BY l.scheduled_at DESC, l.id DESC LIMIT 1)
+             AND NOT (r.trigger_type = ${SCHEDULED} AND r.scheduled_at = (
+                 SELECT max(s.scheduled_at) FROM cron_job_runs s
+                 WHERE s.job_definition_id = r.job_definition_id AND s.trigger_type = ${SCHEDULED}))
+           ORDER BY r.created_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)`,
+        [cutoff, limit],
+      );
+      await client.query('COMMIT');
+      return res.rowCount ?? 0;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * PENDING runs (created before `createdBefore`, if given), oldest first, at most `limit`: at
+   * startup and by the sweep they are claimed, each by exactly one instance.
+   */
+  async pendingIds(createdBefore?: Date, limit = 10_000): Promise<string[]> {
+    const res = await this.pool.query(
+      `SELECT id FROM cron_job_runs WHERE status = ${S.PENDING} AND ($1::timestamptz IS NULL OR created_at < $1)
+       ORDER BY created_at, id LIMIT $2`,
+      [createdBefore ?? null, limit],
+    );
+    return res.rows.map((r) => r.id as string);
   }
 
   /** The RUNNING runs the database says this instance runs (to find claims whose answer was lost). */
   async runningHere(): Promise<ClaimedRun[]> {
     const res = await this.pool.query(
       `SELECT ${qualified('r')}, d.timeout_seconds FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
-       WHERE r.status = 'RUNNING' AND r.runner_instance_id = $1`,
+       WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = $1`,
       [this.instanceId],
     );
     return res.rows.map((row) => ({ run: rowToRun(row), timeoutSeconds: row.timeout_seconds ?? null }));
@@ -395,4 +542,16 @@ export class RunRecorder {
     const res = await this.pool.query('SELECT id, status FROM cron_job_runs WHERE id = ANY($1::uuid[])', [runIds]);
     return new Map(res.rows.map((r) => [r.id as string, r.status as RunStatus]));
   }
+}
+
+const slotKey = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
+
+/** Rows of runs by (job, slot). */
+function bySlot(rows: Record<string, unknown>[]): Map<string, RunRecord> {
+  const map = new Map<string, RunRecord>();
+  for (const row of rows) {
+    const run = rowToRun(row);
+    map.set(slotKey(run.jobId, run.scheduledAt), run);
+  }
+  return map;
 }

@@ -1,0 +1,164 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cronql } from '../../src/app.js';
+import { RunStore } from '../../src/db/run-store.js';
+import { RunStatus } from '../../src/domain/enums.js';
+import type { RunChange } from '../../src/domain/run.js';
+import { startCronql, testDatabase } from '../support/cronql.js';
+
+/**
+ * The run store is the one writer of run state. Every transition a run can make is enumerated
+ * here, made through the store, and must publish exactly one change that says what the database
+ * now holds — no write publishes nothing, none publishes twice, and a write that changed nothing
+ * publishes nothing.
+ */
+describe('run store: one writer, one change per transition', () => {
+  let db: Awaited<ReturnType<typeof testDatabase>>;
+  let cronql: Cronql;
+  let store: RunStore;
+  let now = new Date('2026-11-24T12:00:00.000Z');
+  const published: RunChange[] = [];
+  beforeAll(async () => {
+    db = await testDatabase();
+    cronql = await startCronql(db.url, { role: 'api', listen: false });
+    store = new RunStore({ pool: cronql.pool, instanceId: 'store-test', now: () => now, publish: (c) => published.push(...c) });
+  });
+  afterAll(async () => {
+    await cronql.stop();
+    await db.drop();
+  });
+
+  let n = 0;
+  async function job(): Promise<string> {
+    const res = await cronql.pool.query(
+      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2) RETURNING id`,
+      [`store-${++n}`, now],
+    );
+    return res.rows[0].id as string;
+  }
+  const slot = (m: number) => new Date(Date.UTC(2026, 10, 24, 12, m));
+
+  /** Runs `write`, then checks it published exactly `expected` (run id or index, from → to), each matching its row. */
+  async function transitions<T>(write: () => Promise<T>, expected: [RunStatus | null, RunStatus][]): Promise<{ result: T; changes: RunChange[] }> {
+    published.length = 0;
+    const result = await write();
+    const changes = [...published];
+    expect(changes.map((c) => [c.previousStatus, c.run.status])).toEqual(expected);
+    for (const c of changes.filter((x, i, all) => all.findLastIndex((y) => y.run.id === x.run.id) === i)) {
+      const row = await store.get(c.run.id);
+      expect(row).toEqual(c.run); // the last change of each run is what the database holds
+    }
+    return { result, changes };
+  }
+
+  it('fire: a free slot is created PENDING and claimed RUNNING (two transitions, one change each)', async () => {
+    const id = await job();
+    const { result, changes } = await transitions(() => store.fire({ jobId: id, slot: slot(1) }), [
+      [null, RunStatus.PENDING],
+      [RunStatus.PENDING, RunStatus.RUNNING],
+    ]);
+    expect(result.kind).toBe('claimed');
+    expect(changes[0].run.id).toBe(changes[1].run.id);
+    expect(changes[1].run.runnerInstanceId).toBe('store-test');
+    // The same slot again: someone has it; nothing changed, nothing published.
+    expect((await transitions(() => store.fire({ jobId: id, slot: slot(1) }), [])).result.kind).toBe('taken');
+    // The next slot while the run is active: SKIPPED/OVERLAP.
+    const skipped = await transitions(() => store.fire({ jobId: id, slot: slot(2) }), [[null, RunStatus.SKIPPED]]);
+    expect(skipped.changes[0].run.failureCode).toBe('OVERLAP');
+    // Past its deadline: not recorded at all.
+    expect((await transitions(() => store.fire({ jobId: id, slot: slot(3), deadline: new Date(now.getTime() - 1) }), [])).result.kind).toBe('late');
+  });
+
+  it('co-due fires in one batch publish each run’s changes in order', async () => {
+    const ids = await Promise.all([job(), job(), job()]);
+    published.length = 0;
+    await Promise.all(ids.map((jobId) => store.fire({ jobId, slot: slot(5) })));
+    for (const jobId of ids) {
+      const mine = published.filter((c) => c.run.jobId === jobId).map((c) => [c.previousStatus, c.run.status]);
+      expect(mine).toEqual([
+        [null, RunStatus.PENDING],
+        [RunStatus.PENDING, RunStatus.RUNNING],
+      ]);
+    }
+  });
+
+  it('missed slots are created SKIPPED once', async () => {
+    const id = await job();
+    const missed = [{ jobId: id, slot: slot(7), message: 'missed', details: { reason: 'PROCESS_DOWN' } }];
+    await transitions(() => store.recordMissed(missed), [[null, RunStatus.SKIPPED]]);
+    await transitions(() => store.recordMissed(missed), []);
+  });
+
+  it('run-now: created PENDING, claimed, or SKIPPED while a run is active', async () => {
+    const id = await job();
+    const { result: run } = await transitions(() => store.insertManual(id, undefined), [[null, RunStatus.PENDING]]);
+    await transitions(() => store.insertManual(id, { adHoc: true }), [[null, RunStatus.SKIPPED]]);
+    await transitions(() => store.claim([run!.id]), [[RunStatus.PENDING, RunStatus.RUNNING]]);
+    await transitions(() => store.claim([run!.id]), []);
+  });
+
+  it('finish: RUNNING → SUCCEEDED | FAILED | CANCELED, once', async () => {
+    for (const status of [RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELED] as const) {
+      const id = await job();
+      const fired = await store.fire({ jobId: id, slot: slot(10) });
+      if (fired.kind !== 'claimed') throw new Error('not claimed');
+      await transitions(() => store.finish(fired.run.id, { status, failureCode: status === RunStatus.SUCCEEDED ? null : 'X' }), [[RunStatus.RUNNING, status]]);
+      await transitions(() => store.finish(fired.run.id, { status: RunStatus.SUCCEEDED }), []);
+      await transitions(() => store.finishAlone(fired.run.id, { status: RunStatus.SUCCEEDED }), []);
+    }
+  });
+
+  it('cancel: PENDING → CANCELED and RUNNING → CANCELED, once', async () => {
+    const pendingJob = await job();
+    const pending = (await store.insertManual(pendingJob, undefined))!;
+    await transitions(() => store.cancel(pending.id), [[RunStatus.PENDING, RunStatus.CANCELED]]);
+    await transitions(() => store.cancel(pending.id), []);
+    const runningJob = await job();
+    const fired = await store.fire({ jobId: runningJob, slot: slot(11) });
+    if (fired.kind !== 'claimed') throw new Error('not claimed');
+    await transitions(() => store.cancel(fired.run.id), [[RunStatus.RUNNING, RunStatus.CANCELED]]);
+  });
+
+  it('settling lost and stale runs: RUNNING → FAILED, once', async () => {
+    // A runner that stopped beating: RUNNER_LOST.
+    await cronql.pool.query(
+      `INSERT INTO cron_instances (id, role, host, pid, version, started_at, heartbeat_at) VALUES ('silent', 'all', 'h', 1, '', now(), now() - interval '1 hour')`,
+    );
+    const silent = new RunStore({ pool: cronql.pool, instanceId: 'silent', now: () => now, publish: (c) => published.push(...c) });
+    const lostJob = await job();
+    const lost = await silent.fire({ jobId: lostJob, slot: slot(12) });
+    if (lost.kind !== 'claimed') throw new Error('not claimed');
+    const { changes } = await transitions(() => store.settleLost(60_000, 3_600_000), [[RunStatus.RUNNING, RunStatus.FAILED]]);
+    expect(changes[0].run.failureCode).toBe('RUNNER_LOST');
+    await transitions(() => store.settleLost(60_000, 3_600_000), []);
+
+    // At startup: a run recorded as running on this very instance id.
+    const restarted = new RunStore({ pool: cronql.pool, instanceId: 'restarted', now: () => now, publish: (c) => published.push(...c) });
+    const mineJob = await job();
+    const mine = await restarted.fire({ jobId: mineJob, slot: slot(13) });
+    if (mine.kind !== 'claimed') throw new Error('not claimed');
+    const staled = await transitions(() => restarted.settleStale(3_600_000), [[RunStatus.RUNNING, RunStatus.FAILED]]);
+    expect(staled.changes[0].run.failureCode).toBe('STALE_TIMEOUT');
+    await transitions(() => restarted.settleStale(3_600_000), []);
+    now = new Date(now.getTime() + 1000);
+  });
+
+  it('no other module writes run rows', () => {
+    // The newcomer's promise: every run write is in src/db/run-store.ts.
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (path.endsWith('.ts')) files.push(path);
+      }
+    };
+    walk('src');
+    const writers = files.filter((f) => /(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+cron_job_runs\b/i.test(readFileSync(f, 'utf8')));
+    expect(writers).toEqual([join('src', 'db', 'run-store.ts')]);
+    const publishers = files.filter((f) => /events\.(publish|emit)\(/.test(readFileSync(f, 'utf8')));
+    expect(publishers.sort()).toEqual([join('src', 'app.ts'), join('src', 'runtime', 'run-event-relay.ts')]);
+  });
+});
