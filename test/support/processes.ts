@@ -49,8 +49,21 @@ export interface SpawnOptions {
 
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
-  for (const c of live) c.kill('SIGKILL');
+  for (const c of live) signal(c, 'SIGKILL');
 });
+
+/**
+ * Signals a child; a shell-started one is its own process group (`detached`), and the whole
+ * group is signalled: killing only `/bin/sh` would leave cronql running, orphaned.
+ */
+function signal(child: ChildProcess, sig: NodeJS.Signals): void {
+  try {
+    if (child.spawnargs[0] === '/bin/sh' && child.pid) process.kill(-child.pid, sig);
+    else child.kill(sig);
+  } catch {
+    // gone already
+  }
+}
 
 export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
   const main = inject('cronqlMain');
@@ -68,7 +81,11 @@ export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
     ...o.env,
   };
   const child = o.shell
-    ? spawn('/bin/sh', ['-c', o.shell.replaceAll('dist/src/main.js', main).replace(/^node /, `${process.execPath} `)], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('/bin/sh', ['-c', o.shell.replaceAll('dist/src/main.js', main).replace(/^node /, `${process.execPath} `)], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      })
     : spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const logs: CronqlProcess['logs'] = [];
@@ -126,7 +143,7 @@ export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
       exited.then((e) => Promise.reject(new Error(`cronql exited (${e.code ?? e.signal}) before listening:\n${logs.map((l) => l.line).join('\n')}`))),
     ]);
   } catch (err) {
-    child.kill('SIGKILL');
+    signal(child, 'SIGKILL');
     throw err;
   }
   const baseUrl = /(http:\/\/[^\s]+?) /.exec(banner)![1];
@@ -155,8 +172,8 @@ export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
         return { status: 0, body: '', ms: Date.now() - t0 };
       }
     },
-    kill(signal = 'SIGTERM') {
-      child.kill(signal);
+    kill(sig = 'SIGTERM') {
+      signal(child, sig);
     },
     exited,
   };
