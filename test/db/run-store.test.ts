@@ -46,9 +46,10 @@ describe('run store: one writer, one change per transition', () => {
     const result = await write();
     const changes = [...published];
     expect(changes.map((c) => [c.previousStatus, c.run.status])).toEqual(expected);
-    for (const c of changes.filter((x, i, all) => all.findLastIndex((y) => y.run.id === x.run.id) === i)) {
+    const last = new Map(changes.map((c) => [c.run.id, c])); // the last change of each run
+    for (const c of last.values()) {
       const row = await store.get(c.run.id);
-      expect(row).toEqual(c.run); // the last change of each run is what the database holds
+      expect(row).toEqual(c.run); // is what the database holds
     }
     return { result, changes };
   }
