@@ -4,6 +4,7 @@ import { Migration20261124000000_self_healing } from './Migration20261124000000_
 import { Migration20261124100000_job_signals } from './Migration20261124100000_job_signals.js';
 import { Migration20261124110000_health_index } from './Migration20261124110000_health_index.js';
 import { Migration20261124120000_revision_on_change } from './Migration20261124120000_revision_on_change.js';
+import { Migration20261124130000_job_fillfactor } from './Migration20261124130000_job_fillfactor.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -13,4 +14,5 @@ export const migrationsList = [
   { name: 'Migration20261124100000_job_signals', class: Migration20261124100000_job_signals },
   { name: 'Migration20261124110000_health_index', class: Migration20261124110000_health_index },
   { name: 'Migration20261124120000_revision_on_change', class: Migration20261124120000_revision_on_change },
+  { name: 'Migration20261124130000_job_fillfactor', class: Migration20261124130000_job_fillfactor },
 ];

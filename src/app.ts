@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from './logger.js';
 import type { Role } from './config.js';
-import { DEFAULTS, defaultInstanceId } from './config.js';
+import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './options.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, type InstanceRecord } from './db/instances.js';
 import { Notifier } from './db/notifier.js';
@@ -17,51 +17,10 @@ import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
-import type { TargetMap } from './runtime/targets/target.js';
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
 
-export interface CronqlOptions {
-  /** PostgreSQL URL; undefined = embedded PostgreSQL in `dataDir`. */
-  databaseUrl?: string;
-  /** Where the embedded PostgreSQL keeps its files. @default "./.cronql" */
-  dataDir?: string;
-  /** Custom targets: name → handler. */
-  targets?: TargetMap;
-  /** `api` runs no runtime. @default "all" */
-  role?: Role;
-  /** @default "<host>-<pid>-<random>" */
-  instanceId?: string;
-  /** @default 900000 */
-  staleAfterMs?: number;
-  /** @default 30000 */
-  shutdownGraceMs?: number;
-  /** @default 65536 */
-  maxPayloadBytes?: number;
-  /** Let the `http` target call loopback/private addresses. @default false */
-  httpAllowPrivate?: boolean;
-  /** How often a runtime records that it is alive and sweeps lost runs. @default 5000 */
-  heartbeatMs?: number;
-  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST). @default 30000 */
-  lostAfterMs?: number;
-  /** A slot not recorded within this long after it came due is MISSED rather than run late. @default 10000 */
-  misfireGraceMs?: number;
-  /** Where failure alerts are POSTed (JSON); unset: no alerts. */
-  alertWebhookUrl?: string;
-  /** HMAC-SHA256 key signing each alert body (`X-Cronql-Signature`). */
-  alertWebhookSecret?: string;
-  /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
-  retentionDays?: number;
-  /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
-  dbConnectTimeoutMs?: number;
-  /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */
-  dbQueryTimeoutMs?: number;
-  /** @default a SystemClock */
-  clock?: Clock;
-  /** Listen for other instances' changes (LISTEN/NOTIFY). @default true */
-  listen?: boolean;
-  log?: Logger;
-}
+export type { CronqlOptions } from './options.js';
 
 /**
  * cronql as a library: `const cronql = createCronql({ databaseUrl, targets }); await cronql.start();`
@@ -93,14 +52,19 @@ export class Cronql {
   private stopping?: Promise<void>;
   private _databaseUrl?: string;
 
-  constructor(private readonly options: CronqlOptions = {}) {
-    this.instanceId = options.instanceId ?? defaultInstanceId();
-    this.log = options.log ?? createLogger({ instanceId: this.instanceId });
+  private readonly options: ResolvedOptions;
+
+  /** @throws OptionsError naming the first bad option. */
+  constructor(options: CronqlOptions = {}) {
+    this.options = resolveOptions(options);
+    const o = this.options;
+    this.instanceId = o.instanceId;
+    this.log = o.log ?? createLogger({ instanceId: this.instanceId });
     this.events = new RunEvents((err) => this.log.error({ err }, 'a run event listener threw'));
-    this.clock = options.clock ?? new SystemClock();
-    this.targets = createTargetRegistry(options.targets ?? {}, { httpAllowPrivate: options.httpAllowPrivate });
-    this.role = options.role ?? 'all';
-    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
+    this.clock = o.clock ?? new SystemClock((err) => this.log.error({ err }, 'an alarm callback threw; the other alarms still fire'));
+    this.targets = createTargetRegistry(o.targets ?? {}, { httpAllowPrivate: o.httpAllowPrivate });
+    this.role = o.role;
+    this.maxPayloadBytes = o.maxPayloadBytes;
   }
 
   get jobs(): JobService {
@@ -139,20 +103,20 @@ export class Cronql {
     const o = this.options;
     let url = o.databaseUrl;
     if (!url) {
-      this.embedded = await startEmbeddedPostgres({ dataDir: o.dataDir ?? './.cronql', log: this.log });
+      this.embedded = await startEmbeddedPostgres({ dataDir: o.dataDir, log: this.log });
       url = this.embedded.url;
     }
     this._databaseUrl = url;
     const bounds: DbBounds = {
-      connectTimeoutMs: o.dbConnectTimeoutMs ?? DEFAULTS.dbConnectTimeoutMs,
-      queryTimeoutMs: o.dbQueryTimeoutMs ?? DEFAULTS.dbQueryTimeoutMs,
+      connectTimeoutMs: o.dbConnectTimeoutMs,
+      queryTimeoutMs: o.dbQueryTimeoutMs,
     };
     await migrateDatabase(url, bounds);
     this._orm = await openOrm({ databaseUrl: url, bounds });
     this._pool = createPool(url, bounds);
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const store = new RunStore({ pool: this._pool, instanceId: this.instanceId, now: () => this.clock.now(), publish: (c) => this.events.publish(c) });
-    if (o.listen !== false) {
+    if (o.listen) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
       await this.notifier.start();
       this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
@@ -167,11 +131,11 @@ export class Cronql {
         instanceId: this.instanceId,
         role: this.role,
         version: VERSION,
-        staleAfterMs: o.staleAfterMs ?? DEFAULTS.staleAfterMs,
-        shutdownGraceMs: o.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
-        heartbeatMs: o.heartbeatMs ?? DEFAULTS.heartbeatMs,
-        lostAfterMs: o.lostAfterMs ?? DEFAULTS.lostAfterMs,
-        misfireGraceMs: o.misfireGraceMs ?? DEFAULTS.misfireGraceMs,
+        staleAfterMs: o.staleAfterMs,
+        shutdownGraceMs: o.shutdownGraceMs,
+        heartbeatMs: o.heartbeatMs,
+        lostAfterMs: o.lostAfterMs,
+        misfireGraceMs: o.misfireGraceMs,
         notifier: this.notifier,
         store,
       });
@@ -209,7 +173,7 @@ export class Cronql {
       this.retention = new Retention({
         store,
         log: this.log,
-        days: o.retentionDays ?? DEFAULTS.retentionDays,
+        days: o.retentionDays,
         now: () => this.clock.now(),
         onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
       });

@@ -61,23 +61,49 @@ export interface Config {
   corsOrigins: string[];
 }
 
-/** The defaults of the tunables, shared by the environment reader and the library API. */
-export const DEFAULTS = {
-  staleAfterMs: 900_000,
-  shutdownGraceMs: 30_000,
-  maxPayloadBytes: 65_536,
-  heartbeatMs: 5_000,
-  lostAfterMs: 30_000,
-  misfireGraceMs: 10_000,
-  dbConnectTimeoutMs: 5_000,
-  dbQueryTimeoutMs: 10_000,
-  maxSubscriptionsPerConnection: 50,
-  maxConnections: 5_000,
-  maxResponseBytes: 8_388_608,
-  retentionDays: 180,
+/**
+ * The tunables: each one's environment variable, default and bounds, written once and used by
+ * both the environment reader (`loadConfig`) and the library API (`createCronql` options).
+ */
+export const TUNABLES = {
+  staleAfterMs: { env: 'CRONQL_STALE_AFTER_MS', default: 900_000, min: 1_000, max: 2_147_483_647 },
+  shutdownGraceMs: { env: 'CRONQL_SHUTDOWN_GRACE_MS', default: 30_000, min: 0, max: 3_600_000 },
+  maxPayloadBytes: { env: 'CRONQL_MAX_PAYLOAD_BYTES', default: 65_536, min: 1, max: 16 * 1024 * 1024 },
+  heartbeatMs: { env: 'CRONQL_HEARTBEAT_MS', default: 5_000, min: 100, max: 600_000 },
+  lostAfterMs: { env: 'CRONQL_LOST_AFTER_MS', default: 30_000, min: 300, max: 86_400_000 },
+  misfireGraceMs: { env: 'CRONQL_MISFIRE_GRACE_MS', default: 10_000, min: 1_000, max: 86_400_000 },
+  dbConnectTimeoutMs: { env: 'CRONQL_DB_CONNECT_TIMEOUT_MS', default: 5_000, min: 100, max: 600_000 },
+  dbQueryTimeoutMs: { env: 'CRONQL_DB_QUERY_TIMEOUT_MS', default: 10_000, min: 100, max: 3_600_000 },
+  maxSubscriptionsPerConnection: { env: 'CRONQL_MAX_SUBSCRIPTIONS_PER_CONNECTION', default: 50, min: 1, max: 10_000 },
+  maxConnections: { env: 'CRONQL_MAX_CONNECTIONS', default: 5_000, min: 1, max: 1_000_000 },
+  maxResponseBytes: { env: 'CRONQL_MAX_RESPONSE_BYTES', default: 8_388_608, min: 1_024, max: 1_073_741_824 },
+  retentionDays: { env: 'CRONQL_RETENTION_DAYS', default: 180, min: 0, max: 36_500 },
 } as const;
 
+export type Tunable = keyof typeof TUNABLES;
+
+/** The defaults of the tunables. */
+export const DEFAULTS = Object.fromEntries(Object.entries(TUNABLES).map(([k, t]) => [k, t.default])) as { [K in Tunable]: (typeof TUNABLES)[K]['default'] };
+
+/** What is wrong with `value` as the tunable `name`, or null (an integer within its bounds). */
+export function tunableProblem(name: Tunable, value: unknown): string | null {
+  const { min, max } = TUNABLES[name];
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return null;
+  return `must be an integer between ${min} and ${max}, got ${typeof value === 'string' ? `"${value}"` : String(value)}`;
+}
+
+/** The runner-loss rule: a runner is judged lost only after it missed at least three beats. */
+export function lostAfterProblem(heartbeatMs: number, lostAfterMs: number): string | null {
+  return lostAfterMs < 3 * heartbeatMs ? `must be at least 3 × the heartbeat (${3 * heartbeatMs}), got ${lostAfterMs}` : null;
+}
+
 type Env = Record<string, string | undefined>;
+
+/** A tunable from its environment variable, or its default. */
+function tunable(env: Env, name: Tunable): number {
+  const t = TUNABLES[name];
+  return int(env, t.env, t.default, t.min, t.max);
+}
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -138,11 +164,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const instanceId = str(env, 'CRONQL_INSTANCE_ID') ?? defaultInstanceId();
   if (instanceId.length > 200) throw new ConfigError('CRONQL_INSTANCE_ID', 'must be at most 200 characters');
-  const heartbeatMs = int(env, 'CRONQL_HEARTBEAT_MS', DEFAULTS.heartbeatMs, 100, 600_000);
-  const lostAfterMs = int(env, 'CRONQL_LOST_AFTER_MS', DEFAULTS.lostAfterMs, 300, 86_400_000);
-  if (lostAfterMs < 3 * heartbeatMs) {
-    throw new ConfigError('CRONQL_LOST_AFTER_MS', `must be at least 3 × CRONQL_HEARTBEAT_MS (${3 * heartbeatMs}), got "${lostAfterMs}"`);
-  }
+  const heartbeatMs = tunable(env, 'heartbeatMs');
+  const lostAfterMs = tunable(env, 'lostAfterMs');
+  const lost = lostAfterProblem(heartbeatMs, lostAfterMs);
+  if (lost) throw new ConfigError('CRONQL_LOST_AFTER_MS', lost.replace('the heartbeat', 'CRONQL_HEARTBEAT_MS'));
   return {
     port: int(env, 'PORT', 4000, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
@@ -153,20 +178,20 @@ export function loadConfig(env: Env = process.env): Config {
     targetsModule: str(env, 'CRONQL_TARGETS'),
     role,
     instanceId,
-    staleAfterMs: int(env, 'CRONQL_STALE_AFTER_MS', DEFAULTS.staleAfterMs, 1_000, 2_147_483_647),
+    staleAfterMs: tunable(env, 'staleAfterMs'),
     httpAllowPrivate: bool(env, 'CRONQL_HTTP_ALLOW_PRIVATE', false),
-    shutdownGraceMs: int(env, 'CRONQL_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 3_600_000),
-    maxPayloadBytes: int(env, 'CRONQL_MAX_PAYLOAD_BYTES', DEFAULTS.maxPayloadBytes, 1, 16 * 1024 * 1024),
+    shutdownGraceMs: tunable(env, 'shutdownGraceMs'),
+    maxPayloadBytes: tunable(env, 'maxPayloadBytes'),
     heartbeatMs,
     lostAfterMs,
-    misfireGraceMs: int(env, 'CRONQL_MISFIRE_GRACE_MS', DEFAULTS.misfireGraceMs, 1_000, 86_400_000),
-    dbConnectTimeoutMs: int(env, 'CRONQL_DB_CONNECT_TIMEOUT_MS', DEFAULTS.dbConnectTimeoutMs, 100, 600_000),
-    dbQueryTimeoutMs: int(env, 'CRONQL_DB_QUERY_TIMEOUT_MS', DEFAULTS.dbQueryTimeoutMs, 100, 3_600_000),
-    maxSubscriptionsPerConnection: int(env, 'CRONQL_MAX_SUBSCRIPTIONS_PER_CONNECTION', DEFAULTS.maxSubscriptionsPerConnection, 1, 10_000),
-    maxConnections: int(env, 'CRONQL_MAX_CONNECTIONS', DEFAULTS.maxConnections, 1, 1_000_000),
-    maxResponseBytes: int(env, 'CRONQL_MAX_RESPONSE_BYTES', DEFAULTS.maxResponseBytes, 1_024, 1_073_741_824),
+    misfireGraceMs: tunable(env, 'misfireGraceMs'),
+    dbConnectTimeoutMs: tunable(env, 'dbConnectTimeoutMs'),
+    dbQueryTimeoutMs: tunable(env, 'dbQueryTimeoutMs'),
+    maxSubscriptionsPerConnection: tunable(env, 'maxSubscriptionsPerConnection'),
+    maxConnections: tunable(env, 'maxConnections'),
+    maxResponseBytes: tunable(env, 'maxResponseBytes'),
     metricsToken: str(env, 'CRONQL_METRICS_TOKEN'),
-    retentionDays: int(env, 'CRONQL_RETENTION_DAYS', DEFAULTS.retentionDays, 0, 36_500),
+    retentionDays: tunable(env, 'retentionDays'),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
     corsOrigins: origins(env),

@@ -1,5 +1,6 @@
 /** cronql as a library. */
 export { createCronql, Cronql, type CronqlOptions } from './app.js';
+export { OptionsError } from './options.js';
 export { loadConfig, type Config } from './config.js';
 export { CronqlError, ConfigError, type ErrorCode } from './errors.js';
 export { JobStatus, RunStatus, ScheduleType, TriggerType } from './domain/enums.js';

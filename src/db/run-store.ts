@@ -180,9 +180,7 @@ export class RunStore {
   /** Fire statements in flight: ends of runs wait for those (fires first: a slot is due now, a run's end can wait). */
   private readonly firing = new Set<Promise<unknown>>();
   private readonly misses = new Batcher<MissedSlot, RunRecord | null>((slots) => this.missedBatch(slots));
-  private readonly finishes = new Batcher<{ runId: string; finish: Finish }, RunRecord | null>((items) =>
-    this.finishBatch(items),
-  );
+  private readonly finishes = new Batcher<{ runId: string; finish: Finish }, RunRecord | null>((items) => this.finishBatch(items), FIRE_BATCH);
   private readonly pool: Pool;
   private readonly instanceId: string;
   private readonly now: () => Date;

@@ -57,6 +57,9 @@ export class SystemClock implements Clock {
   private offset = Date.now() - performance.now();
   private jumped = false;
 
+  /** @param onError told of what an alarm callback threw (the other alarms still fire). */
+  constructor(private readonly onError: (err: unknown) => void = (err) => console.error('cronql: an alarm callback threw', err)) {}
+
   now(): Date {
     return new Date();
   }
@@ -129,8 +132,9 @@ export class SystemClock implements Clock {
       top.cancelled = true; // fired: a later cancel() is a no-op
       try {
         top.fn();
-      } catch {
-        // Alarm callbacks own their errors; one must never stop the others.
+      } catch (err) {
+        // One alarm's error never stops the others; it is reported, not swallowed.
+        this.onError(err);
       }
     }
     while (this.heap.peek()?.cancelled) {

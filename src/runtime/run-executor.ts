@@ -143,7 +143,9 @@ export class RunExecutor {
   }
 
   private async runHandler(run: RunRecord, controller: AbortController, timeoutSeconds: number | null): Promise<void> {
-    const log = this.log.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
+    // Bound to the run when a handler first asks for it: most never log, and a child costs.
+    let log: Logger | undefined;
+    const parent = this.log;
     const definition = this.targets.get(run.target);
     if (!definition) {
       // The target was removed from the registry after the job was created.
@@ -173,7 +175,9 @@ export class RunExecutor {
           definition.handler({
             payload: run.payloadSnapshot,
             signal: controller.signal,
-            log,
+            get log() {
+              return (log ??= parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target }));
+            },
             run: {
               id: run.id,
               jobId: run.jobId,

@@ -22,6 +22,28 @@ describe('the real alarm clock (node-cron tick)', () => {
   });
 });
 
+describe('an alarm callback that throws', () => {
+  it('is reported, and the alarms due with it and after it still fire', async () => {
+    const errors: unknown[] = [];
+    const clock = new SystemClock((err) => errors.push(err));
+    const fired: string[] = [];
+    const past = new Date(Date.now() - 10);
+    clock.setAlarm(past, () => fired.push('before'));
+    clock.setAlarm(past, () => {
+      throw new Error('boom');
+    });
+    clock.setAlarm(past, () => fired.push('after'));
+    await new Promise((r) => setImmediate(r));
+    expect(fired).toEqual(['before', 'after']);
+    expect(errors).toEqual([new Error('boom')]);
+    // The clock keeps working.
+    clock.setAlarm(new Date(Date.now() - 1), () => fired.push('later'));
+    await new Promise((r) => setImmediate(r));
+    expect(fired).toEqual(['before', 'after', 'later']);
+    clock.close();
+  });
+});
+
 describe('a seconds job on the system clock', () => {
   let db: Awaited<ReturnType<typeof testDatabase>>;
   let cronql: Cronql;

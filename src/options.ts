@@ -1,0 +1,102 @@
+import type { Logger } from './logger.js';
+import { defaultInstanceId, lostAfterProblem, TUNABLES, tunableProblem, type Role, type Tunable } from './config.js';
+import type { Clock } from './runtime/clock.js';
+import type { TargetMap } from './runtime/targets/target.js';
+
+export interface CronqlOptions {
+  /** PostgreSQL URL; undefined = embedded PostgreSQL in `dataDir`. */
+  databaseUrl?: string;
+  /** Where the embedded PostgreSQL keeps its files. @default "./.cronql" */
+  dataDir?: string;
+  /** Custom targets: name → handler. */
+  targets?: TargetMap;
+  /** `api` runs no runtime. @default "all" */
+  role?: Role;
+  /** @default "<host>-<pid>-<random>" */
+  instanceId?: string;
+  /** @default 900000 */
+  staleAfterMs?: number;
+  /** @default 30000 */
+  shutdownGraceMs?: number;
+  /** @default 65536 */
+  maxPayloadBytes?: number;
+  /** Let the `http` target call loopback/private addresses. @default false */
+  httpAllowPrivate?: boolean;
+  /** How often a runtime records that it is alive and sweeps lost runs. @default 5000 */
+  heartbeatMs?: number;
+  /** A runner silent this long has lost its RUNNING runs (RUNNER_LOST). @default 30000 */
+  lostAfterMs?: number;
+  /** A slot not recorded within this long after it came due is MISSED rather than run late. @default 10000 */
+  misfireGraceMs?: number;
+  /** Where failure alerts are POSTed (JSON); unset: no alerts. */
+  alertWebhookUrl?: string;
+  /** HMAC-SHA256 key signing each alert body (`X-Cronql-Signature`). */
+  alertWebhookSecret?: string;
+  /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
+  retentionDays?: number;
+  /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
+  dbConnectTimeoutMs?: number;
+  /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */
+  dbQueryTimeoutMs?: number;
+  /** @default a SystemClock */
+  clock?: Clock;
+  /** Listen for other instances' changes (LISTEN/NOTIFY). @default true */
+  listen?: boolean;
+  log?: Logger;
+}
+
+/** The options with every default applied: what a Cronql runs with. */
+export type ResolvedOptions = Omit<CronqlOptions, Tunable | 'role' | 'instanceId' | 'dataDir' | 'listen'> & { [K in Tunable]: number } & {
+  role: Role;
+  instanceId: string;
+  dataDir: string;
+  listen: boolean;
+};
+
+/** A bad option given to `createCronql`: the message names it and says what it must be. */
+export class OptionsError extends Error {
+  constructor(
+    readonly option: string,
+    problem: string,
+  ) {
+    super(`createCronql: ${option} ${problem}`);
+    this.name = 'OptionsError';
+  }
+}
+
+const ROLES: readonly Role[] = ['all', 'api', 'scheduler'];
+
+/**
+ * Checks the options once, when a Cronql is created (as `loadConfig` checks the environment, by
+ * the same rules and bounds), and fills in every default — the only place they are applied.
+ */
+export function resolveOptions(o: CronqlOptions = {}): ResolvedOptions {
+  const tunables = {} as { [K in Tunable]: number };
+  for (const name of Object.keys(TUNABLES) as Tunable[]) {
+    const value = o[name as keyof CronqlOptions];
+    if (value === undefined) {
+      tunables[name] = TUNABLES[name].default;
+      continue;
+    }
+    const problem = tunableProblem(name, value);
+    if (problem) throw new OptionsError(name, problem);
+    tunables[name] = value as number;
+  }
+  const lost = lostAfterProblem(tunables.heartbeatMs, tunables.lostAfterMs);
+  if (lost) throw new OptionsError('lostAfterMs', lost);
+  const role = o.role ?? 'all';
+  if (!ROLES.includes(role)) throw new OptionsError('role', `must be one of ${ROLES.join(', ')}, got ${String(role)}`);
+  const instanceId = o.instanceId ?? defaultInstanceId();
+  if (typeof instanceId !== 'string' || instanceId.length === 0 || instanceId.length > 200) {
+    throw new OptionsError('instanceId', 'must be a string of 1 to 200 characters');
+  }
+  if (o.databaseUrl !== undefined) {
+    const url = typeof o.databaseUrl === 'string' && URL.canParse(o.databaseUrl) ? new URL(o.databaseUrl) : undefined;
+    if (!url || !['postgres:', 'postgresql:'].includes(url.protocol)) throw new OptionsError('databaseUrl', 'must be a postgres:// or postgresql:// URL');
+  }
+  if (o.alertWebhookUrl !== undefined) {
+    const url = typeof o.alertWebhookUrl === 'string' && URL.canParse(o.alertWebhookUrl) ? new URL(o.alertWebhookUrl) : undefined;
+    if (!url || !['http:', 'https:'].includes(url.protocol)) throw new OptionsError('alertWebhookUrl', 'must be an absolute http: or https: URL');
+  }
+  return { ...o, ...tunables, role, instanceId, dataDir: o.dataDir ?? './.cronql', listen: o.listen !== false };
+}
