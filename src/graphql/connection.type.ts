@@ -65,14 +65,23 @@ export interface Connection<T> {
   edges: { cursor: string; node: T }[];
   nodes: T[];
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  totalCount: number;
+  totalCount: number | Promise<number>;
 }
 
-export function toConnection<T>(page: Page<T>): Connection<T> {
-  return {
+/**
+ * The page in the API's shape. `count` instead of a `totalCount`: the matches are counted only
+ * if a query selects `totalCount` (a getter, read by GraphQL only for selected fields) — counting
+ * a filter over a large history costs more than the page itself.
+ */
+export function toConnection<T>(page: Page<T>): Connection<T>;
+export function toConnection<T>(page: Omit<Page<T>, 'totalCount'>, count: () => Promise<number>): Connection<T>;
+export function toConnection<T>(page: Page<T> | Omit<Page<T>, 'totalCount'>, count?: () => Promise<number>): Connection<T> {
+  const base = {
     edges: page.nodes.map((node, i) => ({ cursor: page.cursors[i], node })),
     nodes: page.nodes,
     pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
-    totalCount: page.totalCount,
   };
+  if (!count) return { ...base, totalCount: (page as Page<T>).totalCount };
+  let counted: Promise<number> | undefined;
+  return Object.defineProperty(base, 'totalCount', { get: () => (counted ??= count()), enumerable: true }) as Connection<T>;
 }

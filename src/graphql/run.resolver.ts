@@ -19,7 +19,8 @@ export class RunResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<Connection<RunRecord>> {
-    return toConnection(await ctx.cronql.runs.list({ ...filter }, first, after));
+    const runs = ctx.cronql.runs;
+    return toConnection(await runs.page({ ...filter }, first, after), () => runs.count({ ...filter }));
   }
 
   @Authorized()

@@ -83,26 +83,36 @@ export class RunService {
   }
 
   async list(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Page<RunRecord>> {
+    const [page, totalCount] = await Promise.all([this.page(filter, first, after), this.count(filter)]);
+    return { ...page, totalCount };
+  }
+
+  /** The runs matching `filter` (what `totalCount` says; counting a large history costs, so it is asked for apart). */
+  async count(filter: RunFilter = {}): Promise<number> {
+    const params: unknown[] = [];
+    const where = runFilterSql(filter, params);
+    const res = await this.d.pool.query(`SELECT count(*)::int AS n FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+    return res.rows[0].n;
+  }
+
+  /** One page of runs without counting the matches (`count` does). */
+  async page(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
     const size = pageSize(first);
     const params: unknown[] = [];
     const where = runFilterSql(filter, params);
-    const countSql = `SELECT count(*)::int AS n FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    const countParams = [...params];
     const position = decodeCursor(after);
     if (position) {
       params.push(position.at, position.id);
       where.push(`(scheduled_at, id) < ($${params.length - 1}, $${params.length}::uuid)`);
     }
     params.push(size + 1);
-    const [rows, count] = await Promise.all([
-      this.d.pool.query(
-        `SELECT ${RUN_COLUMNS} FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY scheduled_at DESC, id DESC LIMIT $${params.length}`,
-        params,
-      ),
-      this.d.pool.query(countSql, countParams),
-    ]);
-    return toPage(rows.rows.map(rowToRun), size, (r) => ({ at: r.scheduledAt, id: r.id }), count.rows[0].n);
+    const rows = await this.d.pool.query(
+      `SELECT ${RUN_COLUMNS} FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY scheduled_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const { totalCount: _, ...page } = toPage(rows.rows.map(rowToRun), size, (r) => ({ at: r.scheduledAt, id: r.id }), 0);
+    return page;
   }
 
   /**
