@@ -1,6 +1,7 @@
 import type { Cronql } from '../app.js';
 import type { Logger } from '../logger.js';
 import type { Loaders } from './loaders.js';
+import type { Delivery } from './shared-subscriptions.js';
 
 /** What a token may do: ADMIN everything, VIEWER queries and subscriptions. */
 export type AccessRole = 'ADMIN' | 'VIEWER';
@@ -19,4 +20,6 @@ export interface GraphQLContext {
   log: Logger;
   /** WebSocket operations: closes the connection of a reader too slow to keep up (4429). */
   onSlowConsumer?: () => void;
+  /** WebSocket subscriptions: where the shared results of the operation are written. */
+  delivery?: Delivery;
 }

@@ -2,10 +2,14 @@ import type { RunEvents, RunChange } from '../runtime/run-events.js';
 import { runMatches, type RunFilter } from '../services/run.service.js';
 
 /**
- * Changes a subscriber may have waiting before it is dropped: a client that stopped reading must
- * not make the server buffer the whole event stream.
+ * Changes a subscription's feed may have waiting before its subscribers are dropped (4429). The
+ * feed is read by the subscription's shared channel (shared-subscriptions.ts), which never stops
+ * reading but delivers a burst in slices: the bound must hold the largest burst (every co-due
+ * run created and started: two changes each) and still not let memory grow without end if
+ * executing the selection cannot keep up. A reader that stops reading is bounded separately, by
+ * its socket's backlog.
  */
-export const MAX_BUFFERED_CHANGES = 1_000;
+export const MAX_BUFFERED_CHANGES = 50_000;
 
 /**
  * The run changes matching `filter`, from now on, as an async iterator. Changes are queued in

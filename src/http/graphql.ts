@@ -15,6 +15,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
+import { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
 import { WebSocketServer } from 'ws';
 import type { Cronql } from '../app.js';
 import type { Logger } from '../logger.js';
@@ -54,6 +55,8 @@ interface WsLimits {
 export interface GraphqlApi {
   /** Closes the WebSocket server (its clients get 1001 "Going away"), then stops Apollo. */
   close(): Promise<void>;
+  /** The subscriptions shared among subscribers of the same operation (channels, executions). */
+  readonly subscriptions: SharedSubscriptions;
 }
 
 /**
@@ -108,6 +111,7 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
 
   let closing: Promise<void> | undefined;
   return {
+    subscriptions: ws.shared,
     close() {
       closing ??= (async () => {
         await ws.dispose();
@@ -217,9 +221,16 @@ function useWebSocketApi(
     socket.close(4429, 'too slow');
     return true;
   };
-  return useServer(
+  const shared = new SharedSubscriptions({
+    format: (result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatWsResultError(e as GraphQLError, log)) } : result),
+    maxResponseBytes: limits.maxResponseBytes,
+    tooLarge: () => ({ errors: [tooLargeError(limits.maxResponseBytes)] }),
+    maxBacklogBytes: MAX_SOCKET_BACKLOG_BYTES,
+  });
+  const server = useServer(
     {
       schema,
+      subscribe: (args) => shared.subscribe(args),
       onConnect(ctx) {
         const params = ctx.connectionParams ?? {};
         const principal = auth.fromAuthorization(params.authorization ?? params.Authorization);
@@ -270,7 +281,20 @@ function useWebSocketApi(
         }
         const context = contextFor(principal);
         // The run feed closes a reader that lets changes pile up (see run-feed.ts).
-        context.onSlowConsumer = () => ctx.extra.socket.close(4429, 'too slow');
+        const socket = ctx.extra.socket;
+        context.onSlowConsumer = () => socket.close(4429, 'too slow');
+        if (subscription) {
+          // Results of shared subscriptions are written here, serialised once per channel.
+          context.delivery = {
+            id: _id,
+            send: (data) => socket.readyState === socket.OPEN && socket.send(data),
+            backlog: () => socket.bufferedAmount,
+            tooSlow: () => {
+              log.warn({ backlog: socket.bufferedAmount }, 'WebSocket reader too slow; closing it');
+              socket.close(4429, 'too slow');
+            },
+          };
+        }
         return {
           schema,
           document,
@@ -291,4 +315,5 @@ function useWebSocketApi(
     },
     wss,
   );
+  return { dispose: () => server.dispose(), shared };
 }

@@ -8,10 +8,13 @@ import { mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
 import { mountMetrics } from './metrics.js';
 import { lastErrorHandler, notFound } from './errors.js';
+import type { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
 
 export interface HttpServer {
   server: Server;
   url: string;
+  /** The API's shared subscriptions (undefined with role `scheduler`). */
+  subscriptions?: SharedSubscriptions;
   /** Stops the GraphQL API (WebSocket clients, then Apollo), then the HTTP server. Idempotent. */
   close(): Promise<void>;
 }
@@ -81,6 +84,7 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
   return {
     server,
     url: `http://${host}:${port}`,
+    subscriptions: api?.subscriptions,
     close() {
       closing ??= (async () => {
         // WebSocket clients first (they would keep the server open), then Apollo, then HTTP.

@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { ScheduleType } from '../../src/domain/enums.js';
 import { moved, type RunRecord } from '../../src/domain/run.js';
 import { connected, Feed, startApi, wsClient, wsOnce, type Api } from './support.js';
+import { eventually } from '../support/cronql.js';
 
 /**
  * Subscriptions are bounded: per connection, per process, per event, and a reader that stops
@@ -85,9 +86,15 @@ describe('subscription limits', () => {
     }
     const client = createClient({ url: api.wsUrl, webSocketImpl: Captured, connectionParams: { authorization: `Bearer ${api.viewerToken}` }, retryAttempts: 0, lazy: true });
     const closed = new Promise<number>((resolve) => client.on('closed', (e) => resolve((e as { code: number }).code)));
-    const feed = new Feed<{ runChanged: { run: { id: string } } }>(client, parse('subscription { runChanged { run { id payloadSnapshot } } }'));
+    const doc = parse('subscription { runChanged { run { id payloadSnapshot } } }');
+    const feed = new Feed<{ runChanged: { run: { id: string } } }>(client, doc);
+    // A reader of the same subscription (same channel) that keeps reading.
+    const reader = wsClient(api.wsUrl, api.viewerToken);
+    const steady = new Feed<{ runChanged: { run: { id: string } } }>(reader, doc);
     try {
       await live(feed);
+      await live(steady);
+      const before = steady.events.length;
       // The reader stops reading from its socket; the server keeps producing big events.
       (raw[0] as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
       const big = { ...run, payloadSnapshot: { blob: 'x'.repeat(20_000) } };
@@ -100,9 +107,13 @@ describe('subscription limits', () => {
       expect(await closed).toBe(4429);
       // 3,000 events of 20 KB (60 MB) were not all queued for it.
       expect(feed.events.length).toBeLessThan(3_000);
+      // The other subscriber of the same subscription got every one.
+      await eventually(() => steady.events.length - before >= 3_000, 20_000);
     } finally {
       feed.close();
+      steady.close();
       await client.dispose();
+      await reader.dispose();
     }
   });
 });
