@@ -15,6 +15,7 @@ import pg from 'pg';
 import { createCronql } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
 import { benchServer } from './server.js';
+import { freshDatabase, pct } from './lib/bench.js';
 import { RunStore } from '../src/db/run-store.js';
 import { Retention } from '../src/runtime/retention.js';
 import { runStats } from '../src/services/stats.service.js';
@@ -23,18 +24,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 1_000_000);
 const log = createLogger();
 log.level = 'silent';
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 
-async function freshDatabase(serverUrl: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 /** `RUNS` runs over `days` days ending at `end`, for 1,000 jobs (its own connection: no statement bound). */
 async function seed(url: string, end: Date, days: number): Promise<void> {
@@ -59,7 +49,7 @@ async function seed(url: string, end: Date, days: number): Promise<void> {
 }
 
 async function statsBench(serverUrl: string): Promise<void> {
-  const url = await freshDatabase(serverUrl, 'cronql_bench_stats');
+  const url = (await freshDatabase(serverUrl, 'cronql_bench_stats')).url;
   const app = createCronql({ databaseUrl: url, log, listen: false, role: 'api' });
   await app.start();
   const now = new Date();
@@ -138,7 +128,7 @@ async function lateness(url: string, seconds: number, during?: () => Promise<unk
 }
 
 async function retentionBench(serverUrl: string): Promise<void> {
-  const url = await freshDatabase(serverUrl, 'cronql_bench_retention');
+  const url = (await freshDatabase(serverUrl, 'cronql_bench_retention')).url;
   const setup = createCronql({ databaseUrl: url, log, listen: false, role: 'api' });
   await setup.start();
   // Every seeded run is expired: 200 to 380 days old.

@@ -32,8 +32,6 @@ export class CronqlError extends Error {
   }
 }
 
-export const isCronqlError = (err: unknown): err is CronqlError => err instanceof CronqlError;
-
 /** Invalid configuration: startup stops with one line naming the variable. */
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {

@@ -76,7 +76,7 @@ describe('two runtimes on one database', () => {
     await eventually(() => b.runtime!.nextRunAt(job.id) === null);
     clockA.advance(5_000);
     clockB.advance(5_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all([a.runtime!.whenIdle(), b.runtime!.whenIdle()]); // whatever the clocks set off has been recorded
     expect(await runsOf(a, job.id)).toHaveLength(0);
   });
 });

@@ -172,6 +172,6 @@ describe('the slot ledger', () => {
 async function eventuallyIdle(cronql: Cronql): Promise<void> {
   for (let i = 0; i < 5; i++) {
     await cronql.runtime!.whenIdle();
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setImmediate(r));
   }
 }

@@ -16,7 +16,7 @@ describe('job lifecycle in the runtime', () => {
       payload: { message: 'only once' },
     });
     clock.set('2026-06-01T08:00:29.000Z');
-    await new Promise((r) => setTimeout(r, 50));
+    await t.cronql.runtime!.whenIdle(); // whatever the clock set off has been recorded
     expect(await runsOf(t.cronql, job.id)).toHaveLength(0);
     const done = nextChange(t.cronql, (c) => c.run.jobId === job.id && terminal(c));
     clock.set('2026-06-01T08:00:30.000Z');
@@ -25,7 +25,7 @@ describe('job lifecycle in the runtime', () => {
     expect(run.scheduledAt.toISOString()).toBe('2026-06-01T08:00:30.000Z');
     expect((await t.cronql.jobs.get(job.id))!.status).toBe(JobStatus.RETIRED);
     clock.advance(3_600_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await t.cronql.runtime!.whenIdle(); // whatever the clock set off has been recorded
     expect(await runsOf(t.cronql, job.id)).toHaveLength(1);
     expect(t.cronql.runtime!.nextRunAt(job.id)).toBeNull();
   });
@@ -63,7 +63,7 @@ describe('job lifecycle in the runtime', () => {
     expect(t.cronql.runtime!.nextRunAt(job.id)).toBeNull();
     await expect(t.cronql.jobs.pause(job.id, 'again')).rejects.toMatchObject({ code: 'INVALID_STATE' });
     clock.advance(5 * 60_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await t.cronql.runtime!.whenIdle(); // whatever the clock set off has been recorded
     expect(await runsOf(t.cronql, job.id)).toHaveLength(0);
 
     const resumed = await t.cronql.jobs.resume(job.id);
