@@ -1,15 +1,25 @@
 import type { Pool } from './pool.js';
 import { jsonParam } from './pool.js';
 import { FailureCode, JobStatus, RunStatus, ScheduleType, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
+import type { JobSnapshot } from '../domain/job.js';
 import { RUN_COLUMNS, created, moved, rowToRun, type RunChange, type RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
 import { Channel } from './notifier.js';
 import { lit, litList } from './sql.js';
 
+/** What a run copies from its job version (fixed for the life of a job row: versions are new rows). */
+export type FiringJob = Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'>;
+
 /** A slot that came due for a job. */
 export interface DueSlot {
   jobId: string;
   slot: Date;
+  /**
+   * The job as the firing actor knows it: with it, the new run is built here rather than read
+   * back (`RETURNING` only the id), which takes the payload's and the timestamps' text off the
+   * fire path.
+   */
+  job?: FiringJob;
   /** Not recorded at all once this instant has passed: the slot is then `late` (MISSED by the caller). */
   deadline?: Date;
 }
@@ -104,7 +114,7 @@ interface NewRunColumns {
  * it joins. Rows go in in (job, slot) order, so two instances inserting the same co-due slots
  * take their index locks in the same order and never deadlock each other.
  */
-function insertRuns(source: string, p: NewRunColumns): string {
+function insertRuns(source: string, p: NewRunColumns, returning = RUN_COLUMNS): string {
   const running = p.runner !== undefined;
   return `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot,
       trigger_type, scheduled_at, status, failure_code, failure_message, failure_details, started_at, runner_instance_id,
@@ -115,7 +125,7 @@ function insertRuns(source: string, p: NewRunColumns): string {
     FROM ${source}
     ORDER BY j.id, s.slot
     ON CONFLICT DO NOTHING
-    RETURNING ${RUN_COLUMNS}`;
+    RETURNING ${returning}`;
 }
 
 /**
@@ -216,11 +226,16 @@ export class RunStore {
     const slots = all.filter((s) => !s.deadline || s.deadline.getTime() >= now.getTime());
     if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
+    const slim = slots.every((s) => s.job);
     const inserted = await this.trackFire(this.pool.query(
-      insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$3', runner: '$4' }),
+      insertRuns(
+        DUE_SLOTS,
+        { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$3', runner: '$4' },
+        slim ? `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms` : RUN_COLUMNS,
+      ),
       [slots.map((s) => s.jobId), slots.map((s) => s.slot), now, this.instanceId],
     ));
-    const running = bySlot(inserted.rows);
+    const running = slim ? this.builtRuns(inserted.rows, slots, now) : bySlot(inserted.rows);
     const changes: RunChange[] = [];
     for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
     this.publish(changes);
@@ -247,6 +262,41 @@ export class RunStore {
       const sk = skipped.get(k);
       return sk ? { kind: 'skipped', run: sk } : { kind: 'taken' };
     });
+  }
+
+  /**
+   * The RUNNING runs a slim insert made, built from what was inserted: the job's fixed columns,
+   * the slot, this instance and the statement's instant — what the row holds.
+   */
+  private builtRuns(rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<string, RunRecord> {
+    const jobs = new Map(slots.map((s) => [s.jobId, s.job!]));
+    const runs = new Map<string, RunRecord>();
+    for (const row of rows) {
+      const jobId = row.job_definition_id as string;
+      const job = jobs.get(jobId)!;
+      const scheduledAt = new Date(row.slot_ms as number);
+      runs.set(slotKey(jobId, scheduledAt), {
+        id: row.id as string,
+        jobId,
+        jobKey: job.jobKey,
+        jobVersion: job.version,
+        target: job.target,
+        payloadSnapshot: job.payload ?? null,
+        triggerType: TriggerType.SCHEDULED,
+        scheduledAt,
+        startedAt: now,
+        finishedAt: null,
+        status: RunStatus.RUNNING,
+        failureCode: null,
+        failureMessage: null,
+        failureDetails: null,
+        output: null,
+        runnerInstanceId: this.instanceId,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    return runs;
   }
 
   /** Tracks a fire statement while it is in flight. */

@@ -173,7 +173,8 @@ export class RunExecutor {
       const output = await Promise.race([
         Promise.resolve().then(() =>
           definition.handler({
-            payload: run.payloadSnapshot,
+            // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
+            payload: structuredClone(run.payloadSnapshot),
             signal: controller.signal,
             get log() {
               return (log ??= parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target }));

@@ -317,7 +317,7 @@ export class Runtime implements SweptRuntime {
   /** Records one slot and starts its run; resolves when the run ended (or at once if it does not run). */
   private record(job: JobSnapshot, slot: Date, deadline?: Date): Promise<FireOutcome | null> {
     return this.track(
-      this.store.fire({ jobId: job.id, slot, deadline }).then(
+      this.store.fire({ jobId: job.id, slot, deadline, job }).then(
         (outcome) => {
           if (outcome.kind === 'claimed') {
             this.execute(outcome.run, job.timeoutSeconds);

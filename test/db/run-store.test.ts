@@ -31,14 +31,22 @@ describe('run store: one writer, one change per transition', () => {
 
   let n = 0;
   async function job(): Promise<string> {
+    const k = ++n;
     const res = await cronql.pool.query(
-      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2) RETURNING id`,
-      [`store-${++n}`, now],
+      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, payload, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $3, $2, $2) RETURNING id`,
+      [`store-${k}`, now, { message: `job ${k}`, nested: { n: k } }],
     );
-    return res.rows[0].id as string;
+    const id = res.rows[0].id as string;
+    keys.set(id, `store-${k}`);
+    payloads.set(id, { message: `job ${k}`, nested: { n: k } });
+    return id;
   }
   const slot = (m: number) => new Date(Date.UTC(2026, 10, 24, 12, m));
+  const payloads = new Map<string, unknown>();
+  /** The job as its actor knows it (the fire path passes it: the run is built, not read back). */
+  const firing = (id: string) => ({ jobKey: keys.get(id)!, version: 1, target: 'log', payload: payloads.get(id) ?? null });
+  const keys = new Map<string, string>();
 
   /** Runs `write`, then checks it published exactly `expected` (run id or index, from → to), each matching its row. */
   async function transitions<T>(write: () => Promise<T>, expected: [RunStatus | null, RunStatus][]): Promise<{ result: T; changes: RunChange[] }> {
@@ -56,7 +64,7 @@ describe('run store: one writer, one change per transition', () => {
 
   it('fire: a free slot is created PENDING and claimed RUNNING (two transitions, one change each)', async () => {
     const id = await job();
-    const { result, changes } = await transitions(() => store.fire({ jobId: id, slot: slot(1) }), [
+    const { result, changes } = await transitions(() => store.fire({ jobId: id, slot: slot(1), job: firing(id) }), [
       [null, RunStatus.PENDING],
       [RunStatus.PENDING, RunStatus.RUNNING],
     ]);
@@ -72,10 +80,13 @@ describe('run store: one writer, one change per transition', () => {
     expect((await transitions(() => store.fire({ jobId: id, slot: slot(3), deadline: new Date(now.getTime() - 1) }), [])).result.kind).toBe('late');
   });
 
-  it('co-due fires in one batch publish each run’s changes in order', async () => {
+  it('co-due fires in one batch publish each run’s changes in order, as the rows hold them', async () => {
     const ids = await Promise.all([job(), job(), job()]);
     published.length = 0;
-    await Promise.all(ids.map((jobId) => store.fire({ jobId, slot: slot(5) })));
+    await Promise.all(ids.map((jobId) => store.fire({ jobId, slot: slot(5), job: firing(jobId) })));
+    const running = published.filter((c) => c.run.status === RunStatus.RUNNING);
+    expect(running).toHaveLength(3);
+    for (const c of running) expect(await store.get(c.run.id)).toEqual(c.run);
     for (const jobId of ids) {
       const mine = published.filter((c) => c.run.jobId === jobId).map((c) => [c.previousStatus, c.run.status]);
       expect(mine).toEqual([

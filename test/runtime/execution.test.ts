@@ -15,6 +15,11 @@ const targets = {
   'ignores.signal': () => new Promise((resolve) => setTimeout(() => resolve('late'), 5_000)),
   'returns.value': (ctx: TargetContext) => ({ got: ctx.payload, run: ctx.run.triggerType }),
   'returns.nul': () => ({ text: 'a\u0000b' }),
+  'mutates.payload': (ctx: TargetContext) => {
+    const seen = structuredClone(ctx.payload);
+    (ctx.payload as { items: number[] }).items.push(99);
+    return seen;
+  },
 };
 
 describe('executing runs', () => {
@@ -49,6 +54,29 @@ describe('executing runs', () => {
       failureMessage: 'the ledger is locked',
       failureDetails: { ledger: 'eu-1', retryable: false },
     });
+  });
+
+  it('a handler that mutates its payload changes neither the next slot\'s payload nor the recorded snapshot', async () => {
+    const j = await cronql.jobs.create({
+      key: 'mutates',
+      target: 'mutates.payload',
+      scheduleType: ScheduleType.RECURRING,
+      cronExpression: '* * * * * *',
+      payload: { items: [1] },
+    });
+    const ends: { output: unknown; payloadSnapshot: unknown }[] = [];
+    const off = cronql.events.on((c) => c.run.jobId === j.id && terminal(c) && ends.push(c.run));
+    try {
+      for (let i = 0; i < 3; i++) {
+        clock.advance(1_000);
+        await cronql.runtime!.whenIdle();
+      }
+    } finally {
+      off();
+      await cronql.jobs.pause(j.id, 'done');
+    }
+    expect(ends.length).toBeGreaterThanOrEqual(2);
+    for (const run of ends) expect(run).toMatchObject({ output: { items: [1] }, payloadSnapshot: { items: [1] } });
   });
 
   it('a plain Error fails the run with HANDLER_ERROR', async () => {
