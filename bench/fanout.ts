@@ -64,14 +64,21 @@ async function underLoad(serverUrl: string): Promise<void> {
   const ask = <T>(m: string) => new Promise<T>((resolve) => (subs.once('message', (r) => resolve(r as T)), subs.send(m)));
   await new Promise((r) => subs.once('message', r)); // ready
   await until(Date.now() + 2_000);
+  await ask('reset'); // counted from here: every change published from now on must arrive
   let published = 0;
   const off = cronql.events.on(() => void published++);
-  subs.send('reset');
   const withSubs = await queries(http, 10);
   off();
   const sent = published;
-  await until(Date.now() + 2_000); // let the last changes arrive
-  const received = await ask<number[]>('count');
+  // Let the last changes arrive: until the counts stop moving (at most 30 s).
+  let received = await ask<number[]>('count');
+  for (let i = 0; i < 60; i++) {
+    await until(Date.now() + 500);
+    const now = await ask<number[]>('count');
+    const moved = now.some((n, k) => n !== received[k]);
+    received = now;
+    if (!moved && received.every((n) => n >= sent)) break;
+  }
   const complete = received.filter((n) => n >= sent).length;
   subs.send('exit');
   await new Promise((r) => subs.once('exit', r));

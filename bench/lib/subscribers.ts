@@ -13,7 +13,10 @@ const counts = Array.from({ length: Number(n) }, () => 0);
 const clients = counts.map(() => createClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 }));
 clients.forEach((c, i) => c.subscribe({ query }, { next: () => void counts[i]++, error: () => {}, complete: () => {} }));
 process.on('message', (m) => {
-  if (m === 'reset') counts.fill(0);
+  if (m === 'reset') {
+    counts.fill(0);
+    process.send!('reset');
+  }
   if (m === 'count') process.send!(counts);
   if (m === 'exit') void Promise.all(clients.map((c) => c.dispose())).then(() => process.exit(0));
 });
