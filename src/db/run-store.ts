@@ -135,8 +135,8 @@ function insertRuns(source: string, p: NewRunColumns, returning = RUN_COLUMNS): 
  * jobs cronql paused (the main query must read it, or it is not run):
  * - a one-time job retires once its scheduled run is terminal, however it got there;
  * - its signals move: a FAILED run adds a consecutive failure and sets last_failure_at, a
- *   SUCCEEDED one resets the count and sets last_success_at; canceled and skipped runs change
- *   nothing;
+ *   SUCCEEDED one resets the count (the job's last success is read from its runs, so a success
+ *   that ends no streak does not touch the job at all); canceled and skipped runs change nothing;
  * - an ACTIVE job whose failures in a row reach its `pause_after_failures` is PAUSED by cronql,
  *   with a reason naming the count and the last failure.
  */
@@ -156,10 +156,11 @@ const afterRunsEnd = (changed: string, at: string) => `jobs_after AS (
       updated_by = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES} THEN '${CRONQL}' ELSE d.updated_by END,
       updated_at = CASE WHEN ${RETIRES} OR ${AUTO_PAUSES} THEN ${at}::timestamptz ELSE d.updated_at END,
       consecutive_failures = CASE c.status WHEN ${S.FAILED} THEN d.consecutive_failures + 1 WHEN ${S.SUCCEEDED} THEN 0 ELSE d.consecutive_failures END,
-      last_success_at = CASE WHEN c.status = ${S.SUCCEEDED} THEN ${at}::timestamptz ELSE d.last_success_at END,
       last_failure_at = CASE WHEN c.status = ${S.FAILED} THEN ${at}::timestamptz ELSE d.last_failure_at END
     FROM ${changed} c
     WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL})
+      -- only rows that change: a success that ends no failure streak leaves its job alone
+      AND (c.status = ${S.FAILED} OR (c.status = ${S.SUCCEEDED} AND d.consecutive_failures > 0) OR (${RETIRES}))
     RETURNING d.id, d.status, d.updated_by
   ), job_notices AS (
     SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) AS n FROM jobs_after j WHERE j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}'
@@ -539,7 +540,8 @@ export class RunStore {
 
   /**
    * Deletes up to `limit` runs created before `cutoff` that are terminal, sparing each job's
-   * newest run and its latest SCHEDULED slot (the slot ledger). One short transaction under an
+   * newest run, its latest SCHEDULED slot (the slot ledger) and its newest success (its
+   * `lastSuccessAt`). One short transaction under an
    * advisory lock, so one instance prunes at a time; null when another instance holds it.
    */
   async pruneBatch(cutoff: Date, limit: number, lockKey: number): Promise<number | null> {
@@ -560,6 +562,9 @@ export class RunStore {
              AND NOT (r.trigger_type = ${SCHEDULED} AND r.scheduled_at = (
                  SELECT max(s.scheduled_at) FROM cron_job_runs s
                  WHERE s.job_definition_id = r.job_definition_id AND s.trigger_type = ${SCHEDULED}))
+             AND r.id IS DISTINCT FROM (SELECT w.id FROM cron_job_runs w
+                 WHERE w.job_definition_id = r.job_definition_id AND w.status = ${S.SUCCEEDED}
+                 ORDER BY w.finished_at DESC LIMIT 1)
            ORDER BY r.created_at
            LIMIT $2
            FOR UPDATE SKIP LOCKED)`,

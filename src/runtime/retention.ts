@@ -21,8 +21,9 @@ const LOCK_KEY = 7253190042;
 /**
  * Deletes expired run history (PDR §17.1: 180 days), in small batches, by one instance at a time,
  * at startup and then every `everyMs`. Never deleted: PENDING/RUNNING runs, the latest run of each
- * job, and the latest SCHEDULED run of each job (the job's ledger: how far its slots are
- * accounted for — without it, its slots would be counted as missed again). Background: never
+ * job, the latest SCHEDULED run of each job (the job's ledger: how far its slots are
+ * accounted for — without it, its slots would be counted as missed again), and its newest
+ * SUCCEEDED run (the job's `lastSuccessAt`). Background: never
  * throws, never delays firing (one short statement at a time, with a pause between).
  */
 export class Retention {

@@ -26,10 +26,10 @@ describe('retention', () => {
     const { pool } = cronql;
     const jobs = await pool.query(
       `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, pause_reason)
-       SELECT gen_random_uuid(), 'ret-' || i, 1, 'log', 'RECURRING', '0 3 * * *', 'PAUSED', 'fixture' FROM generate_series(1, 3) AS i
+       SELECT gen_random_uuid(), 'ret-' || i, 1, 'log', 'RECURRING', '0 3 * * *', 'PAUSED', 'fixture' FROM generate_series(1, 4) AS i
        RETURNING id, job_key`,
     );
-    const [a, b, c] = jobs.rows.map((r) => r.id as string);
+    const [a, b, c, d] = jobs.rows.map((r) => r.id as string);
     const insert = (job: string, daysAgo: number, status: string, trigger = 'SCHEDULED', label = '') =>
       pool.query(
         `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, failure_message,
@@ -46,6 +46,10 @@ describe('retention', () => {
     // Job c: an expired RUNNING run stays (the sweep settles it first); an expired SKIPPED one goes.
     await insert(c, 400, 'RUNNING', 'SCHEDULED', 'active');
     await insert(c, 401, 'SKIPPED', 'SCHEDULED', 'expired');
+    // Job d: its newest success is old, failures came after: the success stays (its lastSuccessAt).
+    await insert(d, 320, 'SUCCEEDED', 'MANUAL', 'last success');
+    for (let i = 0; i < 3; i++) await insert(d, 300 - i, 'FAILED', 'MANUAL', 'expired');
+    await insert(d, 290, 'FAILED', 'SCHEDULED', 'ledger d');
 
     const rounds: number[] = [];
     const retention = new Retention({ store: storeOf(pool), log: createLogger(), days: 180, now: () => now, batchSize: 7, onPruned: (n) => rounds.push(n) });
@@ -53,12 +57,14 @@ describe('retention', () => {
     // Two instances at once: one prunes (the other finds the lock taken). 29 rows in batches of
     // 7: a round stops at the first short batch, so deleting them all took five.
     const [deleted, byOther] = await Promise.all([retention.prune(), other.prune()]);
-    expect(deleted + byOther).toBe(25 + 3 + 1);
+    expect(deleted + byOther).toBe(25 + 3 + 1 + 3);
     const left = await pool.query(`SELECT failure_message AS label, count(*)::int AS n FROM cron_job_runs GROUP BY 1 ORDER BY 1`);
     expect(left.rows).toEqual([
       { label: 'active', n: 1 },
+      { label: 'last success', n: 1 },
       { label: 'latest', n: 1 },
       { label: 'ledger', n: 1 },
+      { label: 'ledger d', n: 1 },
       { label: 'recent', n: 5 },
     ]);
     expect(rounds).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { CatchUpPolicy, JobStatus, ScheduleType } from '../../domain/enums.js';
 
@@ -52,7 +52,11 @@ export class JobDefinition {
   @Property({ type: 'integer', default: 0 })
   consecutiveFailures: number & Opt = 0;
 
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  /** When the newest SUCCEEDED run ended: read from the runs (a partial index), never written here. */
+  @Formula(
+    (alias) => `(SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = ${alias}.id AND r.status = 'SUCCEEDED')`,
+    { type: 'datetime', nullable: true, lazy: false },
+  )
   lastSuccessAt?: Date | null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
