@@ -1,0 +1,233 @@
+import { mkdir } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { dashboardLink } from '../../src/auth/admin-token.js';
+import { startApi, type Api } from '../graphql/support.js';
+import { browserTestsRun, launchChromium, recordingContext, type Recorder } from '../support/chromium.js';
+
+/**
+ * The dashboard in headless Chromium against a real cronql (runtime, PostgreSQL, HTTP and
+ * graphql-ws): sign-in, the two views kept live, the actions through their forms, the DST marks
+ * of the preview, the live indicator, a load of 1,000 jobs and 100 runs/s, and a screenshot of
+ * each view in test-artifacts/dashboard/ (git-ignored).
+ */
+const run = browserTestsRun('dashboard.browser');
+
+/** Where the screenshots go (git-ignored). */
+export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
+
+describe.skipIf(!run)('the dashboard in headless Chromium', () => {
+  let api: Api;
+  let base: string;
+  let browser: Browser;
+  let admin: BrowserContext;
+  let page: Page;
+  const recorder: Recorder = { requests: [], websockets: [], problems: [] };
+  const serverUrls: string[] = [];
+  const sockets = new Set<Socket>();
+  let jobId = '';
+
+  beforeAll(async () => {
+    api = await startApi();
+    base = api.http.url;
+    api.http.server.on('request', (req) => serverUrls.push(req.url ?? ''));
+    api.http.server.on('upgrade', (req, socket: Socket) => {
+      serverUrls.push(req.url ?? '');
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    browser = await launchChromium();
+    admin = await recordingContext(browser, base, recorder, { viewport: { width: 1440, height: 900 } });
+    page = await admin.newPage();
+    await mkdir(ARTIFACTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  const shot = (name: string, p: Page = page) => p.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const go = async (hash: string, p: Page = page) => {
+    // A click on a link or a fragment change: never a reload.
+    await p.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+  };
+
+  it('opens the startup link: the token leaves the address bar for sessionStorage, ADMIN sees the actions', async () => {
+    await page.goto(dashboardLink(base, api.adminToken), { waitUntil: 'load' });
+    await page.locator('[data-testid=jobs-table]').waitFor();
+    expect(await page.evaluate<string>('location.href')).toBe(`${base}/dashboard#/jobs`);
+    const entries = await page.evaluate<string[]>('navigation.entries().map((e) => e.url)');
+    for (const entry of entries) expect(entry).not.toContain(api.adminToken);
+    expect(await page.evaluate<string | null>(`sessionStorage.getItem('cronql:dashboard:token')`)).toBe(api.adminToken);
+    expect(await page.locator('[data-testid=role]').innerText()).toBe('ADMIN');
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await expect.poll(() => page.getByRole('link', { name: 'New job…' }).count()).toBe(1);
+    for (const url of serverUrls) expect(url).not.toContain(api.adminToken);
+
+    // Reload: still signed in (sessionStorage), no token in any URL.
+    await page.reload({ waitUntil: 'load' });
+    await page.locator('[data-testid=role]').waitFor();
+    expect(await page.locator('[data-testid=role]').innerText()).toBe('ADMIN');
+  });
+
+  it('creates a seconds-job through the form; an invalid expression is refused next to its field', async () => {
+    await page.evaluate('window.__sameDocument = true');
+    await page.getByRole('link', { name: 'New job…' }).click();
+    await page.locator('#f-key').fill('dash-every-second');
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('#f-cronExpression').fill('* * * 31 2 *');
+    await page.locator('#f-payload').fill('{ "message": "hello from the dashboard" }');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const cronError = page.locator('[data-field=cronExpression] .field-error');
+    await cronError.waitFor();
+    expect(await cronError.getAttribute('data-code')).toBe('INVALID_CRON_EXPRESSION');
+
+    await page.locator('#f-cronExpression').fill('* * * * * *');
+    await expect.poll(() => page.locator('[data-field=cronExpression] .hint').innerText()).toContain('Every second');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    jobId = (await page.locator('article[data-job-id]').getAttribute('data-job-id'))!;
+    expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await page.locator('#job-title').innerText()).toContain('dash-every-second');
+  });
+
+  it('shows its runs appearing live in Execution jobs, without a reload', async () => {
+    await page.getByRole('link', { name: 'Execution jobs' }).click();
+    const rows = page.locator('[data-testid=runs-table] tbody tr[data-run-id]');
+    await rows.first().waitFor();
+    const first = new Set(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id'))));
+    // New runs keep arriving (one a second) and finish (SUCCEEDED), with no request for the page.
+    await expect
+      .poll(async () => (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')))).filter((id) => !first.has(id)).length, { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(2);
+    await page.locator('[data-testid=runs-table] tbody tr[data-status=SUCCEEDED]').first().waitFor();
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    await shot('execution-jobs');
+  });
+
+  it('run now adds a MANUAL run', async () => {
+    await go(`#/jobs/${jobId}`);
+    await page.getByRole('button', { name: 'Run now…' }).click();
+    await page.locator('[data-testid=run-now-dialog]').getByRole('button', { name: 'Run now' }).click();
+    await page.locator('.notice').waitFor();
+    await page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL]').first().waitFor({ timeout: 10_000 });
+    await go('#/runs');
+    await page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL]').first().waitFor({ timeout: 10_000 });
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+  });
+
+  it('pause with an empty reason shows REASON_REQUIRED next to the reason; with a reason it pauses', async () => {
+    await go(`#/jobs/${jobId}`);
+    await page.getByRole('button', { name: 'Pause…' }).click();
+    const dialog = page.locator('[data-testid=pause-dialog]');
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    const error = dialog.locator('.field-error');
+    await error.waitFor();
+    expect(await error.getAttribute('data-code')).toBe('REASON_REQUIRED');
+    expect(await page.locator('article[data-job-id]').getAttribute('data-status')).toBe('ACTIVE');
+
+    await dialog.locator('#pause-reason').fill('maintenance window');
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('article[data-status=PAUSED]').waitFor();
+    expect(await page.locator('[data-testid=pause-reason]').innerText()).toContain('maintenance window');
+    await shot('job-detail');
+
+    await go('#/jobs');
+    const row = page.locator(`[data-testid=jobs-table] tr[data-job-id="${jobId}"]`);
+    await row.waitFor();
+    expect(await row.getAttribute('data-status')).toBe('PAUSED');
+    expect(await row.innerText()).toContain('maintenance window');
+    await shot('scheduled-jobs');
+  });
+
+  it('marks the DST-shifted slot of 30 2 * * * in America/New_York on 2026-03-08', async () => {
+    const created = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${api.adminToken}` },
+      body: JSON.stringify({
+        query: 'mutation { createJob(input: { key: "dash-dst", target: "log", scheduleType: RECURRING, cronExpression: "30 2 * * *", timezone: "America/New_York" }) { id } }',
+      }),
+    }).then((r) => r.json() as Promise<{ data: { createJob: { id: string } } }>);
+    await go(`#/jobs/${created.data.createJob.id}`);
+    await page.locator('input[name=previewFrom]').fill('2026-03-05');
+    const shifted = page.locator('[data-testid=preview-table] tr[data-slot="2026-03-08T07:30:00.000Z"]');
+    await shifted.waitFor();
+    expect(await shifted.getAttribute('data-mark')).toBe('shifted');
+    expect(await shifted.innerText()).toContain('2026-03-08 03:30:00');
+    expect(await shifted.innerText()).toContain('02:30 does not exist');
+    // Its neighbours are ordinary slots at 02:30 local time.
+    const marks = await page.locator('[data-testid=preview-table] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-mark')));
+    expect(marks).toHaveLength(10);
+    expect(marks.filter((m) => m === 'shifted')).toHaveLength(1);
+    expect(await page.locator('[data-testid=preview-table] tr[data-slot="2026-03-07T07:30:00.000Z"]').getAttribute('data-mark')).toBe('');
+    await shot('job-detail-dst-preview');
+  });
+
+  it('a run\'s detail shows its payload snapshot and output', async () => {
+    await go('#/runs');
+    const link = page.locator('[data-testid=runs-table] tbody tr[data-status=SUCCEEDED] a', { hasText: 'Details' }).first();
+    await link.click();
+    await page.locator('article[data-run-id]').waitFor();
+    await expect.poll(() => page.locator('pre[aria-label="Payload snapshot"]').innerText()).toContain('hello from the dashboard');
+    expect(await page.locator('pre[aria-label="Output"]').innerText()).toContain('hello from the dashboard');
+    await shot('run-detail');
+  });
+
+  it('shows when the live connection is lost and when it is back', async () => {
+    await go('#/runs');
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await page.evaluate(`(() => {
+      window.__liveStates = [];
+      const el = document.querySelector('[data-testid=live]');
+      new MutationObserver(() => window.__liveStates.push(el.getAttribute('data-state') + ':' + el.textContent)).observe(el, { attributes: true, childList: true, subtree: true, characterData: true });
+    })()`);
+    expect(sockets.size).toBeGreaterThan(0);
+    for (const socket of sockets) socket.destroy();
+    await page.locator('[data-testid=live][data-state=live][data-reconnections="1"]').waitFor({ timeout: 20_000 });
+    const states = await page.evaluate<string[]>('window.__liveStates');
+    expect(states.some((s) => s.startsWith('lost:') && s.includes('Connection lost'))).toBe(true);
+    expect(await page.locator('[data-testid=live]').innerText()).toContain('reconnected');
+  });
+
+  it('a VIEWER sees no action buttons', async () => {
+    const viewerRecorder: Recorder = { requests: [], websockets: [], problems: [] };
+    const ctx = await recordingContext(browser, base, viewerRecorder, { viewport: { width: 1440, height: 900 } });
+    try {
+      const viewer = await ctx.newPage();
+      await viewer.goto(dashboardLink(base, api.viewerToken), { waitUntil: 'load' });
+      await viewer.locator('[data-testid=jobs-table] tbody tr[data-job-id]').first().waitFor();
+      expect(await viewer.locator('[data-testid=role]').innerText()).toBe('VIEWER');
+      const actionNames = /New job|Pause|Resume|Run now|New version|Retire|Cancel run/;
+      expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      expect(await viewer.getByRole('link', { name: actionNames }).count()).toBe(0);
+      await viewer.evaluate(`location.hash = '#/jobs/${jobId}'`);
+      await viewer.locator('article[data-job-id]').waitFor();
+      await viewer.locator('[data-testid=versions-table] tbody tr').first().waitFor();
+      expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      expect(await viewer.getByRole('link', { name: actionNames }).count()).toBe(0);
+      await viewer.evaluate(`location.hash = '#/runs'`);
+      await viewer.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
+      expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      expect(viewerRecorder.problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('made no request outside the test server, no CSP violation and no page error', async () => {
+    const urls = [...recorder.requests.map((r) => r.url()), ...recorder.websockets];
+    expect(urls.length).toBeGreaterThan(5);
+    const httpBase = `${base}/`;
+    const wsBase = `${base.replace(/^http/, 'ws')}/`;
+    expect(urls.filter((u) => !u.startsWith(httpBase) && !u.startsWith(wsBase) && !/^(data|blob):/.test(u))).toEqual([]);
+    for (const u of urls.filter((x) => x.startsWith(httpBase))) {
+      expect(new URL(u).pathname).toMatch(/^\/(dashboard(\/assets\/[0-9a-f]{12}\/[\w.-]+)?|graphql)$/);
+    }
+    for (const r of recorder.requests) expect(r.url()).not.toContain(api.adminToken);
+    expect(recorder.problems).toEqual([]);
+  });
+});
