@@ -94,9 +94,11 @@ export function RunsTable({ filter, label, showJob = true }: { filter: RunFilter
                 <td class="failure" title={run.failureMessage ?? undefined}>
                   {run.failureCode ? <span class="code">{run.failureCode}</span> : null} {run.failureMessage ? <span class="muted">{truncate(run.failureMessage, 80)}</span> : null}
                 </td>
-                <td class="row-actions">
-                  <a href={href.run(run.id)}>Details</a>
-                  <CancelRunButton run={run} onDone={(r) => setRows((rs) => rs.map((x) => (x.id === r.id ? { ...x, ...r } : x)))} />
+                <td>
+                  <div class="row-actions">
+                    <a href={href.run(run.id)}>Details</a>
+                    <CancelRunButton run={run} onDone={(r) => setRows((rs) => rs.map((x) => (x.id === r.id ? { ...x, ...r } : x)))} />
+                  </div>
                 </td>
               </tr>
             ))}
