@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardLink } from '../../src/auth/admin-token.js';
+import { ScheduleType } from '../../src/domain/enums.js';
 import { startApi, type Api } from '../graphql/support.js';
 import { browserTestsRun, launchChromium, recordingContext, type Recorder } from '../support/chromium.js';
 
@@ -184,8 +185,16 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
       new MutationObserver(() => window.__liveStates.push(el.getAttribute('data-state') + ':' + el.textContent)).observe(el, { attributes: true, childList: true, subtree: true, characterData: true });
     })()`);
     expect(sockets.size).toBeGreaterThan(0);
+    const before = Number(await page.locator('[data-testid=live]').getAttribute('data-reconnections'));
     for (const socket of sockets) socket.destroy();
-    await page.locator('[data-testid=live][data-state=live][data-reconnections="1"]').waitFor({ timeout: 20_000 });
+    await page
+      .locator(`[data-testid=live][data-state=live][data-reconnections="${before + 1}"]`)
+      .waitFor({ timeout: 20_000 })
+      .catch(async (err: Error) => {
+        const seen = await page.evaluate<string[]>('window.__liveStates');
+        const now = await page.locator('[data-testid=live]').evaluate((el) => `${el.getAttribute('data-state')} ${el.getAttribute('data-reconnections')}`);
+        throw new Error(`${err.message}; reconnections before ${before}, states seen ${JSON.stringify(seen)}, now ${now}`);
+      });
     const states = await page.evaluate<string[]>('window.__liveStates');
     expect(states.some((s) => s.startsWith('lost:') && s.includes('Connection lost'))).toBe(true);
     expect(await page.locator('[data-testid=live]').innerText()).toContain('reconnected');
@@ -196,15 +205,15 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
     // 900 one-time jobs far ahead and 100 that fire every second (100 runs/s, 3 changes each).
     const specs = Array.from({ length: 1_000 }, (_, i) =>
       i < 100
-        ? { key: `load-${String(i).padStart(4, '0')}`, target: 'log', scheduleType: 'RECURRING' as const, cronExpression: '* * * * * *', payload: { message: `load ${i}` } }
-        : { key: `load-${String(i).padStart(4, '0')}`, target: 'log', scheduleType: 'ONE_TIME' as const, runAt: new Date('2099-01-01T00:00:00Z') },
+        ? { key: `load-${String(i).padStart(4, '0')}`, target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * * *', payload: { message: `load ${i}` } }
+        : { key: `load-${String(i).padStart(4, '0')}`, target: 'log', scheduleType: ScheduleType.ONE_TIME, runAt: new Date('2099-01-01T00:00:00Z') },
     );
     // The every-second ones last, so the first page of jobs (newest first) is the busy one.
     specs.reverse();
     const busy: string[] = [];
     for (let i = 0; i < specs.length; i += 25) {
       const created = await Promise.all(specs.slice(i, i + 25).map((spec) => cronql.jobs.create(spec)));
-      for (const job of created) if (job.scheduleType === 'RECURRING') busy.push(job.id);
+      for (const job of created) if (job.scheduleType === ScheduleType.RECURRING) busy.push(job.id);
     }
     expect(busy).toHaveLength(100);
     try {
@@ -258,7 +267,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
 
   it('writes a screenshot of each view', async () => {
     // A failing job too, so the views show a failure reason and a failure count.
-    const failing = await api.cronql.jobs.create({ key: 'dash-failing', target: 'http', scheduleType: 'RECURRING', cronExpression: '*/2 * * * * *', payload: { url: 'http://127.0.0.1:9/' } });
+    const failing = await api.cronql.jobs.create({ key: 'dash-failing', target: 'http', scheduleType: ScheduleType.RECURRING, cronExpression: '*/2 * * * * *', payload: { url: 'http://127.0.0.1:9/' } });
     try {
       await page.reload({ waitUntil: 'load' });
       await go('#/runs');
@@ -278,6 +287,28 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
       await api.cronql.jobs.pause(failing.id, 'screenshots taken');
     }
   }, 60_000);
+
+  it('is operable with the keyboard alone', async () => {
+    await go(`#/jobs/${jobId}`);
+    await page.locator('article[data-job-id]').waitFor();
+    await page.evaluate('document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)');
+    // Tab through the page: the views, the actions and the rows' links are all reached.
+    const reached: string[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      await page.keyboard.press('Tab');
+      reached.push(await page.evaluate<string>("(document.activeElement && (document.activeElement.getAttribute('aria-label') || document.activeElement.textContent || document.activeElement.tagName)).trim()"));
+    }
+    for (const name of ['Skip to content', 'Scheduled jobs', 'Execution jobs', 'Sign out', 'Resume', 'Run now…', 'New version…', 'Retire…']) {
+      expect(reached).toContain(name);
+    }
+    // Enter opens a dialog, the focus is inside it, Escape closes it.
+    await page.getByRole('button', { name: 'Run now…' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid=run-now-dialog]').waitFor();
+    expect(await page.evaluate<boolean>("!!document.activeElement.closest('dialog')")).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.locator('[data-testid=run-now-dialog]').waitFor({ state: 'detached' });
+  });
 
   it('a VIEWER sees no action buttons', async () => {
     const viewerRecorder: Recorder = { requests: [], websockets: [], problems: [] };
