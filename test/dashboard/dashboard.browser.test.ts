@@ -20,7 +20,7 @@ const run = browserTestsRun('dashboard.browser');
 /** Where the screenshots go (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 
-describe.skipIf(!run)('the dashboard in headless Chromium', () => {
+describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 }, () => {
   let api: Api;
   let base: string;
   let browser: Browser;
@@ -178,7 +178,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
 
   it('shows when the live connection is lost and when it is back', async () => {
     await go('#/runs');
-    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await page.locator('[data-testid=live][data-state=live]').waitFor({ timeout: 30_000 });
     await page.evaluate(`(() => {
       window.__liveStates = [];
       const el = document.querySelector('[data-testid=live]');
@@ -189,7 +189,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
     for (const socket of sockets) socket.destroy();
     await page
       .locator(`[data-testid=live][data-state=live][data-reconnections="${before + 1}"]`)
-      .waitFor({ timeout: 20_000 })
+      .waitFor({ timeout: 40_000 })
       .catch(async (err: Error) => {
         const seen = await page.evaluate<string[]>('window.__liveStates');
         const now = await page.locator('[data-testid=live]').evaluate((el) => `${el.getAttribute('data-state')} ${el.getAttribute('data-reconnections')}`);
@@ -198,7 +198,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', () => {
     const states = await page.evaluate<string[]>('window.__liveStates');
     expect(states.some((s) => s.startsWith('lost:') && s.includes('Connection lost'))).toBe(true);
     expect(await page.locator('[data-testid=live]').innerText()).toContain('reconnected');
-  });
+  }, 90_000);
 
   it('stays responsive with 1,000 jobs and 100 runs a second arriving live', async () => {
     const { cronql } = api;

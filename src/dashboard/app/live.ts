@@ -85,8 +85,11 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
     retryAttempts: Number.POSITIVE_INFINITY,
     shouldRetry: () => true,
     retryWait: async (retries) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 300 * 2 ** Math.min(retries, 6)) * (0.75 + Math.random() / 2)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 300 * 2 ** Math.min(retries, 5)) * (0.75 + Math.random() / 2)));
     },
+    // A close the client deems final (e.g. 4429 "too slow") ends its own retry loop; the
+    // subscription's error handler below subscribes again, which reconnects.
+    onNonLazyError: () => {},
     on: {
       connecting: () => setState(everConnected ? 'lost' : 'connecting'),
       connected: () => {
