@@ -97,6 +97,11 @@ export function graphiqlLink(baseUrl: string, token: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/graphiql#token=${encodeURIComponent(token)}`;
 }
 
+/** The dashboard's address, signed in the same way as GraphiQL's (the token in the fragment). */
+export function dashboardLink(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/dashboard#token=${encodeURIComponent(token)}`;
+}
+
 /** A server URL a browser can open: a wildcard bind address (0.0.0.0, ::) becomes localhost. */
 export function browsableUrl(baseUrl: string): string {
   return baseUrl.replace(/^(\w+:\/\/)(?:0\.0\.0\.0|\[::\]|\[::0\]|\[0:0:0:0:0:0:0:0\])(?=[:/]|$)/, '$1localhost');
@@ -114,8 +119,12 @@ export function adminTokenStartupLines(resolved: ResolvedAdminToken, serverUrl: 
       `cronql: generated an admin token (kept in ${resolved.file}; shown only this once):`,
       `  ${resolved.token}`,
       `cronql: open GraphiQL, signed in as admin: ${graphiqlLink(baseUrl, resolved.token)}`,
+      `cronql: open the dashboard, signed in as admin: ${dashboardLink(baseUrl, resolved.token)}`,
     ];
   }
   const where = resolved.file ? `the token is in ${resolved.file}` : 'token from CRONQL_ADMIN_TOKEN';
-  return [`cronql: GraphiQL at ${graphiql} (${where}; append #token=<token> to sign in)`];
+  return [
+    `cronql: GraphiQL at ${graphiql} (${where}; append #token=<token> to sign in)`,
+    `cronql: dashboard at ${baseUrl.replace(/\/+$/, '')}/dashboard (the same token, the same way)`,
+  ];
 }

@@ -13,6 +13,9 @@ export class JobFilterInput {
   @Field(() => String, { nullable: true })
   key?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'Keys containing this text, ignoring case (a search; `key` is exact).' })
+  keyContains?: string | null;
+
   @Field(() => ScheduleType, { nullable: true })
   scheduleType?: ScheduleType | null;
 }

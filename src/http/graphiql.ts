@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
-import type { Express, Request, Response } from 'express';
+import type { Express } from 'express';
 import {
   css,
   editorWorkerService,
@@ -10,8 +7,7 @@ import {
   js,
   jsonWorker,
 } from '@graphql-yoga/render-graphiql/graphiql';
-
-const gzip = promisify(gzipCallback);
+import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
 
 /**
  * GraphiQL at `/graphiql`, served entirely by cronql (no CDN): the page is the GraphiQL 5 bundle of
@@ -84,12 +80,7 @@ export const GRAPHIQL_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export interface GraphiqlAsset {
-  name: string;
-  contentType: string;
-  body: Buffer;
-  etag: string;
-}
+export type GraphiqlAsset = StaticFile;
 
 export interface GraphiqlBundle {
   /** Path of the page, e.g. `/graphiql`. */
@@ -103,17 +94,11 @@ export interface GraphiqlBundle {
   totalBytes: number;
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
 /** JSON that is also safe inside any JavaScript context (no `</script>`, no U+2028/9 surprises). */
 const jsonForJs = (value: unknown) =>
   JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-function asset(name: string, contentType: string, body: string | Buffer): GraphiqlAsset {
-  const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return { name, contentType, body: buf, etag: `"${createHash('sha256').update(buf).digest('base64url').slice(0, 27)}"` };
-}
+const asset = staticFile;
 
 /** The script loaded first, in `<head>`: takes the token out of the fragment, then boots GraphiQL. */
 function bootScript(config: { endpoint: string; title: string; defaultQuery: string; workers: Record<string, string> }): string {
@@ -234,11 +219,7 @@ function render(options: GraphiqlOptions): GraphiqlBundle {
 
   // One version for the whole set: asset URLs change whenever any content or option does, so
   // they can be cached forever.
-  const version = createHash('sha256')
-    .update(JSON.stringify({ endpoint, title, defaultQuery, path }))
-    .update(statics.map((a) => a.etag).join())
-    .digest('hex')
-    .slice(0, 12);
+  const version = versionOf(statics, { endpoint, title, defaultQuery, path });
   const assetBase = `${path}/assets/${version}`;
 
   const boot = asset(
@@ -282,33 +263,8 @@ ${faviconMatch ? `    <link rel="icon" href="${assetBase}/favicon.ico" />\n` : '
   return { path, assetBase, html, assets, totalBytes };
 }
 
-const gzipped = new WeakMap<GraphiqlAsset, Promise<Buffer>>();
-
-async function send(req: Request, res: Response, file: GraphiqlAsset, cacheControl: string): Promise<void> {
-  res.setHeader('Content-Type', file.contentType);
-  res.setHeader('Cache-Control', cacheControl);
-  res.setHeader('Content-Security-Policy', GRAPHIQL_CSP);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-  res.setHeader('Vary', 'Accept-Encoding');
-  const compress = file.body.length > 1024 && req.acceptsEncodings('gzip', 'identity') === 'gzip';
-  if (!compress) {
-    res.setHeader('ETag', file.etag);
-    res.send(file.body);
-    return;
-  }
-  let body = gzipped.get(file);
-  if (!body) {
-    body = gzip(file.body, { level: 9 });
-    gzipped.set(file, body);
-  }
-  res.setHeader('ETag', `${file.etag.slice(0, -1)}-gz"`);
-  res.setHeader('Content-Encoding', 'gzip');
-  res.send(await body);
-}
+const send = (req: Parameters<typeof sendStaticFile>[0], res: Parameters<typeof sendStaticFile>[1], file: GraphiqlAsset, cacheControl: string) =>
+  sendStaticFile(req, res, file, cacheControl, GRAPHIQL_CSP);
 
 /**
  * Serves GraphiQL at `GET /graphiql` and its files at `GET /graphiql/assets/<version>/<name>`.
@@ -317,10 +273,7 @@ async function send(req: Request, res: Response, file: GraphiqlAsset, cacheContr
  */
 export function mountGraphiql(app: Express, options: GraphiqlOptions = {}): GraphiqlBundle {
   const bundle = renderGraphiqlBundle(options);
-  const fail = (res: Response, err: unknown) => {
-    if (!res.headersSent) res.status(500).type('text/plain').send('internal error');
-    else res.destroy(err as Error);
-  };
+  const fail = failSend;
   app.get(bundle.path, (req, res) => {
     // The page is tiny; revalidate it so an upgrade's new asset URLs are picked up at once.
     send(req, res, bundle.html, 'no-cache').catch((err) => fail(res, err));

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Cronql } from '../app.js';
 import type { Config } from '../config.js';
+import { mountDashboard } from './dashboard.js';
 import { mountGraphiql } from './graphiql.js';
 import { mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
@@ -43,7 +44,8 @@ const CLOSE_GRACE_MS = 5_000;
 
 /**
  * The HTTP side of a cronql process: health endpoints always; unless the role is `scheduler`,
- * GraphiQL (`/graphiql`, public: the page holds no data) and the GraphQL API with its WebSocket
+ * GraphiQL (`/graphiql`) and the dashboard (`/dashboard`) — public: the pages hold no data — and
+ * the GraphQL API with its WebSocket
  * (same port, `/graphql`, token required).
  */
 export async function startHttpServer(cronql: Cronql, config: HttpServerOptions): Promise<HttpServer> {
@@ -56,6 +58,7 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
   if (config.role !== 'scheduler') {
     if (!config.adminToken) throw new Error('startHttpServer: adminToken is required to serve the GraphQL API');
     mountGraphiql(app);
+    mountDashboard(app);
     api = await mountGraphqlApi(app, server, cronql, {
       adminToken: config.adminToken,
       viewerToken: config.viewerToken,

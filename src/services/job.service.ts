@@ -25,6 +25,8 @@ export interface JobFilter {
   status?: JobStatus[] | null;
   target?: string | null;
   key?: string | null;
+  /** Keys containing this text, ignoring case. */
+  keyContains?: string | null;
   scheduleType?: ScheduleType | null;
 }
 
@@ -100,8 +102,11 @@ export class JobService {
     if (filter.status?.length) where.status = { $in: filter.status };
     checkText('filter.target', filter.target);
     checkText('filter.key', filter.key);
+    checkText('filter.keyContains', filter.keyContains);
     if (filter.target) where.target = filter.target;
     if (filter.key) where.jobKey = filter.key;
+    // A search box's text: LIKE's own wildcards in it are literal characters.
+    if (filter.keyContains) where.jobKey = { ...(filter.key ? { $eq: filter.key } : {}), $ilike: `%${filter.keyContains.replace(/[\\%_]/g, '\\$&')}%` };
     if (filter.scheduleType) where.scheduleType = filter.scheduleType;
     const em = this.em();
     const position = decodeCursor(after);

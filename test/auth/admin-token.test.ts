@@ -7,6 +7,7 @@ import {
   adminTokenStartupLines,
   browsableUrl,
   generateAdminToken,
+  dashboardLink,
   graphiqlLink,
   resolveAdminToken,
 } from '../../src/auth/admin-token.js';
@@ -99,17 +100,28 @@ describe('graphiqlLink', () => {
   });
 });
 
+describe('dashboardLink', () => {
+  it('puts the token in the fragment, URL-encoded, like graphiqlLink', () => {
+    const url = new URL(dashboardLink('http://[::1]:4000/', 'x/y+z&a'));
+    expect(url.pathname).toBe('/dashboard');
+    expect(url.search).toBe('');
+    expect(new URLSearchParams(url.hash.slice(1)).get('token')).toBe('x/y+z&a');
+  });
+});
+
 describe('adminTokenStartupLines', () => {
   it('prints the token and the signed-in link only when generated', () => {
     const generated = adminTokenStartupLines({ token: 'cq_admin_T', generated: true, file: '/d/admin-token' }, 'http://h:1');
     expect(generated.join('\n')).toContain('cq_admin_T');
     expect(generated.join('\n')).toContain('http://h:1/graphiql#token=cq_admin_T');
+    expect(generated.join('\n')).toContain('http://h:1/dashboard#token=cq_admin_T');
     const stored = adminTokenStartupLines({ token: 'cq_admin_T', generated: false, file: '/d/admin-token' }, 'http://h:1');
     expect(stored.join('\n')).not.toContain('cq_admin_T');
     expect(stored.join('\n')).toContain('/d/admin-token');
     const env = adminTokenStartupLines({ token: 'secret-from-env-1234', generated: false }, 'http://h:1');
     expect(env.join('\n')).not.toContain('secret-from-env-1234');
     expect(env.join('\n')).toContain('http://h:1/graphiql');
+    expect(env.join('\n')).toContain('http://h:1/dashboard');
   });
 
   it('prints an address a browser can open when bound to all interfaces', () => {

@@ -85,6 +85,15 @@ describe('jobs', () => {
     expect(paused.jobs.totalCount).toBe(0);
   });
 
+  test('keyContains searches keys ignoring case; LIKE wildcards in it are literal', async () => {
+    const found = await ok(api.url, JobsDocument, { filter: { keyContains: 'Q-D' } }, token);
+    expect(found.jobs.nodes.map((n) => n.id)).toEqual([ids[3]]);
+    expect((await ok(api.url, JobsDocument, { filter: { keyContains: 'q-' } }, token)).jobs.totalCount).toBe(5);
+    expect((await ok(api.url, JobsDocument, { filter: { keyContains: 'q_' } }, token)).jobs.totalCount).toBe(0);
+    expect((await ok(api.url, JobsDocument, { filter: { keyContains: '%' } }, token)).jobs.totalCount).toBe(0);
+    expect((await ok(api.url, JobsDocument, { filter: { keyContains: 'q-', key: 'q-b' } }, token)).jobs.nodes.map((n) => n.id)).toEqual([ids[1]]);
+  });
+
   test('a job as given, with DateTimes in UTC', async () => {
     const job = (await ok(api.url, JobDocument, { id: ids[0] }, token)).job;
     expect(job).toMatchObject({ key: 'q-a', runAt: '2099-06-01T10:00:00.000Z', nextRunAt: '2099-06-01T10:00:00.000Z', payload: { message: 'q-a' }, supersedes: null, supersededBy: null, lastRun: null });

@@ -35,6 +35,8 @@ export type CreateJobInput = {
 
 export type JobFilter = {
   key?: string | null | undefined;
+  /** Keys containing this text, ignoring case (a search; `key` is exact). */
+  keyContains?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
   status?: Array<JobStatus> | null | undefined;
   target?: string | null | undefined;

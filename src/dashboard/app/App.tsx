@@ -1,0 +1,191 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, createApi } from './api.js';
+import { JobDetailView } from './JobDetailView.js';
+import { JobFormView } from './JobForm.js';
+import { JobsView } from './JobsView.js';
+import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
+import { Q } from './queries.js';
+import { href, useRoute } from './router.js';
+import { RunDetailView } from './RunDetailView.js';
+import { RunsView } from './RunsView.js';
+import { SessionContext, useSession, type Session } from './session-context.js';
+import { storeToken } from './session.js';
+import { ErrorBox } from './ui.js';
+
+/**
+ * The page: sign-in when there is no (valid) token, else the header (views, live indicator,
+ * role) and the view of the fragment.
+ */
+export function App({ endpoint, initialToken }: { endpoint: string; initialToken: string | null }) {
+  const [token, setToken] = useState(initialToken);
+  const [problem, setProblem] = useState<unknown>(null);
+  if (!token) {
+    return (
+      <SignIn
+        problem={problem}
+        onToken={(t) => {
+          storeToken(t);
+          setProblem(null);
+          setToken(t);
+        }}
+      />
+    );
+  }
+  return (
+    <SignedIn
+      key={token}
+      endpoint={endpoint}
+      token={token}
+      onSignOut={(why) => {
+        storeToken(null);
+        setProblem(why);
+        setToken(null);
+      }}
+    />
+  );
+}
+
+function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: string; onSignOut(why: unknown): void }) {
+  const api = useMemo(() => createApi(endpoint, token), [endpoint, token]);
+  const [session, setSession] = useState<Session | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    let live: LiveFeed | undefined;
+    let cancelled = false;
+    (async () => {
+      // Which role the token has: `instances` answers ADMIN only (API.md).
+      let role: Session['role'] = 'ADMIN';
+      try {
+        await api.request(Q.role);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'FORBIDDEN') role = 'VIEWER';
+        else throw err;
+      }
+      const { targets } = await api.request<{ targets: Session['targets'] }>(Q.targets);
+      if (cancelled) return;
+      live = createLiveFeed(endpoint, token, (reason) => onSignOut(new ApiError(reason, 'UNAUTHENTICATED')));
+      setSession({ api, live, role, targets });
+    })().catch((err: unknown) => {
+      if (cancelled) return;
+      if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') onSignOut(err);
+      else setError(err);
+    });
+    return () => {
+      cancelled = true;
+      live?.dispose();
+    };
+  }, [api]);
+
+  if (error) {
+    return (
+      <main class="page">
+        <ErrorBox error={error} />
+        <button type="button" onClick={() => location.reload()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (!session) return <p class="loading" aria-busy="true">Signing in…</p>;
+  return (
+    <SessionContext.Provider value={session}>
+      <Shell onSignOut={() => onSignOut(null)} />
+    </SessionContext.Provider>
+  );
+}
+
+function Shell({ onSignOut }: { onSignOut(): void }) {
+  const route = useRoute();
+  const session = useSession();
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : 'jobs';
+  useEffect(() => {
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : 'Scheduled jobs'}`;
+  }, [section]);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">cronql</span>
+        <nav aria-label="Views">
+          <a href={href.jobs()} aria-current={section === 'jobs' ? 'page' : undefined}>
+            Scheduled jobs
+          </a>
+          <a href={href.runs()} aria-current={section === 'runs' ? 'page' : undefined}>
+            Execution jobs
+          </a>
+        </nav>
+        <LiveIndicator live={session.live} />
+        <span class={`role role-${session.role.toLowerCase()}`} data-testid="role">
+          {session.role}
+        </span>
+        <button type="button" class="link" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" class="page" tabIndex={-1}>
+        {route.view === 'jobs' && <JobsView />}
+        {route.view === 'runs' && <RunsView />}
+        {route.view === 'job' && <JobDetailView key={route.id} id={route.id} />}
+        {route.view === 'new-job' && <JobFormView />}
+        {route.view === 'new-version' && <JobFormView key={route.id} versionOf={route.id} />}
+        {route.view === 'run' && <RunDetailView key={route.id} id={route.id} />}
+      </main>
+    </>
+  );
+}
+
+const LIVE_TEXT: Record<LiveState, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  lost: 'Connection lost — reconnecting…',
+};
+
+/** Whether the live feed is up; announced to screen readers when it changes. */
+function LiveIndicator({ live }: { live: LiveFeed }) {
+  const [state, setState] = useState(live.state);
+  const [reconnections, setReconnections] = useState(live.reconnections);
+  useEffect(
+    () =>
+      live.onState((s) => {
+        setState(s);
+        setReconnections(live.reconnections);
+      }),
+    [live],
+  );
+  return (
+    <span class={`live live-${state}`} role="status" aria-live="polite" data-testid="live" data-state={state} data-reconnections={reconnections}>
+      <span class="dot" aria-hidden="true" />
+      {LIVE_TEXT[state]}
+      {state === 'live' && reconnections > 0 ? ' (reconnected)' : ''}
+    </span>
+  );
+}
+
+function SignIn({ problem, onToken }: { problem: unknown; onToken(token: string): void }) {
+  const [value, setValue] = useState('');
+  return (
+    <main class="page sign-in">
+      <h1>cronql dashboard</h1>
+      <p>
+        Open the link cronql prints at startup (<code>…/dashboard#token=…</code>), or paste a token. It is kept for this tab only and sent only in the
+        Authorization header.
+      </p>
+      <ErrorBox error={problem} />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (value.trim()) onToken(value.trim());
+        }}
+      >
+        <label for="token">Token</label>
+        <input id="token" name="token" type="password" autoComplete="off" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+        <button type="submit" class="primary">
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,228 @@
+import { useState } from 'preact/hooks';
+import { JobActions } from './actions.js';
+import { describeCron } from './describe.js';
+import { explainSlot } from './dst-marks.js';
+import { formatTime } from './format.js';
+import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
+import { Q, type JobDetail, type JobVersion } from './queries.js';
+import { href } from './router.js';
+import { RunsTable } from './RunsTable.js';
+import { ErrorBox, Json, Status, Time } from './ui.js';
+
+/** Job detail: the definition, the actions, every version, the next 10 slots and the run history. */
+export function JobDetailView({ id }: { id: string }) {
+  const { data, error, reload } = useQuery<{ job: JobDetail | null }>(Q.job, { id }, id);
+  const job = data?.job;
+  const reloadSoon = useThrottled(reload, 1_000);
+  useLiveRuns((batch) => {
+    if (job && batch.some((r) => r.jobKey === job.key && r.jobVersion === job.version)) reloadSoon();
+  });
+  useResync(reload);
+
+  if (error && !job) return <ErrorBox error={error} />;
+  if (!data) return <p aria-busy="true">Loading…</p>;
+  if (!job) return <p role="alert">No job with id {id}.</p>;
+  const described = describeCron(job.cronExpression);
+  return (
+    <article aria-labelledby="job-title" class="detail" data-job-id={job.id} data-status={job.status}>
+      <div class="view-head">
+        <h1 id="job-title">
+          <span class="mono">{job.key}</span> <span class="muted">v{job.version}</span> <Status value={job.status} />
+        </h1>
+        <JobActions job={job} onChanged={reload} />
+      </div>
+      {job.pauseReason && (
+        <p class="pause-reason" data-testid="pause-reason">
+          Paused: {job.pauseReason}
+        </p>
+      )}
+      <div class="columns">
+        <section aria-labelledby="def-title">
+          <h2 id="def-title">Definition</h2>
+          <dl class="props">
+            <dt>Target</dt>
+            <dd class="mono">{job.target}</dd>
+            <dt>Schedule</dt>
+            <dd>
+              {job.scheduleType === 'RECURRING' ? (
+                <>
+                  <code>{job.cronExpression}</code> {described && <span class="muted">— {described}</span>}
+                </>
+              ) : (
+                <>
+                  once, at <Time iso={job.runAt} />
+                </>
+              )}
+            </dd>
+            <dt>Time zone</dt>
+            <dd>{job.timezone}</dd>
+            <dt>Next run</dt>
+            <dd>
+              <Time iso={job.nextRunAt} />
+            </dd>
+            <dt>Last run</dt>
+            <dd>
+              {job.lastRun ? (
+                <a href={href.run(job.lastRun.id)}>
+                  <Status value={job.lastRun.status} /> <Time iso={job.lastRun.scheduledAt} />
+                </a>
+              ) : (
+                'never'
+              )}
+            </dd>
+            <dt>Failures in a row</dt>
+            <dd>
+              {job.consecutiveFailures}
+              {job.pauseAfterFailures ? <span class="muted"> (pauses itself at {job.pauseAfterFailures})</span> : null}
+            </dd>
+            <dt>Last success / failure</dt>
+            <dd>
+              <Time iso={job.lastSuccessAt} /> / <Time iso={job.lastFailureAt} />
+            </dd>
+            <dt>Timeout</dt>
+            <dd>{job.timeoutSeconds ? `${job.timeoutSeconds} s` : 'none'}</dd>
+            <dt>Missed slots</dt>
+            <dd>
+              catch-up {job.catchUp}
+              {job.catchUpLimit ? ` (at most ${job.catchUpLimit})` : ''}
+            </dd>
+            <dt>Created</dt>
+            <dd>
+              <Time iso={job.createdAt} /> by {job.createdBy ?? '—'}
+            </dd>
+            <dt>Updated</dt>
+            <dd>
+              <Time iso={job.updatedAt} /> by {job.updatedBy ?? '—'}
+            </dd>
+          </dl>
+          <h3>Payload</h3>
+          <Json value={job.payload} label="Payload" />
+        </section>
+        <section aria-labelledby="preview-title">
+          <h2 id="preview-title">Next slots</h2>
+          <Preview job={job} />
+        </section>
+      </div>
+      <Versions jobKey={job.key} currentId={job.id} />
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">Run history (all versions)</h2>
+        <RunsTable filter={{ jobKey: job.key }} label="Run history" />
+      </section>
+    </article>
+  );
+}
+
+/**
+ * The next 10 slots from `previewSchedule`, in the job's zone and in UTC, with the slots that
+ * daylight-saving time moves (a gap) or makes ambiguous (a repeated hour) marked.
+ */
+function Preview({ job }: { job: JobDetail }) {
+  const recurring = job.scheduleType === 'RECURRING' && !!job.cronExpression;
+  const [fromDate, setFromDate] = useState('');
+  const from = /^\d{4}-\d{2}-\d{2}$/.test(fromDate) ? `${fromDate}T00:00:00Z` : undefined;
+  const { data, error } = useQuery<{ previewSchedule: string[] }>(
+    Q.preview,
+    recurring ? { cronExpression: job.cronExpression, timezone: job.timezone, count: 10, ...(from ? { from } : {}) } : null,
+    `${job.cronExpression}|${job.timezone}|${from}`,
+  );
+  if (!recurring) return <p>A one-time job: it runs once, at {formatTime(job.runAt, job.timezone, true)} ({job.timezone}).</p>;
+  return (
+    <>
+      <label class="preview-from">
+        From (UTC day; empty: now){' '}
+        <input type="date" name="previewFrom" value={fromDate} onChange={(e) => setFromDate((e.target as HTMLInputElement).value)} />
+      </label>
+      <SlotTable
+        slots={data?.previewSchedule}
+        error={error}
+        expression={job.cronExpression!}
+        timezone={job.timezone}
+        note={job.status !== 'ACTIVE' ? `The job is ${job.status}: these are the slots it would have.` : undefined}
+      />
+    </>
+  );
+}
+
+export function SlotTable(props: { slots: string[] | undefined; error: unknown; expression: string; timezone: string; note?: string }) {
+  if (props.error) return <ErrorBox error={props.error} />;
+  if (!props.slots) return <p aria-busy="true">Loading…</p>;
+  return (
+    <>
+      {props.note && <p class="muted">{props.note}</p>}
+      <table class="grid slots" data-testid="preview-table">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">{props.timezone}</th>
+            <th scope="col">UTC</th>
+            <th scope="col">DST</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.slots.map((slot, i) => {
+            const explained = explainSlot(props.expression, props.timezone, slot);
+            return (
+              <tr data-slot={slot} data-mark={explained?.mark ?? ''} class={explained ? `mark-${explained.mark}` : undefined}>
+                <td class="num">{i + 1}</td>
+                <td>{formatTime(slot, props.timezone, true)}</td>
+                <td>{formatTime(slot, 'UTC')}</td>
+                <td>
+                  {explained && (
+                    <span class={`dst dst-${explained.mark}`} title={explained.note}>
+                      {explained.mark === 'shifted' ? 'shifted by DST gap' : 'repeated hour'}
+                      <span class="small muted"> — {explained.note}</span>
+                    </span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** Every version of the key (the supersedes chain), newest first. */
+function Versions({ jobKey, currentId }: { jobKey: string; currentId: string }) {
+  const { data, error } = useQuery<{ jobs: { nodes: JobVersion[] } }>(Q.versions, { key: jobKey }, `${jobKey}|${currentId}`);
+  const versions = (data?.jobs.nodes ?? []).slice().sort((a, b) => b.version - a.version);
+  return (
+    <section aria-labelledby="versions-title">
+      <h2 id="versions-title">Versions</h2>
+      <ErrorBox error={error} />
+      <table class="grid" data-testid="versions-table">
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Status</th>
+            <th scope="col">Schedule</th>
+            <th scope="col">Target</th>
+            <th scope="col">Supersedes</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v) => (
+            <tr aria-current={v.id === currentId ? 'page' : undefined}>
+              <td>
+                {v.id === currentId ? <strong>v{v.version}</strong> : <a href={href.job(v.id)}>v{v.version}</a>}
+              </td>
+              <td>
+                <Status value={v.status} />
+              </td>
+              <td>
+                {v.scheduleType === 'RECURRING' ? <code>{v.cronExpression}</code> : <Time iso={v.runAt} />} <span class="muted small">{v.timezone}</span>
+              </td>
+              <td class="mono">{v.target}</td>
+              <td>{v.supersedes ? <a href={href.job(v.supersedes.id)}>v{v.supersedes.version}</a> : '—'}</td>
+              <td>
+                <Time iso={v.createdAt} /> <span class="muted small">{v.createdBy ?? ''}</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

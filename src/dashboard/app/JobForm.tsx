@@ -1,0 +1,270 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+import { describeCron } from './describe.js';
+import { useQuery } from './hooks.js';
+import { Q, type CatchUpPolicy, type JobDetail, type ScheduleType } from './queries.js';
+import { href, navigate } from './router.js';
+import { useSession } from './session-context.js';
+import { SlotTable } from './JobDetailView.js';
+import { ErrorBox, FieldError } from './ui.js';
+
+/** The form's fields, as typed. Everything is checked by the API, which names the field it refuses. */
+interface Values {
+  key: string;
+  target: string;
+  scheduleType: ScheduleType;
+  cronExpression: string;
+  runAt: string; // datetime-local, browser zone
+  timezone: string;
+  payload: string; // JSON text
+  timeoutSeconds: string;
+  catchUp: CatchUpPolicy;
+  catchUpLimit: string;
+  pauseAfterFailures: string;
+}
+
+type FieldName = keyof Values;
+
+/** Codes whose field the API implies without naming it. */
+const FIELD_OF_CODE: Record<string, FieldName> = {
+  KEY_EXISTS: 'key',
+  UNKNOWN_TARGET: 'target',
+  INVALID_CRON_EXPRESSION: 'cronExpression',
+  INVALID_TIMEZONE: 'timezone',
+  INVALID_RUN_AT: 'runAt',
+  PAYLOAD_TOO_LARGE: 'payload',
+};
+
+function fieldOf(error: unknown, values: Values): FieldName | null {
+  if (!(error instanceof ApiError)) return null;
+  const named = error.field?.replace(/^input\./, '').split(/[.[]/)[0];
+  if (named && named in values) return named as FieldName;
+  return FIELD_OF_CODE[error.code] ?? null;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+const EMPTY: Values = {
+  key: '',
+  target: '',
+  scheduleType: 'RECURRING',
+  cronExpression: '',
+  runAt: '',
+  timezone: 'UTC',
+  payload: '',
+  timeoutSeconds: '',
+  catchUp: 'NONE',
+  catchUpLimit: '',
+  pauseAfterFailures: '',
+};
+
+function fromJob(job: JobDetail): Values {
+  return {
+    key: job.key,
+    target: job.target,
+    scheduleType: job.scheduleType,
+    cronExpression: job.cronExpression ?? '',
+    runAt: toLocalInput(job.runAt),
+    timezone: job.timezone,
+    payload: job.payload === null || job.payload === undefined ? '' : JSON.stringify(job.payload, null, 2),
+    timeoutSeconds: job.timeoutSeconds?.toString() ?? '',
+    catchUp: job.catchUp,
+    catchUpLimit: job.catchUpLimit?.toString() ?? '',
+    pauseAfterFailures: job.pauseAfterFailures?.toString() ?? '',
+  };
+}
+
+/** `createJob` (no `versionOf`) or `createJobVersion` of an existing job, prefilled from it. */
+export function JobFormView({ versionOf }: { versionOf?: string }) {
+  const { role } = useSession();
+  const { data, error } = useQuery<{ job: JobDetail | null }>(Q.job, versionOf ? { id: versionOf } : null, versionOf ?? '');
+  if (role !== 'ADMIN') return <p role="alert">Creating and changing jobs needs the ADMIN token.</p>;
+  if (!versionOf) return <JobForm initial={EMPTY} />;
+  if (error) return <ErrorBox error={error} />;
+  if (!data) return <p aria-busy="true">Loading…</p>;
+  if (!data.job) return <p role="alert">No job with id {versionOf}.</p>;
+  return <JobForm initial={fromJob(data.job)} job={data.job} />;
+}
+
+function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
+  const { api, targets } = useSession();
+  const [values, setValues] = useState<Values>(initial);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (name: FieldName) => (e: Event) => setValues((v) => ({ ...v, [name]: (e.target as HTMLInputElement).value }));
+  const errorField = fieldOf(error, values);
+  const errorFor = (name: FieldName) => (errorField === name ? (error as ApiError) : undefined);
+  const zones = useMemo(() => (typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []), []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const input: Record<string, unknown> = {
+      target: values.target,
+      scheduleType: values.scheduleType,
+      timezone: values.timezone.trim() || 'UTC',
+      catchUp: values.catchUp,
+    };
+    if (!job) input.key = values.key;
+    if (values.scheduleType === 'RECURRING') input.cronExpression = values.cronExpression;
+    else input.runAt = values.runAt ? new Date(values.runAt).toISOString() : null;
+    if (job) {
+      // A new version copies omitted fields: say explicitly what the other schedule type had.
+      if (values.scheduleType === 'RECURRING') input.runAt = null;
+      else input.cronExpression = null;
+    }
+    const int = (name: FieldName, text: string) => {
+      if (!text.trim()) return null;
+      const n = Number(text);
+      if (!Number.isInteger(n)) throw new ApiError(`${name} must be a whole number`, 'BAD_USER_INPUT', name);
+      return n;
+    };
+    try {
+      input.payload = values.payload.trim() ? JSON.parse(values.payload) : null;
+    } catch (err) {
+      setError(new ApiError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
+      return;
+    }
+    try {
+      input.timeoutSeconds = int('timeoutSeconds', values.timeoutSeconds);
+      input.catchUpLimit = int('catchUpLimit', values.catchUpLimit);
+      input.pauseAfterFailures = int('pauseAfterFailures', values.pauseAfterFailures);
+    } catch (err) {
+      setError(err);
+      return;
+    }
+    setBusy(true);
+    try {
+      if (job) {
+        const { createJobVersion } = await api.request<{ createJobVersion: { id: string } }>(Q.createJobVersion, { id: job.id, input });
+        navigate(href.job(createJobVersion.id));
+      } else {
+        const { createJob } = await api.request<{ createJob: { id: string } }>(Q.createJob, { input });
+        navigate(href.job(createJob.id));
+      }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (name: FieldName, label: string, control: JSX.Element, hint?: ComponentChildren) => {
+    const err = errorFor(name);
+    return (
+      <div class={`field ${err ? 'invalid' : ''}`} data-field={name}>
+        <label for={`f-${name}`}>{label}</label>
+        {control}
+        {hint && <div class="hint">{hint}</div>}
+        <FieldError error={err} id={`f-${name}-error`} />
+      </div>
+    );
+  };
+  const aria = (name: FieldName) => ({ id: `f-${name}`, name, 'aria-invalid': errorField === name, 'aria-describedby': errorField === name ? `f-${name}-error` : undefined });
+
+  return (
+    <section aria-labelledby="form-title">
+      <h1 id="form-title">{job ? `New version of ${job.key} (now v${job.version})` : 'New job'}</h1>
+      {job && <p class="muted">The new version replaces v{job.version}, which is retired; fields left as they are carry over.</p>}
+      <form class="job-form" onSubmit={submit} noValidate>
+        {field('key', 'Key', <input {...aria('key')} value={values.key} onInput={set('key')} readOnly={!!job} autoComplete="off" />, 'a stable name, e.g. billing.close-day')}
+        {field(
+          'target',
+          'Target',
+          <select {...aria('target')} value={values.target} onChange={set('target')}>
+            <option value="">choose…</option>
+            {targets.map((t) => (
+              <option value={t.name}>
+                {t.name}
+                {t.description ? ` — ${t.description}` : ''}
+              </option>
+            ))}
+            {values.target && !targets.some((t) => t.name === values.target) && <option value={values.target}>{values.target}</option>}
+          </select>,
+        )}
+        <fieldset class="field">
+          <legend>Schedule</legend>
+          <label>
+            <input type="radio" name="scheduleType" value="RECURRING" checked={values.scheduleType === 'RECURRING'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'RECURRING' }))} /> Recurring (cron)
+          </label>
+          <label>
+            <input type="radio" name="scheduleType" value="ONE_TIME" checked={values.scheduleType === 'ONE_TIME'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'ONE_TIME' }))} /> Once
+          </label>
+        </fieldset>
+        {values.scheduleType === 'RECURRING'
+          ? field(
+              'cronExpression',
+              'Cron expression',
+              <input {...aria('cronExpression')} class="mono" value={values.cronExpression} onInput={set('cronExpression')} autoComplete="off" placeholder="0 9 * * 1-5" />,
+              <>5 fields, or 6 with seconds first. {describeCron(values.cronExpression) && <strong>{describeCron(values.cronExpression)}</strong>}</>,
+            )
+          : field('runAt', 'Run at (your time zone)', <input {...aria('runAt')} type="datetime-local" step="1" value={values.runAt} onInput={set('runAt')} />)}
+        {field(
+          'timezone',
+          'Time zone (IANA)',
+          <>
+            <input {...aria('timezone')} list="zones" value={values.timezone} onInput={set('timezone')} autoComplete="off" />
+            <datalist id="zones">
+              {zones.map((z) => (
+                <option value={z} />
+              ))}
+            </datalist>
+          </>,
+        )}
+        {values.scheduleType === 'RECURRING' && <FormPreview expression={values.cronExpression} timezone={values.timezone} />}
+        {field('payload', 'Payload (JSON, optional)', <textarea {...aria('payload')} class="mono" rows={5} value={values.payload} onInput={set('payload')} />, 'handed to the target as ctx.payload; may hold ${secrets.NAME} where supported')}
+        <div class="field-row">
+          {field('timeoutSeconds', 'Timeout (s)', <input {...aria('timeoutSeconds')} inputMode="numeric" value={values.timeoutSeconds} onInput={set('timeoutSeconds')} />)}
+          {field(
+            'catchUp',
+            'Missed slots',
+            <select {...aria('catchUp')} value={values.catchUp} onChange={set('catchUp')}>
+              <option value="NONE">NONE — record them</option>
+              <option value="LATEST">LATEST — run the latest</option>
+              <option value="ALL">ALL — run them, up to a limit</option>
+            </select>,
+          )}
+          {field('catchUpLimit', 'Catch-up limit', <input {...aria('catchUpLimit')} inputMode="numeric" value={values.catchUpLimit} onInput={set('catchUpLimit')} />)}
+          {field('pauseAfterFailures', 'Pause after failures in a row', <input {...aria('pauseAfterFailures')} inputMode="numeric" value={values.pauseAfterFailures} onInput={set('pauseAfterFailures')} />)}
+        </div>
+        {error && !errorField && <ErrorBox error={error} />}
+        <div class="form-buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            {job ? 'Create version' : 'Create job'}
+          </button>
+          <a class="button" href={job ? href.job(job.id) : href.jobs()}>
+            Cancel
+          </a>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** The next 5 slots of the expression being typed, from the API (which also says when it is invalid). */
+function FormPreview({ expression, timezone }: { expression: string; timezone: string }) {
+  const [debounced, setDebounced] = useState({ expression, timezone });
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced({ expression: expression.trim(), timezone: timezone.trim() || 'UTC' }), 400);
+    return () => clearTimeout(timer);
+  }, [expression, timezone]);
+  const ready = debounced.expression.length > 0;
+  const { data, error } = useQuery<{ previewSchedule: string[] }>(
+    Q.preview,
+    ready ? { cronExpression: debounced.expression, timezone: debounced.timezone, count: 5 } : null,
+    `${debounced.expression}|${debounced.timezone}`,
+  );
+  if (!ready) return null;
+  return (
+    <div class="form-preview" aria-live="polite">
+      <h2 class="small-heading">Next slots</h2>
+      <SlotTable slots={data?.previewSchedule} error={error} expression={debounced.expression} timezone={debounced.timezone} />
+    </div>
+  );
+}

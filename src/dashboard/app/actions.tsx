@@ -1,0 +1,241 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+import { ACTIVE_RUN, Q, type JobRow, type RunRow } from './queries.js';
+import { href } from './router.js';
+import { useSession } from './session-context.js';
+import { Dialog, ErrorBox, FieldError } from './ui.js';
+
+/**
+ * The everyday actions, for ADMIN only: this component renders nothing for a VIEWER (the API
+ * would refuse with FORBIDDEN anyway). Every rule — a pause needs a reason, a retired job
+ * takes no action, a finished run cannot be canceled — is the API's; its error codes are shown
+ * as they come.
+ */
+export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' | 'status'>; onChanged(): void }) {
+  const { api, role } = useSession();
+  const [dialog, setDialog] = useState<null | 'pause' | 'run' | 'retire'>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [started, setStarted] = useState<RunRow | null>(null);
+  if (role !== 'ADMIN') return null;
+
+  const call = async (query: string, variables: Record<string, unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.request(query, variables);
+      onChanged();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="actions" role="group" aria-label={`Actions on ${job.key}`}>
+      {job.status === 'ACTIVE' && (
+        <button type="button" onClick={() => setDialog('pause')}>
+          Pause…
+        </button>
+      )}
+      {job.status === 'PAUSED' && (
+        <button type="button" disabled={busy} onClick={() => call(Q.resumeJob, { id: job.id })}>
+          Resume
+        </button>
+      )}
+      {job.status !== 'RETIRED' && (
+        <>
+          <button type="button" onClick={() => setDialog('run')}>
+            Run now…
+          </button>
+          <a class="button" href={href.newVersion(job.id)}>
+            New version…
+          </a>
+          <button type="button" class="danger" onClick={() => setDialog('retire')}>
+            Retire…
+          </button>
+        </>
+      )}
+      <ErrorBox error={error} />
+      {started && (
+        <span class="notice" role="status">
+          {started.triggerType} run {started.status === 'SKIPPED' ? `skipped (${started.failureCode ?? 'SKIPPED'})` : 'requested'}:{' '}
+          <a href={href.run(started.id)}>see the run</a>
+        </span>
+      )}
+      {dialog === 'pause' && <PauseDialog jobId={job.id} jobKey={job.key} onClose={() => setDialog(null)} onDone={onChanged} />}
+      {dialog === 'run' && (
+        <RunNowDialog
+          jobId={job.id}
+          jobKey={job.key}
+          onClose={() => setDialog(null)}
+          onDone={(run) => {
+            setStarted(run);
+            onChanged();
+          }}
+        />
+      )}
+      {dialog === 'retire' && <RetireDialog jobId={job.id} jobKey={job.key} onClose={() => setDialog(null)} onDone={onChanged} />}
+    </div>
+  );
+}
+
+function PauseDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(): void }) {
+  const { api } = useSession();
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  // The reason is sent as typed, even empty: "a pause needs a reason" is the API's rule (REASON_REQUIRED).
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.request(Q.pauseJob, { id: jobId, reason });
+      onClose();
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldError = error instanceof ApiError && (error.code === 'REASON_REQUIRED' || error.field === 'reason') ? error : undefined;
+  return (
+    <Dialog title={`Pause ${jobKey}`} onClose={onClose} testId="pause-dialog">
+      <form onSubmit={submit}>
+        <label for="pause-reason">Reason (kept on the job, shown to everyone)</label>
+        <textarea id="pause-reason" name="reason" rows={3} value={reason} aria-describedby={fieldError ? 'pause-reason-error' : undefined} aria-invalid={!!fieldError} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
+        <FieldError error={fieldError} id="pause-reason-error" />
+        {!fieldError && <ErrorBox error={error} />}
+        <div class="dialog-buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            Pause
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(run: RunRow): void }) {
+  const { api } = useSession();
+  const [payload, setPayload] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const variables: Record<string, unknown> = { id: jobId };
+    if (payload.trim()) {
+      try {
+        variables.payload = JSON.parse(payload);
+      } catch (err) {
+        setError(new ApiError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
+        return;
+      }
+    }
+    setBusy(true);
+    try {
+      const { runJobNow } = await api.request<{ runJobNow: RunRow }>(Q.runJobNow, variables);
+      onClose();
+      onDone(runJobNow);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldError = error instanceof ApiError && (error.field === 'payload' || error.code === 'PAYLOAD_TOO_LARGE') ? error : undefined;
+  return (
+    <Dialog title={`Run ${jobKey} now`} onClose={onClose} testId="run-now-dialog">
+      <form onSubmit={submit}>
+        <label for="run-payload">Payload (JSON; empty: the job's own payload, a MANUAL run; given: an AD_HOC run)</label>
+        <textarea id="run-payload" name="payload" rows={5} class="mono" value={payload} aria-invalid={!!fieldError} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} />
+        <FieldError error={fieldError} id="run-payload-error" />
+        {!fieldError && <ErrorBox error={error} />}
+        <div class="dialog-buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            Run now
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function RetireDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(): void }) {
+  const { api } = useSession();
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.request(Q.retireJob, { id: jobId });
+      onClose();
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Retire ${jobKey}`} onClose={onClose} testId="retire-dialog">
+      <form onSubmit={submit}>
+        <p>A retired job never runs again and takes no further action; its runs stay. This cannot be undone (a new job needs a new key).</p>
+        <ErrorBox error={error} />
+        <div class="dialog-buttons">
+          <button type="submit" class="danger" disabled={busy}>
+            Retire
+          </button>
+          <button type="button" onClick={onClose}>
+            Keep it
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Cancel for a PENDING or RUNNING run (ADMIN only). */
+export function CancelRunButton({ run, onDone }: { run: Pick<RunRow, 'id' | 'status' | 'jobKey'>; onDone(run: RunRow): void }) {
+  const { api, role } = useSession();
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  if (role !== 'ADMIN' || !ACTIVE_RUN.includes(run.status)) return error ? <ErrorBox error={error} /> : null;
+  return (
+    <>
+      <button
+        type="button"
+        class="danger small"
+        disabled={busy}
+        aria-label={`Cancel run of ${run.jobKey}`}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            const { cancelRun } = await api.request<{ cancelRun: RunRow }>(Q.cancelRun, { id: run.id });
+            onDone(cancelRun);
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Cancel run
+      </button>
+      <ErrorBox error={error} />
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/**
+ * Views live in the fragment (`#/runs`, `#/jobs/<id>`): links work with the keyboard and the
+ * back button, and no view ever makes the server see a new URL.
+ */
+export type Route =
+  | { view: 'jobs' }
+  | { view: 'runs' }
+  | { view: 'job'; id: string }
+  | { view: 'new-job' }
+  | { view: 'new-version'; id: string }
+  | { view: 'run'; id: string };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '').split('?')[0]!.replace(/\/+$/, '');
+  const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  if (parts[0] === 'runs' && parts[1]) return { view: 'run', id: parts[1] };
+  if (parts[0] === 'runs') return { view: 'runs' };
+  if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
+  if (parts[0] === 'jobs' && parts[1] && parts[2] === 'new-version') return { view: 'new-version', id: parts[1] };
+  if (parts[0] === 'jobs' && parts[1]) return { view: 'job', id: parts[1] };
+  return { view: 'jobs' };
+}
+
+export const href = {
+  jobs: () => '#/jobs',
+  runs: () => '#/runs',
+  job: (id: string) => `#/jobs/${encodeURIComponent(id)}`,
+  newJob: () => '#/jobs/new',
+  newVersion: (id: string) => `#/jobs/${encodeURIComponent(id)}/new-version`,
+  run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
+};
+
+export function navigate(to: string): void {
+  location.hash = to;
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}

@@ -1,0 +1,350 @@
+import { mkdir } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { dashboardLink } from '../../src/auth/admin-token.js';
+import { ScheduleType } from '../../src/domain/enums.js';
+import { startApi, type Api } from '../graphql/support.js';
+import { browserTestsRun, launchChromium, recordingContext, type Recorder } from '../support/chromium.js';
+
+/**
+ * The dashboard in headless Chromium against a real cronql (runtime, PostgreSQL, HTTP and
+ * graphql-ws): sign-in, the two views kept live, the actions through their forms, the DST marks
+ * of the preview, the live indicator, a load of 1,000 jobs and 100 runs/s, and a screenshot of
+ * each view in test-artifacts/dashboard/ (git-ignored).
+ */
+const run = browserTestsRun('dashboard.browser');
+
+/** Where the screenshots go (git-ignored). */
+export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
+
+describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 }, () => {
+  let api: Api;
+  let base: string;
+  let browser: Browser;
+  let admin: BrowserContext;
+  let page: Page;
+  const recorder: Recorder = { requests: [], websockets: [], problems: [] };
+  const serverUrls: string[] = [];
+  const sockets = new Set<Socket>();
+  let jobId = '';
+
+  beforeAll(async () => {
+    api = await startApi();
+    base = api.http.url;
+    api.http.server.on('request', (req) => serverUrls.push(req.url ?? ''));
+    api.http.server.on('upgrade', (req, socket: Socket) => {
+      serverUrls.push(req.url ?? '');
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    browser = await launchChromium();
+    admin = await recordingContext(browser, base, recorder, { viewport: { width: 1440, height: 900 } });
+    page = await admin.newPage();
+    await mkdir(ARTIFACTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+  const go = async (hash: string, p: Page = page) => {
+    // A click on a link or a fragment change: never a reload.
+    await p.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+  };
+
+  it('opens the startup link: the token leaves the address bar for sessionStorage, ADMIN sees the actions', async () => {
+    await page.goto(dashboardLink(base, api.adminToken), { waitUntil: 'load' });
+    await page.locator('[data-testid=jobs-table]').waitFor();
+    expect(await page.evaluate<string>('location.href')).toBe(`${base}/dashboard#/jobs`);
+    const entries = await page.evaluate<string[]>('navigation.entries().map((e) => e.url)');
+    for (const entry of entries) expect(entry).not.toContain(api.adminToken);
+    expect(await page.evaluate<string | null>(`sessionStorage.getItem('cronql:dashboard:token')`)).toBe(api.adminToken);
+    expect(await page.locator('[data-testid=role]').innerText()).toBe('ADMIN');
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await expect.poll(() => page.getByRole('link', { name: 'New job…' }).count()).toBe(1);
+    for (const url of serverUrls) expect(url).not.toContain(api.adminToken);
+
+    // Reload: still signed in (sessionStorage), no token in any URL.
+    await page.reload({ waitUntil: 'load' });
+    await page.locator('[data-testid=role]').waitFor();
+    expect(await page.locator('[data-testid=role]').innerText()).toBe('ADMIN');
+  });
+
+  it('creates a seconds-job through the form; an invalid expression is refused next to its field', async () => {
+    await page.evaluate('window.__sameDocument = true');
+    await page.getByRole('link', { name: 'New job…' }).click();
+    await page.locator('#f-key').fill('dash-every-second');
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('#f-cronExpression').fill('* * * 31 2 *');
+    await page.locator('#f-payload').fill('{ "message": "hello from the dashboard" }');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const cronError = page.locator('[data-field=cronExpression] .field-error');
+    await cronError.waitFor();
+    expect(await cronError.getAttribute('data-code')).toBe('INVALID_CRON_EXPRESSION');
+
+    await page.locator('#f-cronExpression').fill('* * * * * *');
+    await expect.poll(() => page.locator('[data-field=cronExpression] .hint').innerText()).toContain('Every second');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    jobId = (await page.locator('article[data-job-id]').getAttribute('data-job-id'))!;
+    expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await page.locator('#job-title').innerText()).toContain('dash-every-second');
+  });
+
+  it('shows its runs appearing live in Execution jobs, without a reload', async () => {
+    await page.getByRole('link', { name: 'Execution jobs' }).click();
+    const rows = page.locator('[data-testid=runs-table] tbody tr[data-run-id]');
+    await rows.first().waitFor();
+    const first = new Set(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id'))));
+    // New runs keep arriving (one a second) and finish (SUCCEEDED), with no request for the page.
+    await expect
+      .poll(async () => (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')))).filter((id) => !first.has(id)).length, { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(2);
+    await page.locator('[data-testid=runs-table] tbody tr[data-status=SUCCEEDED]').first().waitFor();
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+  });
+
+  it('run now adds a MANUAL run', async () => {
+    await go(`#/jobs/${jobId}`);
+    await page.getByRole('button', { name: 'Run now…' }).click();
+    await page.locator('[data-testid=run-now-dialog]').getByRole('button', { name: 'Run now' }).click();
+    await page.locator('.notice').waitFor();
+    await page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL]').first().waitFor({ timeout: 10_000 });
+    await go('#/runs');
+    await page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL]').first().waitFor({ timeout: 10_000 });
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+  });
+
+  it('pause with an empty reason shows REASON_REQUIRED next to the reason; with a reason it pauses', async () => {
+    await go(`#/jobs/${jobId}`);
+    await page.getByRole('button', { name: 'Pause…' }).click();
+    const dialog = page.locator('[data-testid=pause-dialog]');
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    const error = dialog.locator('.field-error');
+    await error.waitFor();
+    expect(await error.getAttribute('data-code')).toBe('REASON_REQUIRED');
+    expect(await page.locator('article[data-job-id]').getAttribute('data-status')).toBe('ACTIVE');
+
+    await dialog.locator('#pause-reason').fill('maintenance window');
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('article[data-status=PAUSED]').waitFor();
+    expect(await page.locator('[data-testid=pause-reason]').innerText()).toContain('maintenance window');
+    await shot('job-detail');
+
+    await go('#/jobs');
+    const row = page.locator(`[data-testid=jobs-table] tr[data-job-id="${jobId}"]`);
+    await row.waitFor();
+    expect(await row.getAttribute('data-status')).toBe('PAUSED');
+    expect(await row.innerText()).toContain('maintenance window');
+  });
+
+  it('marks the DST-shifted slot of 30 2 * * * in America/New_York on 2026-03-08', async () => {
+    const created = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${api.adminToken}` },
+      body: JSON.stringify({
+        query: 'mutation { createJob(input: { key: "dash-dst", target: "log", scheduleType: RECURRING, cronExpression: "30 2 * * *", timezone: "America/New_York" }) { id } }',
+      }),
+    }).then((r) => r.json() as Promise<{ data: { createJob: { id: string } } }>);
+    await go(`#/jobs/${created.data.createJob.id}`);
+    await page.locator('input[name=previewFrom]').fill('2026-03-05');
+    const shifted = page.locator('[data-testid=preview-table] tr[data-slot="2026-03-08T07:30:00.000Z"]');
+    await shifted.waitFor();
+    expect(await shifted.getAttribute('data-mark')).toBe('shifted');
+    expect(await shifted.innerText()).toContain('2026-03-08 03:30:00');
+    expect(await shifted.innerText()).toContain('02:30 does not exist');
+    // Its neighbours are ordinary slots at 02:30 local time.
+    const marks = await page.locator('[data-testid=preview-table] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-mark')));
+    expect(marks).toHaveLength(10);
+    expect(marks.filter((m) => m === 'shifted')).toHaveLength(1);
+    expect(await page.locator('[data-testid=preview-table] tr[data-slot="2026-03-07T07:30:00.000Z"]').getAttribute('data-mark')).toBe('');
+    await shot('job-detail-dst-preview');
+  });
+
+  it('a run\'s detail shows its payload snapshot and output', async () => {
+    await go('#/runs');
+    const link = page.locator('[data-testid=runs-table] tbody tr[data-status=SUCCEEDED] a', { hasText: 'Details' }).first();
+    await link.click();
+    await page.locator('article[data-run-id]').waitFor();
+    await expect.poll(() => page.locator('pre[aria-label="Payload snapshot"]').innerText()).toContain('hello from the dashboard');
+    expect(await page.locator('pre[aria-label="Output"]').innerText()).toContain('hello from the dashboard');
+    await shot('run-detail');
+  });
+
+  it('shows when the live connection is lost and when it is back', async () => {
+    await go('#/runs');
+    await page.locator('[data-testid=live][data-state=live]').waitFor({ timeout: 30_000 });
+    await page.evaluate(`(() => {
+      window.__liveStates = [];
+      const el = document.querySelector('[data-testid=live]');
+      new MutationObserver(() => window.__liveStates.push(el.getAttribute('data-state') + ':' + el.textContent)).observe(el, { attributes: true, childList: true, subtree: true, characterData: true });
+    })()`);
+    expect(sockets.size).toBeGreaterThan(0);
+    const before = Number(await page.locator('[data-testid=live]').getAttribute('data-reconnections'));
+    for (const socket of sockets) socket.destroy();
+    await page
+      .locator(`[data-testid=live][data-state=live][data-reconnections="${before + 1}"]`)
+      .waitFor({ timeout: 40_000 })
+      .catch(async (err: Error) => {
+        const seen = await page.evaluate<string[]>('window.__liveStates');
+        const now = await page.locator('[data-testid=live]').evaluate((el) => `${el.getAttribute('data-state')} ${el.getAttribute('data-reconnections')}`);
+        throw new Error(`${err.message}; reconnections before ${before}, states seen ${JSON.stringify(seen)}, now ${now}`);
+      });
+    const states = await page.evaluate<string[]>('window.__liveStates');
+    expect(states.some((s) => s.startsWith('lost:') && s.includes('Connection lost'))).toBe(true);
+    expect(await page.locator('[data-testid=live]').innerText()).toContain('reconnected');
+  }, 90_000);
+
+  it('stays responsive with 1,000 jobs and 100 runs a second arriving live', async () => {
+    const { cronql } = api;
+    // 900 one-time jobs far ahead and 100 that fire every second (100 runs/s, 3 changes each).
+    const specs = Array.from({ length: 1_000 }, (_, i) =>
+      i < 100
+        ? { key: `load-${String(i).padStart(4, '0')}`, target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * * *', payload: { message: `load ${i}` } }
+        : { key: `load-${String(i).padStart(4, '0')}`, target: 'log', scheduleType: ScheduleType.ONE_TIME, runAt: new Date('2099-01-01T00:00:00Z') },
+    );
+    // The every-second ones last, so the first page of jobs (newest first) is the busy one.
+    specs.reverse();
+    const busy: string[] = [];
+    for (let i = 0; i < specs.length; i += 25) {
+      const created = await Promise.all(specs.slice(i, i + 25).map((spec) => cronql.jobs.create(spec)));
+      for (const job of created) if (job.scheduleType === ScheduleType.RECURRING) busy.push(job.id);
+    }
+    expect(busy).toHaveLength(100);
+    try {
+      // A probe in the page: the longest gap between 50 ms timer ticks is the longest freeze.
+      const probe = `(() => {
+        window.__gaps = { max: 0, last: performance.now(), ticks: 0 };
+        clearInterval(window.__probe);
+        window.__probe = setInterval(() => {
+          const now = performance.now();
+          window.__gaps.max = Math.max(window.__gaps.max, now - window.__gaps.last);
+          window.__gaps.last = now;
+          window.__gaps.ticks += 1;
+        }, 50);
+      })()`;
+      await go('#/runs');
+      await page.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
+      await page.evaluate(`(() => {
+        window.__seenRuns = new Set();
+        const body = document.querySelector('[data-testid=runs-table] tbody');
+        new MutationObserver((records) => {
+          for (const r of records) for (const n of r.addedNodes) if (n.dataset && n.dataset.runId) window.__seenRuns.add(n.dataset.runId);
+        }).observe(body, { childList: true });
+      })()`);
+      await page.evaluate(probe);
+      await new Promise((r) => setTimeout(r, 6_000));
+      const runsView = await page.evaluate<{ max: number; ticks: number; seen: number }>('({ max: window.__gaps.max, ticks: window.__gaps.ticks, seen: window.__seenRuns.size })');
+      console.log(`[dashboard.browser] Execution jobs under load: ${runsView.seen} new runs shown in 6 s, longest main-thread gap ${Math.round(runsView.max)} ms`);
+      expect(runsView.seen).toBeGreaterThan(150);
+      expect(runsView.max).toBeLessThan(1_000);
+
+      await go('#/jobs');
+      await page.locator('select', { hasText: '200' }).last().selectOption('200');
+      await expect.poll(() => page.locator('[data-testid=jobs-table] tbody tr[data-job-id]').count()).toBe(200);
+      expect(await page.locator('.pager-count').first().innerText()).toMatch(/of 100[0-9]$/);
+      await page.evaluate(probe);
+      const lastRuns = () => page.locator('[data-testid=jobs-table] tbody tr[data-job-id] td.last-run').allInnerTexts();
+      const before = (await lastRuns()).join('|');
+      await new Promise((r) => setTimeout(r, 4_000));
+      const jobsView = await page.evaluate<{ max: number }>('({ max: window.__gaps.max })');
+      console.log(`[dashboard.browser] Scheduled jobs (200 rows) under load: longest main-thread gap ${Math.round(jobsView.max)} ms`);
+      expect(jobsView.max).toBeLessThan(1_000);
+      expect((await lastRuns()).join('|')).not.toBe(before); // last runs moved on, live
+
+      // The key search goes through the API (keyContains), across all 1,000.
+      await page.locator('input[name=key]').fill('LOAD-09');
+      await expect.poll(() => page.locator('.pager-count').first().innerText()).toMatch(/of 100$/);
+    } finally {
+      await Promise.all(busy.map((id) => cronql.jobs.pause(id, 'load test over')));
+    }
+  }, 120_000);
+
+  it('writes a screenshot of each view', async () => {
+    // A failing job too, so the views show a failure reason and a failure count.
+    const failing = await api.cronql.jobs.create({ key: 'dash-failing', target: 'http', scheduleType: ScheduleType.RECURRING, cronExpression: '*/2 * * * * *', payload: { url: 'http://127.0.0.1:9/' } });
+    try {
+      await page.reload({ waitUntil: 'load' });
+      await go('#/runs');
+      await page.locator('[data-testid=runs-table] tbody tr[data-status=FAILED]').first().waitFor({ timeout: 15_000 });
+      await shot('execution-jobs', false);
+      await go('#/jobs');
+      await page.locator('input[name=key]').fill('dash');
+      await expect.poll(() => page.locator('[data-testid=jobs-table] tbody tr[data-job-id]').count()).toBe(3);
+      await page.locator('[data-testid=jobs-table] tr[data-job-key=dash-failing] td.last-run .status-failed').waitFor();
+      await shot('scheduled-jobs', false);
+      await go('#/runs');
+      await page.locator('[data-testid=runs-table] tbody tr[data-status=FAILED] a', { hasText: 'Details' }).first().click();
+      await page.locator('[data-testid=failure-code]').waitFor();
+      expect(await page.locator('[data-testid=failure-code]').innerText()).toBe('HTTP_BLOCKED');
+      await shot('run-detail-failed');
+    } finally {
+      await api.cronql.jobs.pause(failing.id, 'screenshots taken');
+    }
+  }, 60_000);
+
+  it('is operable with the keyboard alone', async () => {
+    await go(`#/jobs/${jobId}`);
+    await page.locator('article[data-job-id]').waitFor();
+    await page.evaluate('document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)');
+    // Tab through the page: the views, the actions and the rows' links are all reached.
+    const reached: string[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      await page.keyboard.press('Tab');
+      reached.push(await page.evaluate<string>("(document.activeElement && (document.activeElement.getAttribute('aria-label') || document.activeElement.textContent || document.activeElement.tagName)).trim()"));
+    }
+    for (const name of ['Skip to content', 'Scheduled jobs', 'Execution jobs', 'Sign out', 'Resume', 'Run now…', 'New version…', 'Retire…']) {
+      expect(reached).toContain(name);
+    }
+    // Enter opens a dialog, the focus is inside it, Escape closes it.
+    await page.getByRole('button', { name: 'Run now…' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid=run-now-dialog]').waitFor();
+    expect(await page.evaluate<boolean>("!!document.activeElement.closest('dialog')")).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.locator('[data-testid=run-now-dialog]').waitFor({ state: 'detached' });
+  });
+
+  it('a VIEWER sees no action buttons', async () => {
+    const viewerRecorder: Recorder = { requests: [], websockets: [], problems: [] };
+    const ctx = await recordingContext(browser, base, viewerRecorder, { viewport: { width: 1440, height: 900 } });
+    try {
+      const viewer = await ctx.newPage();
+      await viewer.goto(dashboardLink(base, api.viewerToken), { waitUntil: 'load' });
+      await viewer.locator('[data-testid=jobs-table] tbody tr[data-job-id]').first().waitFor();
+      expect(await viewer.locator('[data-testid=role]').innerText()).toBe('VIEWER');
+      const actionNames = /New job|Pause|Resume|Run now|New version|Retire|Cancel run/;
+      expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      expect(await viewer.getByRole('link', { name: actionNames }).count()).toBe(0);
+      await viewer.evaluate(`location.hash = '#/jobs/${jobId}'`);
+      await viewer.locator('article[data-job-id]').waitFor();
+      await viewer.locator('[data-testid=versions-table] tbody tr').first().waitFor();
+      expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      expect(await viewer.getByRole('link', { name: actionNames }).count()).toBe(0);
+      await viewer.evaluate(`location.hash = '#/runs'`);
+      await viewer.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
+      expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      expect(viewerRecorder.problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('made no request outside the test server, no CSP violation and no page error', async () => {
+    const urls = [...recorder.requests.map((r) => r.url()), ...recorder.websockets];
+    expect(urls.length).toBeGreaterThan(5);
+    const httpBase = `${base}/`;
+    const wsBase = `${base.replace(/^http/, 'ws')}/`;
+    expect(urls.filter((u) => !u.startsWith(httpBase) && !u.startsWith(wsBase) && !/^(data|blob):/.test(u))).toEqual([]);
+    for (const u of urls.filter((x) => x.startsWith(httpBase))) {
+      expect(new URL(u).pathname).toMatch(/^\/(dashboard(\/assets\/[0-9a-f]{12}\/[\w.-]+)?|graphql)$/);
+    }
+    for (const r of recorder.requests) expect(r.url()).not.toContain(api.adminToken);
+    expect(recorder.problems).toEqual([]);
+  });
+});
