@@ -6,7 +6,7 @@
  * database and jobs: the floor — one timer, then one batched `INSERT … ON CONFLICT` of the N slots
  * and one `UPDATE` of the N rows to RUNNING (median of three).
  *
- *   BENCH_CO_DUE=1000,10000,50000 BENCH_ZONES=UTC,America/New_York node --expose-gc dist/bench/co-due.js
+ *   BENCH_CO_DUE=1000,10000,50000 BENCH_ZONES=UTC,America/New_York BENCH_ROUNDS=2 node --expose-gc dist/bench/co-due.js
  */
 import pg from 'pg';
 import { createClient } from 'graphql-ws';
@@ -110,25 +110,40 @@ async function floor(url: string, slot: Date): Promise<number> {
   }
 }
 
+/** Rounds per size: the zones' scenarios alternate, and the zone comparison takes each zone's best round. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+
 const server = await benchServer(log);
 try {
-  const utc = new Map<number, number>();
   for (const n of SIZES) {
-    for (const zone of ZONES) {
-      const r = await scenario(server.url, n, zone);
-      const name = `co-due ${n.toLocaleString('en')} (${zone})`;
-      report({ scenario: name, figure: 'slot → RUNNING p99', value: r.p99, baselineName: 'floor', baseline: r.floor, goal: n <= 10_000 ? '≤ 1.5× floor' : undefined, met: r.p99 <= 1.5 * r.floor });
-      console.log(
-        `${name} | p50 ${r.p50} ms, max ${r.max} ms; rows for the slot ${r.recorded} of ${n}${r.recorded === n ? ' (none dropped)' : ' — DROPPED'}; ` +
-          `ready in ${r.readyMs.toFixed(0)} ms; heap ${(r.heapPerJob / 1024).toFixed(2)} KB per job`,
-      );
-      // Zones compared by their p99 relative to their own same-run floor: the load of the
-      // machine moves both figures of a run together, not the figures of two runs.
-      const relative = r.p99 / r.floor;
-      if (zone === 'UTC') utc.set(n, relative);
-      else if (utc.has(n)) {
-        report({ scenario: name, figure: 'p99 / floor', value: relative * 100, baselineName: 'UTC p99 / floor', baseline: utc.get(n)! * 100, unit: '%', goal: '≤ 1.2× UTC', met: relative <= 1.2 * utc.get(n)! });
+    const relative = new Map<string, number[]>(ZONES.map((z) => [z, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const zone of ZONES) {
+        const r = await scenario(server.url, n, zone);
+        const name = `co-due ${n.toLocaleString('en')} (${zone})${ROUNDS > 1 ? ` round ${round}` : ''}`;
+        report({ scenario: name, figure: 'slot → RUNNING p99', value: r.p99, baselineName: 'floor', baseline: r.floor, goal: n <= 10_000 ? '≤ 1.5× floor' : undefined, met: r.p99 <= 1.5 * r.floor });
+        console.log(
+          `${name} | p50 ${r.p50} ms, max ${r.max} ms; rows for the slot ${r.recorded} of ${n}${r.recorded === n ? ' (none dropped)' : ' — DROPPED'}; ` +
+            `ready in ${r.readyMs.toFixed(0)} ms; heap ${(r.heapPerJob / 1024).toFixed(2)} KB per job`,
+        );
+        relative.get(zone)!.push(r.p99 / r.floor);
       }
+    }
+    // Zones compared by their p99 relative to their own same-run floor (the load of the machine
+    // moves both figures of a run together), the best round of each zone (the least disturbed).
+    const utc = Math.min(...(relative.get('UTC') ?? []));
+    for (const zone of ZONES.filter((z) => z !== 'UTC')) {
+      const mine = Math.min(...relative.get(zone)!);
+      report({
+        scenario: `co-due ${n.toLocaleString('en')} (${zone} vs UTC, best of ${ROUNDS})`,
+        figure: 'p99 / floor',
+        value: mine * 100,
+        baselineName: 'UTC p99 / floor',
+        baseline: utc * 100,
+        unit: '%',
+        goal: '≤ 1.2× UTC',
+        met: mine <= 1.2 * utc,
+      });
     }
   }
 } catch (err) {
