@@ -1,11 +1,11 @@
-import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CronqlError } from '../errors.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { JobDefinition } from '../db/entities/job-definition.entity.js';
-import { Channel } from '../db/notifier.js';
+import { JobStore, JobWriteRefused } from '../db/job-store.js';
 import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
@@ -59,12 +59,20 @@ export function toSnapshot(job: JobDefinition): JobSnapshot {
 }
 
 /**
- * Job definitions: create, pause, resume, new version, retire, read. Every state change is a
- * conditional update on the expected state (so two admins or instances cannot both win), is
- * announced to the schedulers with NOTIFY in the same transaction, and bad input changes nothing.
+ * Job definitions: create, pause, resume, new version, retire, read. The rules live here
+ * (validation, which state a change needs, the errors callers see); the writes are the job
+ * store's (`db/job-store.ts`: conditional updates, NOTIFY in the same transaction, one place that
+ * tells this process's runtime). Bad input changes nothing.
  */
 export class JobService {
-  constructor(private readonly d: ServiceDeps) {}
+  private readonly store: JobStore;
+
+  constructor(private readonly d: ServiceDeps) {
+    // This process's runtime hears of the writes here; the others through the store's NOTIFY.
+    this.store = new JobStore(d.orm, (jobs) => {
+      for (const job of jobs) d.runtime?.jobChanged(toSnapshot(job));
+    });
+  }
 
   private em(): EntityManager {
     return this.d.orm.em.fork();
@@ -133,30 +141,12 @@ export class JobService {
     const key = validateKey(input.key);
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
-    const em = this.em();
-    const job = em.create(JobDefinition, {
-      jobKey: key,
-      version: 1,
-      ...valid,
-      status: JobStatus.ACTIVE,
-      createdBy: actor,
-      updatedBy: actor,
-      createdAt: now,
-      updatedAt: now,
-    });
     try {
-      await em.transactional(async (tx) => {
-        tx.persist(job);
-        await tx.flush();
-        await notify(tx, job.id);
-      });
+      return await this.store.create(key, valid, actor, now);
     } catch (err) {
-      // The key has a version 1 already (unique (job_key, version)), whoever created it when.
-      if (err instanceof UniqueConstraintViolationException) throw keyExists(key);
+      if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') throw keyExists(key);
       throw err;
     }
-    this.d.runtime?.jobChanged(toSnapshot(job));
-    return job;
   }
 
   async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobDefinition> {
@@ -208,43 +198,16 @@ export class JobService {
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
-    const em = this.em();
-    let created!: JobDefinition;
-    let retired!: JobDefinition;
     try {
-      await em.transactional(async (tx) => {
-        const n = await tx.nativeUpdate(
-          JobDefinition,
-          { id, status: { $ne: JobStatus.RETIRED } },
-          { status: JobStatus.RETIRED, pauseReason: null, updatedBy: actor, updatedAt: now },
-        );
-        if (n === 0) throw invalidState(old, 'createJobVersion');
-        // The live version is the newest one: every new version retires the one it replaces.
-        created = tx.create(JobDefinition, {
-          jobKey: old.jobKey,
-          version: old.version + 1,
-          ...valid,
-          status: JobStatus.ACTIVE,
-          supersedes: tx.getReference(JobDefinition, old.id),
-          createdBy: actor,
-          updatedBy: actor,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await tx.flush();
-        retired = (await tx.findOne(JobDefinition, { id }, { refresh: true }))!;
-        await notify(tx, old.id);
-        await notify(tx, created.id);
-      });
+      const [, created] = await this.store.supersede(old, valid, actor, now);
+      return created;
     } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
+      if (err instanceof JobWriteRefused && err.reason === 'NOT_IN_STATE') throw invalidState(old, 'createJobVersion');
+      if (err instanceof JobWriteRefused && err.reason === 'CONCURRENT') {
         throw new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`);
       }
       throw err;
     }
-    this.d.runtime?.jobChanged(toSnapshot(retired));
-    this.d.runtime?.jobChanged(toSnapshot(created));
-    return created;
   }
 
   private async transition(
@@ -255,26 +218,13 @@ export class JobService {
     action: string,
   ): Promise<JobDefinition> {
     const job = await this.getOrThrow(id);
-    const em = this.em();
-    const now = this.d.clock.now();
-    let updated: JobDefinition | null = null;
-    await em.transactional(async (tx) => {
-      const n = await tx.nativeUpdate(JobDefinition, { id, status: { $in: from } }, { ...change, updatedBy: actor, updatedAt: now });
-      if (n === 0) return;
-      updated = await tx.findOne(JobDefinition, { id }, { refresh: true });
-      await notify(tx, id);
-    });
+    const updated = await this.store.transition(id, from, change, actor, this.d.clock.now());
     if (!updated) {
       const current = (await this.get(id)) ?? job;
       throw invalidState(current, action);
     }
-    this.d.runtime?.jobChanged(toSnapshot(updated));
     return updated;
   }
-}
-
-function notify(em: EntityManager, jobId: string): Promise<unknown> {
-  return em.execute('SELECT pg_notify(?, ?)', [Channel.JOB_CHANGED, jobId]);
 }
 
 function keyExists(key: string): CronqlError {

@@ -157,7 +157,7 @@ describe('run store: one writer, one change per transition', () => {
     now = new Date(now.getTime() + 1000);
   });
 
-  it('no other module writes run rows', () => {
+  it('no other module writes run rows or job rows', () => {
     // The newcomer's promise: every run write is in src/db/run-store.ts.
     const files: string[] = [];
     const walk = (dir: string) => {
@@ -170,6 +170,11 @@ describe('run store: one writer, one change per transition', () => {
     walk('src');
     const writers = files.filter((f) => /(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+cron_job_runs\b/i.test(readFileSync(f, 'utf8')));
     expect(writers).toEqual([join('src', 'db', 'run-store.ts')]);
+    // Jobs likewise: the admin's writes in the job store, the consequences of runs in the run store.
+    const jobWriters = files.filter((f) =>
+      /(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+cron_job_definitions\b|nativeUpdate\(|nativeDelete\(|\.persist\(/i.test(readFileSync(f, 'utf8')),
+    );
+    expect(jobWriters.sort()).toEqual([join('src', 'db', 'job-store.ts'), join('src', 'db', 'run-store.ts')]);
     const publishers = files.filter((f) => /events\.(publish|emit)\(/.test(readFileSync(f, 'utf8')));
     expect(publishers.sort()).toEqual([join('src', 'app.ts'), join('src', 'runtime', 'run-event-relay.ts')]);
   });
