@@ -6,6 +6,7 @@ import { Migration20261124110000_health_index } from './Migration20261124110000_
 import { Migration20261124120000_revision_on_change } from './Migration20261124120000_revision_on_change.js';
 import { Migration20261124130000_job_fillfactor } from './Migration20261124130000_job_fillfactor.js';
 import { Migration20261124140000_last_success_from_runs } from './Migration20261124140000_last_success_from_runs.js';
+import { Migration20261124160000_job_policies } from './Migration20261124160000_job_policies.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261124120000_revision_on_change', class: Migration20261124120000_revision_on_change },
   { name: 'Migration20261124130000_job_fillfactor', class: Migration20261124130000_job_fillfactor },
   { name: 'Migration20261124140000_last_success_from_runs', class: Migration20261124140000_last_success_from_runs },
+  { name: 'Migration20261124160000_job_policies', class: Migration20261124160000_job_policies },
 ];

@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'INVALID_STATE'
   | 'PAYLOAD_TOO_LARGE'
+  /** A retry, overlap, jitter or capture value is out of range. */
+  | 'INVALID_POLICY'
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
   | 'DATABASE_UNAVAILABLE'
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */

@@ -1,14 +1,39 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { JobStatus } from '../domain/enums.js';
+import type { RetryPolicy } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 
 /** The fields of a new job version that the services validated. */
 export type JobFields = Pick<
   JobDefinition,
-  'target' | 'scheduleType' | 'cronExpression' | 'runAt' | 'timezone' | 'payload' | 'timeoutSeconds' | 'catchUp' | 'catchUpLimit' | 'pauseAfterFailures'
->;
+  | 'target'
+  | 'scheduleType'
+  | 'cronExpression'
+  | 'runAt'
+  | 'timezone'
+  | 'payload'
+  | 'timeoutSeconds'
+  | 'catchUp'
+  | 'catchUpLimit'
+  | 'pauseAfterFailures'
+  | 'overlap'
+  | 'maxConcurrentRuns'
+  | 'jitterSeconds'
+> & { retry: RetryPolicy | null };
+
+/** The job's columns for its fields (the retry policy is five columns). */
+function columns({ retry, ...rest }: JobFields) {
+  return {
+    ...rest,
+    retryMaxAttempts: retry?.maxAttempts ?? null,
+    retryBackoff: retry?.backoff ?? null,
+    retryDelaySeconds: retry?.delaySeconds ?? null,
+    retryMaxDelaySeconds: retry?.maxDelaySeconds ?? null,
+    retryOn: retry?.retryOn ?? null,
+  };
+}
 
 /** A state change of a job the caller asked for (its status, and what goes with it). */
 export type JobChange = Partial<Pick<JobDefinition, 'status' | 'pauseReason' | 'consecutiveFailures'>>;
@@ -47,7 +72,7 @@ export class JobStore {
     const job = em.create(JobDefinition, {
       jobKey: key,
       version: 1,
-      ...fields,
+      ...columns(fields),
       status: JobStatus.ACTIVE,
       createdBy: actor,
       updatedBy: actor,
@@ -90,7 +115,7 @@ export class JobStore {
         created = tx.create(JobDefinition, {
           jobKey: old.jobKey,
           version: old.version + 1,
-          ...fields,
+          ...columns(fields),
           status: JobStatus.ACTIVE,
           supersedes: tx.getReference(JobDefinition, old.id),
           createdBy: actor,

@@ -1,25 +1,30 @@
 import type { Pool } from './pool.js';
 import { jsonParam } from './pool.js';
-import { FailureCode, JobStatus, RunStatus, ScheduleType, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
+import { BackoffKind, FailureCode, JobStatus, NON_RETRYABLE_CODES, OverlapPolicy, RunStatus, ScheduleType, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { RUN_COLUMNS, created, moved, rowToRun, type RunChange, type RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
 import { Channel } from './notifier.js';
 import { lit, litList } from './sql.js';
 
-/** What a run copies from its job version (fixed for the life of a job row: versions are new rows). */
-export type FiringJob = Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'>;
+/**
+ * What a run copies from its job version, and the job's overlap policy (fixed for the life of a
+ * job row: versions are new rows).
+ */
+export type FiringJob = Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload' | 'overlap'>;
 
 /** A slot that came due for a job. */
 export interface DueSlot {
   jobId: string;
   slot: Date;
   /**
-   * The job as the firing actor knows it: with it, the new run is built here rather than read
-   * back (`RETURNING` only the id), which takes the payload's and the timestamps' text off the
-   * fire path.
+   * The job as the firing actor knows it: the new run is built here rather than read back
+   * (`RETURNING` only the id), which takes the payload's and the timestamps' text off the fire
+   * path; its overlap policy says what an overlapping slot becomes.
    */
-  job?: FiringJob;
+  job: FiringJob;
+  /** When the slot starts, if not at the slot: its jitter offset (recorded as the run's `dueAt`). */
+  dueAt?: Date;
   /** Not recorded at all once this instant has passed: the slot is then `late` (MISSED by the caller). */
   deadline?: Date;
 }
@@ -40,8 +45,11 @@ export interface ClaimedRun {
 
 /** What became of a due slot: it is ours to run, it was skipped, or another actor owns it. */
 export type FireOutcome =
-  | { kind: 'claimed'; run: RunRecord }
+  /** Ours to run; `replaced`: the runs of the job it canceled (CANCEL_PREVIOUS), to abort. */
+  | { kind: 'claimed'; run: RunRecord; replaced?: RunRecord[] }
   | { kind: 'skipped'; run: RunRecord }
+  /** Waiting for the job's active run to end (BUFFER_ONE). */
+  | { kind: 'buffered'; run: RunRecord }
   | { kind: 'taken' }
   | { kind: 'late' };
 
@@ -54,6 +62,9 @@ export interface RunStoreOptions {
   /** Told of every change each write made, in order, right after the write returned. */
   publish: (changes: readonly RunChange[]) => void;
 }
+
+/** A run created waiting: a retry, due at the end of its backoff. */
+export type WaitingRun = Pick<RunRecord, 'id' | 'dueAt'>;
 
 export interface Finish {
   status: RunStatus.SUCCEEDED | RunStatus.FAILED | RunStatus.CANCELED;
@@ -77,11 +88,25 @@ const S = {
   SKIPPED: lit(RunStatus.SKIPPED),
   TERMINAL: litList(TERMINAL_RUN_STATUSES),
   ACTIVE_RUN: litList([RunStatus.PENDING, RunStatus.RUNNING]),
+  /** The statuses a run that held a lane can end in (a SKIPPED row never held one). */
+  ENDED: litList([RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELED]),
 } as const;
 const JOB = { ACTIVE: lit(JobStatus.ACTIVE), PAUSED: lit(JobStatus.PAUSED), RETIRED: lit(JobStatus.RETIRED) } as const;
+const OVERLAP = {
+  BUFFER_ONE: lit(OverlapPolicy.BUFFER_ONE),
+  CANCEL_PREVIOUS: lit(OverlapPolicy.CANCEL_PREVIOUS),
+  ALLOW: lit(OverlapPolicy.ALLOW),
+} as const;
 const SCHEDULED = lit(TriggerType.SCHEDULED);
 /** Who is named as the author of the changes cronql makes to a job by itself. */
 const CRONQL = 'cronql';
+
+/**
+ * Lanes: the places of a job's active runs (the unique index on (job, lane) of PENDING and
+ * RUNNING runs). Runs run in lanes 0 to capacity - 1 (ALLOW: max_concurrent_runs; the others 1);
+ * BUFFER_ONE's waiting slot sits in BUFFER_LANE, and starts by moving into lane 0.
+ */
+const BUFFER_LANE = -1;
 
 /**
  * Co-due slots per statement. One statement for all is the fastest way to RUNNING (every batch
@@ -91,9 +116,27 @@ const CRONQL = 'cronql';
 const FIRE_BATCH = 20_000;
 
 const OVERLAP_MESSAGE = 'skipped: a run of this job was still active when the slot came due';
+const REPLACED_MESSAGE = 'canceled: a newer run of this job replaced it (overlap: CANCEL_PREVIOUS)';
 
-/** RUN_COLUMNS qualified with a table alias, for statements that join. */
-const qualified = (alias: string) => RUN_COLUMNS.split(',').map((c) => `${alias}.${c.trim()}`).join(', ');
+/** The columns of a run row the statements here read back: `RUN_COLUMNS` and the run's lane. */
+const ROW_COLUMNS = `${RUN_COLUMNS}, lane`;
+
+/** ROW_COLUMNS qualified with a table alias, for statements that join. */
+const qualified = (alias: string) => ROW_COLUMNS.split(',').map((c) => `${alias}.${c.trim()}`).join(', ');
+
+/**
+ * The lane a new run of job `j` takes: the first free one of an ALLOW job that may run several
+ * at once (a race for it is settled by the unique index: the loser inserts nothing), else 0 —
+ * where a busy lane makes the insert do nothing, and the slot goes on to its overlap policy.
+ */
+const FREE_LANE = `CASE WHEN j.overlap = ${OVERLAP.ALLOW} AND j.max_concurrent_runs > 1 THEN coalesce((
+    SELECT min(l) FROM generate_series(0, j.max_concurrent_runs - 1) l
+    WHERE NOT EXISTS (SELECT 1 FROM cron_job_runs a WHERE a.job_definition_id = j.id AND a.lane = l AND a.status IN (${S.ACTIVE_RUN}))
+  ), 0) ELSE 0 END`;
+
+/** A BUFFER_ONE job with a slot waiting: that slot starts first, a new one cannot overtake it. */
+const NOT_BEHIND_BUFFER = `(j.overlap <> ${OVERLAP.BUFFER_ONE} OR NOT EXISTS (
+    SELECT 1 FROM cron_job_runs b WHERE b.job_definition_id = j.id AND b.lane = ${BUFFER_LANE} AND b.status = ${S.PENDING}))`;
 
 /** Expressions for the columns of new runs (SQL fragments over `s`, `j` and the parameters). */
 interface NewRunColumns {
@@ -106,6 +149,12 @@ interface NewRunColumns {
   details?: string;
   /** RUNNING at once: the runner's instance id (inserted and claimed in one statement). */
   runner?: string;
+  /** The run's lane. @default 0 */
+  lane?: string;
+  /** When the run is due, if not at its slot. @default NULL */
+  due?: string;
+  /** Extra conditions on the rows of `source`. */
+  where?: string;
 }
 
 /**
@@ -114,39 +163,80 @@ interface NewRunColumns {
  * it joins. Rows go in in (job, slot) order, so two instances inserting the same co-due slots
  * take their index locks in the same order and never deadlock each other.
  */
-function insertRuns(source: string, p: NewRunColumns, returning = RUN_COLUMNS): string {
+function insertRuns(source: string, p: NewRunColumns, returning = ROW_COLUMNS): string {
   const running = p.runner !== undefined;
   return `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot,
       trigger_type, scheduled_at, status, failure_code, failure_message, failure_details, started_at, runner_instance_id,
-      finished_at, created_at, updated_at)
+      finished_at, lane, due_at, created_at, updated_at)
     SELECT gen_random_uuid(), j.id, j.job_key, j.version, j.target, coalesce(s.payload, j.payload), ${p.trigger},
       s.slot, ${p.status}, ${p.code}, ${p.message}, ${p.details ?? 'NULL'}, ${running ? p.at : 'NULL'}, ${running ? p.runner : 'NULL'},
-      CASE WHEN ${p.status} = ${S.SKIPPED} THEN ${p.at}::timestamptz END, ${p.at}, ${p.at}
+      CASE WHEN ${p.status} = ${S.SKIPPED} THEN ${p.at}::timestamptz END, ${p.lane ?? '0'}, ${p.due ?? 'NULL'}, ${p.at}, ${p.at}
     FROM ${source}
+    ${p.where ? `WHERE ${p.where}` : ''}
     ORDER BY j.id, s.slot
     ON CONFLICT DO NOTHING
     RETURNING ${returning}`;
 }
 
-/**
- * What a job becomes when one of its runs ends — one rule, in one place, as one UPDATE (two CTEs
- * updating the same job row in one statement would not both apply). A CTE over the rows
- * `changed` returns, named `jobs_after`, plus `job_notices`, which tells every instance of the
- * jobs cronql paused (the main query must read it, or it is not run):
- * - a one-time job retires once its scheduled run is terminal, however it got there;
- * - its signals move: a FAILED run adds a consecutive failure and sets last_failure_at, a
- *   SUCCEEDED one resets the count (the job's last success is read from its runs, so a success
- *   that ends no streak does not touch the job at all); canceled and skipped runs change nothing;
- * - an ACTIVE job whose failures in a row reach its `pause_after_failures` is PAUSED by cronql,
- *   with a reason naming the count and the last failure.
- */
 /** The one-time job `d` retires with its ended run `c`: the rule, written once (`c` is terminal). */
 const retiresOneTime = (c: string, d: string) =>
   `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} AND ${d}.status <> ${JOB.RETIRED}`;
-const RETIRES = retiresOneTime('c', 'd');
+/** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
+const RETRIED = `EXISTS (SELECT 1 FROM retried x WHERE x.retry_of = c.id)`;
+const RETIRES = `${retiresOneTime('c', 'd')} AND NOT ${RETRIED}`;
 const AUTO_PAUSES = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.pause_after_failures IS NOT NULL
-      AND d.consecutive_failures + 1 >= d.pause_after_failures`;
-const afterRunsEnd = (changed: string, at: string) => `jobs_after AS (
+      AND d.consecutive_failures + 1 >= d.pause_after_failures AND NOT ${RETRIED}`;
+
+/**
+ * The backoff before the attempt after `c` (attempt n = c.attempt) of job `d`, in seconds:
+ * FIXED d, LINEAR d·n, EXPONENTIAL d·2ⁿ⁻¹, plus up to 10% of jitter (so the retries of jobs that
+ * failed together do not all come back in the same instant), capped by the policy's maximum.
+ */
+const BACKOFF_SECONDS = `least(coalesce(d.retry_max_delay_seconds, 2147483647)::float8,
+      (CASE d.retry_backoff WHEN ${lit(BackoffKind.FIXED)} THEN d.retry_delay_seconds
+        WHEN ${lit(BackoffKind.LINEAR)} THEN d.retry_delay_seconds * c.attempt
+        ELSE d.retry_delay_seconds * power(2, c.attempt - 1) END) * (1 + 0.1 * random()))`;
+
+/** A FAILED run `c` of job `d` that gets a next attempt: the retry rule, written once. */
+const RETRYABLE = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.retry_max_attempts > c.attempt
+      AND coalesce(c.failure_code, ${lit(FailureCode.HANDLER_ERROR)}) NOT IN (${litList(NON_RETRYABLE_CODES)})
+      AND (d.retry_on IS NULL OR coalesce(c.failure_code, ${lit(FailureCode.HANDLER_ERROR)}) = ANY (d.retry_on))`;
+
+/**
+ * What follows when runs end — one rule each, in one place, in the statement that ended them (a
+ * CTE over the rows `changed` returns; the main query must read `job_notices` and `retried`,
+ * see `changedRows`):
+ * - `retried`: a FAILED attempt whose failure is retryable, of an ACTIVE job with attempts left,
+ *   gets its next attempt at once: a PENDING row of the same slot in the same lane (so the job
+ *   stays active for the overlap rule), due at the end of the backoff (`due_at`);
+ * - `promoted`: a BUFFER_ONE job whose run ended (and is not retried) moves its waiting slot into
+ *   the freed lane, where it is claimed like a run-now (`job_notices` announces it);
+ * - `jobs_after`: the job itself, as one UPDATE (two CTEs updating the same job row in one
+ *   statement would not both apply): a one-time job retires once its scheduled run is terminal
+ *   and not retried; a FAILED slot (its last attempt) adds a consecutive failure and sets
+ *   last_failure_at, a SUCCEEDED one resets the count (the last success is read from the runs,
+ *   so a success that ends no streak does not touch the job at all); canceled and skipped runs
+ *   change nothing; an ACTIVE job whose failures in a row reach `pause_after_failures` is PAUSED
+ *   by cronql, with a reason naming the count and the last failure;
+ * - `job_notices` tells every instance of the jobs cronql paused and of the runs it promoted.
+ */
+const afterRunsEnd = (changed: string, at: string) => `retried AS (
+    INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
+      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at)
+    SELECT gen_random_uuid(), c.job_definition_id, c.job_key, c.job_version, c.target, c.payload_snapshot, c.trigger_type,
+      c.scheduled_at, ${S.PENDING}, c.attempt + 1, c.id, ${at}::timestamptz + make_interval(secs => ${BACKOFF_SECONDS}), c.lane, ${at}, ${at}
+    FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
+    WHERE ${RETRYABLE}
+    ORDER BY c.job_definition_id, c.id
+    ON CONFLICT DO NOTHING
+    RETURNING ${ROW_COLUMNS}
+  ), promoted AS (
+    UPDATE cron_job_runs b SET lane = c.lane, updated_at = ${at}
+    FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
+    WHERE d.overlap = ${OVERLAP.BUFFER_ONE} AND c.lane = 0 AND c.status IN (${S.ENDED}) AND NOT ${RETRIED}
+      AND b.job_definition_id = c.job_definition_id AND b.lane = ${BUFFER_LANE} AND b.status = ${S.PENDING}
+    RETURNING b.id
+  ), jobs_after AS (
     UPDATE cron_job_definitions d SET
       status = CASE WHEN ${RETIRES} THEN ${JOB.RETIRED} WHEN ${AUTO_PAUSES} THEN ${JOB.PAUSED} ELSE d.status END,
       pause_reason = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES}
@@ -158,19 +248,27 @@ const afterRunsEnd = (changed: string, at: string) => `jobs_after AS (
       consecutive_failures = CASE c.status WHEN ${S.FAILED} THEN d.consecutive_failures + 1 WHEN ${S.SUCCEEDED} THEN 0 ELSE d.consecutive_failures END,
       last_failure_at = CASE WHEN c.status = ${S.FAILED} THEN ${at}::timestamptz ELSE d.last_failure_at END
     FROM ${changed} c
-    WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL})
+    WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL}) AND NOT ${RETRIED}
       -- only rows that change: a success that ends no failure streak leaves its job alone
-      AND (c.status = ${S.FAILED} OR (c.status = ${S.SUCCEEDED} AND d.consecutive_failures > 0) OR (${RETIRES}))
+      AND (c.status = ${S.FAILED} OR (c.status = ${S.SUCCEEDED} AND d.consecutive_failures > 0) OR (${retiresOneTime('c', 'd')}))
     RETURNING d.id, d.status, d.updated_by
   ), job_notices AS (
-    SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) AS n FROM jobs_after j WHERE j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}'
+    SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j WHERE j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}')
+      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) AS n
   )`;
 
-/** The main query of a statement ending runs: the changed rows, having run job_notices. */
-const changedRows = (changed: string) => `SELECT ${changed}.* FROM ${changed}, job_notices`;
+/**
+ * The main query of a statement ending runs: the changed rows (`retry` false, with `extra`
+ * columns of `changed`), having run job_notices (and the one-row CTEs `also`, which would not run
+ * unless read), then the retries they made (`retry` true).
+ */
+const changedRows = (changed: string, extra: string[] = [], also: string[] = []) => `SELECT ${qualified('x')}${extra.map((e) => `, x.${e}`).join('')}, false AS retry
+    FROM ${changed} x, job_notices${also.map((a) => `, ${a}`).join('')}
+  UNION ALL
+  SELECT ${qualified('y')}${extra.map((e) => `, NULL AS ${e}`).join('')}, true AS retry FROM retried y`;
 
-/** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots. */
-const DUE_SLOTS = `(SELECT job_id, slot, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[]) AS u(job_id, slot)) s
+/** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot). */
+const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
 
 /**
@@ -179,9 +277,11 @@ const DUE_SLOTS = `(SELECT job_id, slot, NULL::jsonb AS payload FROM unnest($1::
  * returned — nothing else announces run changes (other instances' changes come through the
  * relay). Every invariant that must hold across instances is a database constraint: the unique
  * scheduled-slot key makes a slot fire once whoever fires it (`ON CONFLICT DO NOTHING`), the
- * partial unique index on active runs turns an overlapping slot into a SKIPPED row, and state
- * changes are conditional updates on the expected status. What a job becomes when its runs end
- * (signals, auto-pause, retiring a one-time job) is part of the same statement (`afterRunsEnd`).
+ * partial unique index on (job, lane) of active runs bounds every overlap policy's concurrency
+ * (an overlapping slot inserts nothing, and becomes what its policy says), and state changes are
+ * conditional updates on the expected status. What follows when runs end (a retry, a buffered
+ * slot's start, the job's signals, auto-pause, retiring a one-time job) is part of the same
+ * statement (`afterRunsEnd`).
  *
  * Co-due slots are batched: `fire()` calls made in the same turn of the event loop are recorded
  * by one statement for all of them; runs ending together by one UPDATE.
@@ -195,6 +295,7 @@ export class RunStore {
   private readonly pool: Pool;
   private readonly instanceId: string;
   private readonly now: () => Date;
+  private waiting: (runs: readonly WaitingRun[]) => void = () => {};
 
   constructor(private readonly o: RunStoreOptions) {
     this.pool = o.pool;
@@ -202,9 +303,32 @@ export class RunStore {
     this.now = o.now;
   }
 
+  /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */
+  onWaiting(wake: (runs: readonly WaitingRun[]) => void): void {
+    this.waiting = wake;
+  }
+
   /** The one place run changes leave the store. */
   private publish(changes: RunChange[]): void {
     this.o.publish(changes);
+  }
+
+  /**
+   * The rows of a statement that ended runs (`changedRows`): publishes each changed run as moved
+   * from `previous` (or its row's `previous_status`) and each retry it made as created, hands the
+   * retries to `waiting`, and returns the changed runs.
+   */
+  private ended(rows: Record<string, unknown>[], previous?: RunStatus): RunChange[] {
+    const changes: RunChange[] = [];
+    const retries: RunRecord[] = [];
+    for (const row of rows) {
+      const run = rowToRun(row);
+      if (row.retry) retries.push(run);
+      else changes.push(moved(run, previous ?? (row.previous_status as RunStatus)));
+    }
+    this.publish([...changes, ...retries.map(created)]);
+    if (retries.length) this.waiting(retries);
+    return changes;
   }
 
   /** Records a due slot of an ACTIVE job and claims it for this instance if it is ours to run. */
@@ -213,12 +337,13 @@ export class RunStore {
   }
 
   /**
-   * Co-due slots in one statement, two when some overlap. The first inserts every slot that is
-   * free as a RUNNING run of this instance: insert and claim are one statement, so a connection
-   * lost after it committed leaves a run that says who owns it (the runtime resumes it) rather
-   * than a PENDING run that blocks its job. Slots that inserted nothing either belong to someone
-   * else (the slot key) or overlap an active run (the one-active-run index); recording them as
-   * SKIPPED tells which, since the slot key still rejects a slot someone else owns.
+   * Co-due slots in one statement, more only when some overlap. The first inserts every slot that
+   * has a free lane as a RUNNING run of this instance: insert and claim are one statement, so a
+   * connection lost after it committed leaves a run that says who owns it (the runtime resumes it)
+   * rather than a PENDING run that blocks its job. A slot that inserted nothing either belongs to
+   * someone else (the slot key) or overlaps an active run (the lane index): its job's policy then
+   * says what it becomes — buffered, started in place of the active run, or SKIPPED — and every
+   * one of those inserts is again refused by the slot key when the slot is someone else's.
    * A claimed run is announced as two changes: created PENDING, then RUNNING.
    */
   private async fireBatch(all: DueSlot[]): Promise<FireOutcome[]> {
@@ -227,42 +352,116 @@ export class RunStore {
     const slots = all.filter((s) => !s.deadline || s.deadline.getTime() >= now.getTime());
     if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
-    const slim = slots.every((s) => s.job);
     const inserted = await this.trackFire(this.pool.query(
       insertRuns(
         DUE_SLOTS,
-        { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$3', runner: '$4' },
-        slim ? `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms` : RUN_COLUMNS,
+        { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: NOT_BEHIND_BUFFER },
+        `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
       ),
-      [slots.map((s) => s.jobId), slots.map((s) => s.slot), now, this.instanceId],
+      [...dueParams(slots, now), this.instanceId],
     ));
-    const running = slim ? this.builtRuns(inserted.rows, slots, now) : bySlot(inserted.rows);
+    const running = this.builtRuns(inserted.rows, slots, now);
     const changes: RunChange[] = [];
     for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
     this.publish(changes);
 
-    const rest = slots.filter((s) => !running.has(slotKey(s.jobId, s.slot)));
-    let skipped = new Map<string, RunRecord>();
+    const outcomes = new Map<string, FireOutcome>();
+    for (const [k, run] of running) outcomes.set(k, { kind: 'claimed', run });
+    let rest = slots.filter((s) => !running.has(slotKey(s.jobId, s.slot)));
+    const byPolicy = (policy: OverlapPolicy) => rest.filter((s) => s.job.overlap === policy);
+    if (byPolicy(OverlapPolicy.BUFFER_ONE).length > 0) {
+      for (const [k, run] of await this.buffer(byPolicy(OverlapPolicy.BUFFER_ONE), now)) outcomes.set(k, { kind: 'buffered', run });
+    }
+    for (const s of byPolicy(OverlapPolicy.CANCEL_PREVIOUS)) {
+      const won = await this.replace(s, now);
+      if (won) outcomes.set(slotKey(s.jobId, s.slot), won);
+    }
+    rest = rest.filter((s) => !outcomes.has(slotKey(s.jobId, s.slot)));
     if (rest.length > 0) {
       const res = await this.pool.query(
-        `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$4', message: '$5', at: '$3' })}),
-         ${afterRunsEnd('ins', '$3')}
+        `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
+         ${afterRunsEnd('ins', '$4')}
          ${changedRows('ins')}`,
-        [rest.map((s) => s.jobId), rest.map((s) => s.slot), now, FailureCode.OVERLAP, OVERLAP_MESSAGE],
+        [...dueParams(rest, now), FailureCode.OVERLAP, OVERLAP_MESSAGE],
       );
-      skipped = bySlot(res.rows);
+      const skipped = bySlot(res.rows.filter((r) => !r.retry));
       this.publish([...skipped.values()].map(created));
+      for (const [k, run] of skipped) outcomes.set(k, { kind: 'skipped', run });
     }
 
     const kept = new Set(slots);
-    return all.map((s): FireOutcome => {
-      if (!kept.has(s)) return { kind: 'late' };
-      const k = slotKey(s.jobId, s.slot);
-      const r = running.get(k);
-      if (r) return { kind: 'claimed', run: r };
-      const sk = skipped.get(k);
-      return sk ? { kind: 'skipped', run: sk } : { kind: 'taken' };
+    return all.map((s): FireOutcome => (kept.has(s) ? (outcomes.get(slotKey(s.jobId, s.slot)) ?? { kind: 'taken' }) : { kind: 'late' }));
+  }
+
+  /** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
+  private async buffer(slots: DueSlot[], now: Date): Promise<Map<string, RunRecord>> {
+    const res = await this.pool.query(
+      insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: String(BUFFER_LANE), due: 's.due' }),
+      dueParams(slots, now),
+    );
+    const buffered = bySlot(res.rows);
+    this.publish([...buffered.values()].map(created));
+    return buffered;
+  }
+
+  /**
+   * CANCEL_PREVIOUS: the job's active runs end CANCELED/REPLACED and the slot starts RUNNING here,
+   * in one transaction under the job's advisory lock — two instances firing the same slot take
+   * turns, and the second finds the slot recorded and cancels nothing. Runs running elsewhere are
+   * told (NOTIFY); those running here are in the outcome's `replaced`, for the caller to abort.
+   */
+  private async replace(slot: DueSlot, now: Date): Promise<FireOutcome | null> {
+    const rows = await this.inTransaction(async (q) => {
+      await q(`SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7))`, [slot.jobId]);
+      const taken = await q(
+        `SELECT 1 FROM cron_job_runs WHERE job_definition_id = $1 AND scheduled_at = $2 AND trigger_type = ${SCHEDULED} AND attempt = 1`,
+        [slot.jobId, slot.slot],
+      );
+      if (taken.rowCount) return null;
+      const canceled = await this.cancelActive(q, slot.jobId, now);
+      const ins = await q(
+        insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due' }),
+        [...dueParams([slot], now), this.instanceId],
+      );
+      return { canceled, inserted: ins.rows };
     });
+    if (!rows) return null;
+    const replaced = this.ended(rows.canceled);
+    const run = rows.inserted[0] ? rowToRun(rows.inserted[0]) : null;
+    if (run) this.publish([created(asPending(run)), moved(run, RunStatus.PENDING)]);
+    return run ? { kind: 'claimed', run, replaced: replaced.map((c) => c.run) } : null;
+  }
+
+  /** Within a transaction: the job's PENDING and RUNNING runs end CANCELED/REPLACED (rows of `changedRows`). */
+  private async cancelActive(q: Query, jobId: string, now: Date): Promise<Record<string, unknown>[]> {
+    const res = await q(
+      `WITH done AS (
+         UPDATE cron_job_runs r SET status = ${S.CANCELED}, finished_at = $2, updated_at = $2, failure_code = $3, failure_message = $4
+         FROM (SELECT id, status FROM cron_job_runs WHERE job_definition_id = $1 AND status IN (${S.ACTIVE_RUN}) ORDER BY id FOR UPDATE) before
+         WHERE r.id = before.id
+         RETURNING ${qualified('r')}, before.status AS previous_status
+       ), cancel_notices AS (SELECT count(pg_notify('${Channel.RUN_CANCELED}', id::text)) AS n FROM done),
+       ${afterRunsEnd('done', '$2')}
+       ${changedRows('done', ['previous_status'], ['cancel_notices'])}`,
+      [jobId, now, FailureCode.REPLACED, REPLACED_MESSAGE],
+    );
+    return res.rows;
+  }
+
+  /** Runs `work` in one transaction on one connection. */
+  private async inTransaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work((text, params) => client.query(text, params));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   /**
@@ -270,13 +469,15 @@ export class RunStore {
    * the slot, this instance and the statement's instant — what the row holds.
    */
   private builtRuns(rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<string, RunRecord> {
-    const jobs = new Map(slots.map((s) => [s.jobId, s.job!]));
+    const bySlotKey = new Map(slots.map((s) => [slotKey(s.jobId, s.slot), s]));
     const runs = new Map<string, RunRecord>();
     for (const row of rows) {
       const jobId = row.job_definition_id as string;
-      const job = jobs.get(jobId)!;
       const scheduledAt = new Date(row.slot_ms as number);
-      runs.set(slotKey(jobId, scheduledAt), {
+      const key = slotKey(jobId, scheduledAt);
+      const due = bySlotKey.get(key)!;
+      const job = due.job;
+      runs.set(key, {
         id: row.id as string,
         jobId,
         jobKey: job.jobKey,
@@ -293,6 +494,9 @@ export class RunStore {
         failureDetails: null,
         output: null,
         runnerInstanceId: this.instanceId,
+        attempt: 1,
+        retryOf: null,
+        dueAt: due.dueAt ?? null,
         createdAt: now,
         updatedAt: now,
       });
@@ -331,7 +535,12 @@ export class RunStore {
     return slots.map((s) => rows.get(slotKey(s.jobId, s.slot)) ?? null);
   }
 
-  /** PENDING → RUNNING for this instance; returns the runs it won (conditional update). */
+  /**
+   * PENDING → RUNNING for this instance; returns the runs it won (conditional update). A run is
+   * claimed once due (a retry at the end of its backoff) and from a lane where runs run (not
+   * BUFFER_ONE's waiting place); a retry only while its job is ACTIVE (`stopChains` ends the
+   * others).
+   */
   async claim(ids: string[]): Promise<ClaimedRun[]> {
     if (ids.length === 0) return [];
     const runIds = [...ids].sort(); // one lock order across instances
@@ -340,6 +549,7 @@ export class RunStore {
       `UPDATE cron_job_runs r SET status = ${S.RUNNING}, started_at = $2, updated_at = $2, runner_instance_id = $3
        FROM cron_job_definitions d
        WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id
+         AND r.lane >= 0 AND (r.due_at IS NULL OR r.due_at <= $2) AND (r.attempt = 1 OR d.status = ${JOB.ACTIVE})
        RETURNING ${qualified('r')}, d.timeout_seconds`,
       [runIds, now, this.instanceId],
     );
@@ -391,9 +601,7 @@ export class RunStore {
         now,
       ],
     );
-    const ended = res.rows.map(rowToRun);
-    this.publish(ended.map((run) => moved(run, RunStatus.RUNNING)));
-    const byId = new Map(ended.map((run) => [run.id, run]));
+    const byId = new Map(this.ended(res.rows, RunStatus.RUNNING).map((c) => [c.run.id, c.run]));
     return all.map((i) => {
       const run = byId.get(i.runId) ?? null;
       byId.delete(i.runId);
@@ -402,19 +610,24 @@ export class RunStore {
   }
 
   /**
-   * Creates a MANUAL run of a job that is not RETIRED, or an AD_HOC one when a payload is given.
-   * With a run of the job still active, the run is recorded as SKIPPED (OVERLAP): run-now obeys
-   * the overlap rule. Null when the job is RETIRED (or unknown).
+   * Creates a MANUAL run of a job that is not RETIRED, or an AD_HOC one when a payload is given,
+   * by the job's overlap policy like a slot: PENDING in a free lane; else buffered (BUFFER_ONE),
+   * or in place of the active run (CANCEL_PREVIOUS: returned with the runs it `replaced`, for the
+   * caller to abort), or SKIPPED/OVERLAP. Null when the job is RETIRED (or unknown).
    */
-  async insertManual(jobId: string, payload: unknown | undefined): Promise<RunRecord | null> {
+  async insertManual(jobId: string, payload: unknown | undefined): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
+    const policy = await this.pool.query(`SELECT overlap FROM cron_job_definitions WHERE id = $1 AND status <> ${JOB.RETIRED}`, [jobId]);
+    if (!policy.rows[0]) return null;
+    const overlap = policy.rows[0].overlap as OverlapPolicy;
     const source = `(SELECT $1::uuid AS job_id, $3::timestamptz AS slot, $4::jsonb AS payload) s
       JOIN cron_job_definitions j ON j.id = s.job_id AND j.status <> ${JOB.RETIRED}`;
     const trigger = payload === undefined ? TriggerType.MANUAL : TriggerType.AD_HOC;
-    const insert = async (status: RunStatus, code: string | null, message: string | null) => {
-      const res = await this.pool.query(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3' }), [
+    const now = this.now();
+    const insert = async (q: Query, status: RunStatus, code: string | null, message: string | null, lane: string, where?: string) => {
+      const res = await q(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3', lane, where }), [
         jobId,
         trigger,
-        this.now(),
+        now,
         jsonParam(payload),
         status,
         code,
@@ -422,9 +635,23 @@ export class RunStore {
       ]);
       return res.rows[0] ? rowToRun(res.rows[0]) : null;
     };
-    const run = (await insert(RunStatus.PENDING, null, null)) ?? (await insert(RunStatus.SKIPPED, FailureCode.OVERLAP, OVERLAP_MESSAGE));
-    if (run) this.publish([created(run)]);
-    return run;
+    const q: Query = (text, params) => this.pool.query(text, params);
+    let run = await insert(q, RunStatus.PENDING, null, null, FREE_LANE, NOT_BEHIND_BUFFER);
+    let replaced: RunRecord[] = [];
+    if (!run && overlap === OverlapPolicy.BUFFER_ONE) run = await insert(q, RunStatus.PENDING, null, null, String(BUFFER_LANE));
+    if (!run && overlap === OverlapPolicy.CANCEL_PREVIOUS) {
+      const done = await this.inTransaction(async (tq) => {
+        await tq(`SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7))`, [jobId]);
+        const canceled = await this.cancelActive(tq, jobId, now);
+        return { canceled, run: await insert(tq, RunStatus.PENDING, null, null, '0') };
+      });
+      replaced = this.ended(done.canceled).map((c) => c.run);
+      run = done.run;
+    }
+    run ??= await insert(q, RunStatus.SKIPPED, FailureCode.OVERLAP, OVERLAP_MESSAGE, '0');
+    if (!run) return null;
+    this.publish([created(run)]);
+    return { run, replaced };
   }
 
   /** PENDING|RUNNING → CANCELED; null when the run is terminal already (or unknown). */
@@ -439,14 +666,58 @@ export class RunStore {
          WHERE r.id = before.id AND r.status IN (${S.ACTIVE_RUN})
          RETURNING ${qualified('r')}, before.status AS previous_status
        ), ${afterRunsEnd('done', '$2')}
-       ${changedRows('done')}`,
+       ${changedRows('done', ['previous_status'])}`,
       [runId, this.now(), FailureCode.CANCELED],
     );
-    const row = res.rows[0];
-    if (!row) return null;
-    const change = moved(rowToRun(row), row.previous_status as RunStatus);
-    this.publish([change]);
-    return change;
+    return this.ended(res.rows)[0] ?? null;
+  }
+
+  /**
+   * Ends the chains of jobs that stopped being ACTIVE (paused, retired, replaced by a version):
+   * their waiting retries and buffered slots become CANCELED, with a message saying why. Given
+   * ids, only those jobs' (after an admin's change); without, every such job's (the sweep).
+   */
+  async stopChains(jobIds?: string[]): Promise<RunRecord[]> {
+    const now = this.now();
+    const res = await this.pool.query(
+      `WITH stale AS (
+         SELECT r.id, r.status, d.status AS job_status FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+         WHERE r.status = ${S.PENDING} AND (r.attempt > 1 OR r.lane = ${BUFFER_LANE}) AND d.status <> ${JOB.ACTIVE}
+           AND ($3::uuid[] IS NULL OR r.job_definition_id = ANY ($3::uuid[]))
+         ORDER BY r.id FOR UPDATE OF r SKIP LOCKED
+       ), done AS (
+         UPDATE cron_job_runs r SET status = ${S.CANCELED}, finished_at = $1, updated_at = $1, failure_code = $2,
+           failure_message = format('canceled: the job is %s, which stops its retries and buffered slots', stale.job_status)
+         FROM stale WHERE r.id = stale.id AND r.status = ${S.PENDING}
+         RETURNING ${qualified('r')}, stale.status AS previous_status
+       ), ${afterRunsEnd('done', '$1')}
+       ${changedRows('done', ['previous_status'])}`,
+      [now, FailureCode.CANCELED, jobIds ?? null],
+    );
+    return this.ended(res.rows).map((c) => c.run);
+  }
+
+  /**
+   * BUFFER_ONE slots left waiting although their job has no active run (the instance that ended
+   * the run stopped before its statement's notice was acted on): moved into lane 0 and returned,
+   * to be claimed. A run inserted into lane 0 meanwhile wins; the slot then waits for it.
+   */
+  async promoteStranded(limit = 1_000): Promise<string[]> {
+    try {
+      const res = await this.pool.query(
+        `UPDATE cron_job_runs b SET lane = 0, updated_at = $1
+         WHERE b.id IN (SELECT w.id FROM cron_job_runs w
+           WHERE w.status = ${S.PENDING} AND w.lane = ${BUFFER_LANE}
+             AND NOT EXISTS (SELECT 1 FROM cron_job_runs a WHERE a.job_definition_id = w.job_definition_id AND a.lane = 0 AND a.status IN (${S.ACTIVE_RUN}))
+           ORDER BY w.id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING b.id`,
+        [this.now(), limit],
+      );
+      return res.rows.map((r) => r.id as string);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') return []; // lane 0 taken meanwhile: the next round
+      throw err;
+    }
   }
 
   /**
@@ -456,6 +727,7 @@ export class RunStore {
    *   the instances' clocks do not matter): FAILED/RUNNER_LOST, with the runner and its last beat;
    * - the runner has no instance row (an instance of a version without heartbeats, or one pruned
    *   long ago): the PDR's rule, FAILED/STALE_TIMEOUT once started longer ago than `staleAfterMs`.
+   * A retryable failure gets its next attempt like any other.
    */
   async settleLost(silentMs: number, staleAfterMs: number): Promise<RunRecord[]> {
     const now = this.now();
@@ -485,9 +757,7 @@ export class RunStore {
        ${changedRows('done')}`,
       [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
     );
-    const settled = res.rows.map(rowToRun);
-    this.publish(settled.map((run) => moved(run, RunStatus.RUNNING)));
-    return settled;
+    return this.ended(res.rows, RunStatus.RUNNING).map((c) => c.run);
   }
 
   /**
@@ -504,7 +774,7 @@ export class RunStore {
            failure_message = CASE WHEN started_at < $1 THEN $4 ELSE $6 END,
            failure_details = jsonb_build_object('staleAfterMs', $5::bigint, 'runnerInstanceId', runner_instance_id)
          WHERE status = ${S.RUNNING} AND (started_at < $1 OR runner_instance_id = $7)
-         RETURNING ${RUN_COLUMNS}
+         RETURNING ${ROW_COLUMNS}
        ), ${afterRunsEnd('done', '$2')}
        ${changedRows('done')}`,
       [
@@ -517,9 +787,7 @@ export class RunStore {
         this.instanceId,
       ],
     );
-    const staled = res.rows.map(rowToRun);
-    this.publish(staled.map((run) => moved(run, RunStatus.RUNNING)));
-    return staled;
+    return this.ended(res.rows, RunStatus.RUNNING).map((c) => c.run);
   }
 
   /**
@@ -531,7 +799,8 @@ export class RunStore {
     const res = await this.pool.query(
       `UPDATE cron_job_definitions d SET status = ${JOB.RETIRED}, pause_reason = NULL, updated_at = $1
        WHERE EXISTS (SELECT 1 FROM cron_job_runs c WHERE c.job_definition_id = d.id AND c.status IN (${S.TERMINAL})
-         AND ${retiresOneTime('c', 'd')})
+         AND ${retiresOneTime('c', 'd')}
+         AND NOT EXISTS (SELECT 1 FROM cron_job_runs x WHERE x.retry_of = c.id))
        RETURNING d.id`,
       [this.now()],
     );
@@ -561,7 +830,7 @@ export class RunStore {
                           ORDER BY l.scheduled_at DESC, l.id DESC LIMIT 1)
              AND NOT (r.trigger_type = ${SCHEDULED} AND r.scheduled_at = (
                  SELECT max(s.scheduled_at) FROM cron_job_runs s
-                 WHERE s.job_definition_id = r.job_definition_id AND s.trigger_type = ${SCHEDULED}))
+                 WHERE s.job_definition_id = r.job_definition_id AND s.trigger_type = ${SCHEDULED} AND s.attempt = 1))
              AND r.id IS DISTINCT FROM (SELECT w.id FROM cron_job_runs w
                  WHERE w.job_definition_id = r.job_definition_id AND w.status = ${S.SUCCEEDED}
                  ORDER BY w.finished_at DESC LIMIT 1)
@@ -581,16 +850,29 @@ export class RunStore {
   }
 
   /**
-   * PENDING runs (created before `createdBefore`, if given), oldest first, at most `limit`: at
-   * startup and by the sweep they are claimed, each by exactly one instance.
+   * PENDING runs that can be claimed, due before `dueBefore` (if given: run-now's at its
+   * creation, a retry at the end of its backoff), oldest first, at most `limit`: at startup and by
+   * the sweep they are claimed, each by exactly one instance.
    */
-  async pendingIds(createdBefore?: Date, limit = 10_000): Promise<string[]> {
+  async pendingIds(dueBefore?: Date, limit = 10_000): Promise<string[]> {
     const res = await this.pool.query(
-      `SELECT id FROM cron_job_runs WHERE status = ${S.PENDING} AND ($1::timestamptz IS NULL OR created_at < $1)
-       ORDER BY created_at, id LIMIT $2`,
-      [createdBefore ?? null, limit],
+      `SELECT id FROM cron_job_runs
+       WHERE status = ${S.PENDING} AND lane >= 0 AND coalesce(due_at, created_at) <= coalesce($1::timestamptz, $3::timestamptz)
+       ORDER BY coalesce(due_at, created_at), id LIMIT $2`,
+      [dueBefore ?? null, limit, this.now()],
     );
     return res.rows.map((r) => r.id as string);
+  }
+
+  /** Runs waiting to be due (retries) by `until`, soonest first, at most `limit`: for timers. */
+  async waitingUntil(until: Date, limit = 10_000): Promise<WaitingRun[]> {
+    const res = await this.pool.query(
+      `SELECT id, due_at FROM cron_job_runs
+       WHERE status = ${S.PENDING} AND lane >= 0 AND due_at IS NOT NULL AND coalesce(due_at, created_at) <= $1
+       ORDER BY coalesce(due_at, created_at), id LIMIT $2`,
+      [until, limit],
+    );
+    return res.rows.map((r) => ({ id: r.id as string, dueAt: new Date(r.due_at) }));
   }
 
   /** The RUNNING runs the database says this instance runs (to find claims whose answer was lost). */
@@ -615,6 +897,17 @@ export class RunStore {
     return new Map(res.rows.map((r) => [r.id as string, r.status as RunStatus]));
   }
 }
+
+/** A statement on the pool or on one transaction's connection. */
+type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+
+/** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
+const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
+  slots.map((s) => s.jobId),
+  slots.map((s) => s.slot),
+  slots.map((s) => s.dueAt ?? null),
+  now,
+];
 
 const slotKey = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
 

@@ -43,6 +43,26 @@ export enum CatchUpPolicy {
   ALL = 'ALL',
 }
 
+/** How long a retry waits: FIXED d; LINEAR d·n; EXPONENTIAL d·2ⁿ⁻¹ after attempt n (capped). */
+export enum BackoffKind {
+  FIXED = 'FIXED',
+  LINEAR = 'LINEAR',
+  EXPONENTIAL = 'EXPONENTIAL',
+}
+
+/**
+ * What a slot (or a run-now) does while a run of its job is still active. SKIP records it
+ * SKIPPED/OVERLAP (the PDR's v1 rule); BUFFER_ONE keeps one waiting and starts it when the
+ * active run ends; CANCEL_PREVIOUS cancels the active run (CANCELED/REPLACED) and starts; ALLOW
+ * runs up to `maxConcurrentRuns` at once.
+ */
+export enum OverlapPolicy {
+  SKIP = 'SKIP',
+  BUFFER_ONE = 'BUFFER_ONE',
+  CANCEL_PREVIOUS = 'CANCEL_PREVIOUS',
+  ALLOW = 'ALLOW',
+}
+
 /** Why a slot was missed (`failureDetails.reason` of a SKIPPED/MISSED run). */
 export enum MissedReason {
   /** No cronql scheduler was running (found at the next start). */
@@ -79,4 +99,18 @@ export const FailureCode = {
   MISSED: 'MISSED',
   /** The run ended but its outcome (output, error) could not be stored. */
   RECORD_ERROR: 'RECORD_ERROR',
+  /** CANCELED by the next slot of a CANCEL_PREVIOUS job. */
+  REPLACED: 'REPLACED',
+  /** The `http` target refused an address (private, loopback, …). */
+  HTTP_BLOCKED: 'HTTP_BLOCKED',
+  /** The payload names a secret that does not exist (any more). */
+  UNKNOWN_SECRET: 'UNKNOWN_SECRET',
 } as const;
+
+/** Failures no retry can cure: a FAILED attempt with one of these codes is the slot's last. */
+export const NON_RETRYABLE_CODES: readonly string[] = [
+  FailureCode.UNKNOWN_TARGET,
+  FailureCode.HTTP_BLOCKED,
+  FailureCode.UNKNOWN_SECRET,
+  FailureCode.SHUTDOWN,
+];

@@ -1,4 +1,17 @@
-import { CatchUpPolicy, JobStatus, ScheduleType } from './enums.js';
+import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
+
+/** A job's retry policy: a FAILED attempt whose code is retryable gets a next one, up to `maxAttempts`. */
+export interface RetryPolicy {
+  /** Attempts per slot, the first included (1–10). */
+  maxAttempts: number;
+  backoff: BackoffKind;
+  /** The base delay d of the backoff. */
+  delaySeconds: number;
+  /** The cap of the backoff; null: none. */
+  maxDelaySeconds: number | null;
+  /** Only these failure codes are retried (still never the non-retryable ones); null: every retryable code. */
+  retryOn: string[] | null;
+}
 
 /** What the runtime needs of a job definition: a plain snapshot, detached from any ORM session. */
 export interface JobSnapshot {
@@ -17,13 +30,34 @@ export interface JobSnapshot {
   catchUp: CatchUpPolicy;
   /** ALL: the most missed slots run per gap. */
   catchUpLimit: number | null;
+  /** Null: a failed run is final (the default). */
+  retry: RetryPolicy | null;
+  /** What a slot does while a run of the job is active. */
+  overlap: OverlapPolicy;
+  /** ALLOW: how many runs at once. */
+  maxConcurrentRuns: number;
+  /** Slots start after a deterministic offset in [0, jitterSeconds) (0: on the slot). */
+  jitterSeconds: number;
   /** Bumped by the database on every change: snapshots apply in revision order. */
   revision: number;
   updatedAt: Date;
 }
 
 export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type, cron_expression, run_at, timezone,
-  timeout_seconds, status, catch_up, catch_up_limit, revision, updated_at`;
+  timeout_seconds, status, catch_up, catch_up_limit, retry_max_attempts, retry_backoff, retry_delay_seconds,
+  retry_max_delay_seconds, retry_on, overlap, max_concurrent_runs, jitter_seconds, revision, updated_at`;
+
+/** The retry policy of a job row (its `retry_*` columns). */
+export function rowToRetry(row: Record<string, unknown>): RetryPolicy | null {
+  if (row.retry_max_attempts == null) return null;
+  return {
+    maxAttempts: Number(row.retry_max_attempts),
+    backoff: row.retry_backoff as BackoffKind,
+    delaySeconds: Number(row.retry_delay_seconds ?? 0),
+    maxDelaySeconds: row.retry_max_delay_seconds == null ? null : Number(row.retry_max_delay_seconds),
+    retryOn: (row.retry_on as string[] | null) ?? null,
+  };
+}
 
 export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
   return {
@@ -40,6 +74,10 @@ export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
     status: row.status as JobStatus,
     catchUp: (row.catch_up as CatchUpPolicy) ?? CatchUpPolicy.NONE,
     catchUpLimit: row.catch_up_limit == null ? null : Number(row.catch_up_limit),
+    retry: rowToRetry(row),
+    overlap: (row.overlap as OverlapPolicy) ?? OverlapPolicy.SKIP,
+    maxConcurrentRuns: row.max_concurrent_runs == null ? 1 : Number(row.max_concurrent_runs),
+    jitterSeconds: row.jitter_seconds == null ? 0 : Number(row.jitter_seconds),
     revision: Number(row.revision),
     updatedAt: new Date(row.updated_at as string),
   };

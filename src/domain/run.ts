@@ -33,6 +33,12 @@ export interface RunRecord {
   failureDetails: unknown;
   output: unknown;
   runnerInstanceId: string | null;
+  /** 1 for a slot's (or a run-now's) first attempt; a retry is attempt n + 1 of the same slot. */
+  attempt: number;
+  /** The attempt this one retries. */
+  retryOf: string | null;
+  /** When the run was due to start, when that is not its slot: a retry's end of backoff, a jittered slot's offset. */
+  dueAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -40,7 +46,7 @@ export interface RunRecord {
 /** The columns every run statement returns, in the order `rowToRun` reads them. */
 export const RUN_COLUMNS = `id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
   scheduled_at, started_at, finished_at, status, failure_code, failure_message, failure_details, output,
-  runner_instance_id, created_at, updated_at`;
+  runner_instance_id, attempt, retry_of, due_at, created_at, updated_at`;
 
 const date = (v: unknown): Date => (v instanceof Date ? v : new Date(v as string));
 const dateOrNull = (v: unknown): Date | null => (v == null ? null : date(v));
@@ -63,6 +69,9 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     failureDetails: row.failure_details ?? null,
     output: row.output ?? null,
     runnerInstanceId: (row.runner_instance_id as string) ?? null,
+    attempt: row.attempt == null ? 1 : Number(row.attempt),
+    retryOf: (row.retry_of as string) ?? null,
+    dueAt: dateOrNull(row.due_at),
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
   };

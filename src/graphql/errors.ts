@@ -33,6 +33,7 @@ const API_CODES = new Set<string>([
   'NOT_FOUND',
   'INVALID_STATE',
   'PAYLOAD_TOO_LARGE',
+  'INVALID_POLICY',
   'DATABASE_UNAVAILABLE',
   'RESPONSE_TOO_LARGE',
 ] satisfies ErrorCode[]);

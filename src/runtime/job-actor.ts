@@ -2,12 +2,16 @@ import type { Logger } from '../logger.js';
 import { MissedReason, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { latestSlotBetween, nextSlot, parseCronExpression, type CronExpression } from '../schedule/index.js';
+import { jitterOffsetMs } from '../schedule/jitter.js';
 import type { Alarm, Clock } from './clock.js';
 
 /** What an actor hands its due slots to. */
 export interface ActorSink {
-  /** The slot the alarm was set for, on time: record it and run it. */
-  fire(job: JobSnapshot, slot: Date): void;
+  /**
+   * The slot the alarm was set for, on time: record it and run it. `dueAt`: when it starts, if
+   * not at the slot (its jitter offset).
+   */
+  fire(job: JobSnapshot, slot: Date, dueAt?: Date): void;
   /**
    * The slots in (afterExclusive, untilInclusive] were not fired on time — the process was down,
    * stalled, or the clock jumped: the ledger decides what runs and records the rest MISSED.
@@ -31,7 +35,9 @@ export interface ActorOptions {
  * sets an alarm on the clock, and hands each due slot on. It holds no run state: which slot
  * runs, and whether it overlaps, is decided by the database when the slot is recorded. What it
  * does decide is whether a slot is on time: the slot its alarm was set for, within the grace
- * period, fires; anything else (skipped slots, a late wake-up) is handed to the ledger.
+ * period, fires; anything else (skipped slots, a late wake-up) is handed to the ledger. A job
+ * with jitter has its alarm set at the slot plus the slot's offset (never past the next slot:
+ * the jitter is at most the schedule's shortest interval), and is on time measured from there.
  */
 export class JobActor {
   private alarm: Alarm | undefined;
@@ -95,10 +101,21 @@ export class JobActor {
     this.setAlarm(next);
   }
 
-  private setAlarm(at: Date): void {
+  /** When `slot` starts: the slot, plus its offset for a job with jitter. */
+  private dueAt(slot: Date): Date {
+    const offset = jitterOffsetMs(this.job.id, slot, this.job.jitterSeconds);
+    return offset === 0 ? slot : new Date(slot.getTime() + offset);
+  }
+
+  private setAlarm(slot: Date): void {
     if (this.stopped) return;
-    this.nextAt = at;
-    this.alarm = this.clock.setAlarm(at, () => this.onAlarm());
+    this.nextAt = slot;
+    this.alarm = this.clock.setAlarm(this.dueAt(slot), () => this.onAlarm());
+  }
+
+  private handTo(slot: Date): void {
+    const due = this.dueAt(slot);
+    this.sink.fire(this.job, slot, due === slot ? undefined : due);
   }
 
   /**
@@ -127,13 +144,13 @@ export class JobActor {
     const now = this.clock.now();
     if (this.job.scheduleType === ScheduleType.ONE_TIME) {
       this.nextAt = null;
-      this.sink.fire(this.job, this.job.runAt!);
+      this.handTo(this.job.runAt!);
       return;
     }
     const latest = latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
     if (latest) {
-      const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - latest.getTime() <= this.options.graceMs;
-      if (onTime) this.sink.fire(this.job, latest);
+      const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - this.dueAt(latest).getTime() <= this.options.graceMs;
+      if (onTime) this.handTo(latest);
       else this.sink.late(this.job, this.cursor, latest, this.clock.lateReason());
       this.cursor = latest;
     }

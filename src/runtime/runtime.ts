@@ -5,11 +5,11 @@ import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { Channel, type Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
 import { isUuid } from '../domain/ids.js';
-import { MissedReason, RunStatus } from '../domain/enums.js';
-import type { ClaimedRun, FireOutcome, RunStore } from '../db/run-store.js';
+import { JobStatus, MissedReason, RunStatus } from '../domain/enums.js';
+import type { ClaimedRun, FireOutcome, RunStore, WaitingRun } from '../db/run-store.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
-import type { Clock } from './clock.js';
+import type { Alarm, Clock } from './clock.js';
 import { Ledger } from './ledger.js';
 import { RunExecutor } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
@@ -45,6 +45,9 @@ export interface RuntimeOptions {
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
 
+/** At most this many alarms for waiting runs (the sweep claims the rest when due). */
+const MAX_WAKERS = 100_000;
+
 /**
  * The scheduler runtime of one process: recovery, one actor per ACTIVE job, the fire path
  * (actor → run store → executor), the ledger of missed slots, the continuous sweep, and an orderly
@@ -72,14 +75,17 @@ export class Runtime implements SweptRuntime {
   private readonly reloads = new Map<string, Promise<void>>();
   /** Jobs running missed slots one after another (catch-up ALL). */
   private readonly catchingUp = new Map<string, Date[]>();
+  /** Alarms that claim waiting runs (retries) when they are due, by run id. */
+  private readonly wakers = new Map<string, Alarm>();
 
   constructor(private readonly o: RuntimeOptions) {
     this.store = o.store;
+    this.store.onWaiting((runs) => this.wake(runs));
     this.graceMs = o.misfireGraceMs ?? 10_000;
     this.executor = new RunExecutor(o.store, o.targets, o.log);
     this.scheduler = new Scheduler(
       o.clock,
-      { fire: (job, slot) => this.fire(job, slot), late: (job, after, until, reason) => void this.track(this.ledger.account(job, after, until, reason)) },
+      { fire: (job, slot, dueAt) => this.fire(job, slot, dueAt), late: (job, after, until, reason) => void this.track(this.ledger.account(job, after, until, reason)) },
       o.log,
       this.graceMs,
     );
@@ -170,7 +176,18 @@ export class Runtime implements SweptRuntime {
 
   /** Applies a job change made in this process (services call it; other instances get a NOTIFY). */
   jobChanged(job: JobSnapshot): void {
-    this.scheduler.upsert(job);
+    this.apply(job);
+  }
+
+  /**
+   * Arms or disarms the job's actor; a job no longer ACTIVE also ends its waiting retries and
+   * buffered slot (the sweep does it too, should this instance stop first).
+   */
+  private apply(job: JobSnapshot, ledger: Date | null = null): void {
+    this.scheduler.upsert(job, ledger);
+    if (job.status !== JobStatus.ACTIVE && this.state === 'armed') {
+      void this.track(this.store.stopChains([job.id])).catch((err) => this.o.log.warn({ err, jobId: job.id }, 'could not end the waiting runs of a stopped job'));
+    }
   }
 
   /**
@@ -195,8 +212,25 @@ export class Runtime implements SweptRuntime {
   }
 
   /** Aborts a run in flight on this instance (its CANCELED state is already recorded). */
-  abortRun(runId: string): boolean {
-    return this.executor.abort(runId, 'CANCELED', 'canceled by an admin');
+  abortRun(runId: string, why = 'canceled by an admin'): boolean {
+    return this.executor.abort(runId, 'CANCELED', why);
+  }
+
+  /**
+   * Sets an alarm that claims each waiting run when it is due (a retry at the end of its
+   * backoff). Bounded: past MAX_WAKERS the sweep claims the others, a heartbeat late at most.
+   * Every instance that knows of a waiting run may set one; the claim picks one runner.
+   */
+  wake(runs: readonly WaitingRun[]): void {
+    if (this.state !== 'armed' && this.state !== 'starting') return;
+    for (const { id, dueAt } of runs) {
+      if (this.wakers.has(id) || this.wakers.size >= MAX_WAKERS) continue;
+      const alarm = this.o.clock.setAlarm(dueAt ?? this.o.clock.now(), () => {
+        this.wakers.delete(id);
+        void this.claimAndExecute([id]);
+      });
+      this.wakers.set(id, alarm);
+    }
   }
 
   /** Aborts a run in flight here if, and only if, the database says it was canceled. */
@@ -242,6 +276,8 @@ export class Runtime implements SweptRuntime {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.state = 'stopping';
     this.scheduler.stop();
+    for (const alarm of this.wakers.values()) alarm.cancel();
+    this.wakers.clear();
   }
 
   /**
@@ -302,8 +338,8 @@ export class Runtime implements SweptRuntime {
     await this.sweeper.sweep();
   }
 
-  /** The fire path of an on-time slot. */
-  private fire(job: JobSnapshot, slot: Date, deadline = new Date(slot.getTime() + this.graceMs)): void {
+  /** The fire path of an on-time slot (due at `dueAt` when jittered). */
+  private fire(job: JobSnapshot, slot: Date, dueAt?: Date): void {
     if (this.state !== 'armed') return;
     this.scheduler.fired(job);
     if (this.outage) {
@@ -311,15 +347,17 @@ export class Runtime implements SweptRuntime {
       this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
       return;
     }
-    void this.record(job, slot, deadline);
+    void this.record(job, slot, new Date((dueAt ?? slot).getTime() + this.graceMs), dueAt);
   }
 
   /** Records one slot and starts its run; resolves when the run ended (or at once if it does not run). */
-  private record(job: JobSnapshot, slot: Date, deadline?: Date): Promise<FireOutcome | null> {
+  private record(job: JobSnapshot, slot: Date, deadline?: Date, dueAt?: Date): Promise<FireOutcome | null> {
     return this.track(
-      this.store.fire({ jobId: job.id, slot, deadline, job }).then(
+      this.store.fire({ jobId: job.id, slot, deadline, job, dueAt }).then(
         (outcome) => {
           if (outcome.kind === 'claimed') {
+            // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
+            for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
             this.execute(outcome.run, job.timeoutSeconds);
           } else if (outcome.kind === 'late') {
             // The database took longer than the grace period to take it: MISSED, not late.
@@ -352,7 +390,12 @@ export class Runtime implements SweptRuntime {
     const deadline = () => new Date(this.o.clock.now().getTime() + this.graceMs);
     const queued = this.catchingUp.get(job.id);
     if (queued) return void queued.push(...slots); // one chain per job: it takes these too
-    if (slots.length === 1) return this.fire(job, slots[0], deadline());
+    if (slots.length === 1) {
+      if (this.state !== 'armed') return;
+      this.scheduler.fired(job);
+      if (this.outage) return this.ledger.defer(job, new Date(slots[0].getTime() - 1), slots[0], MissedReason.DATABASE_UNREACHABLE);
+      return void this.record(job, slots[0], deadline());
+    }
     const queue = [...slots];
     this.catchingUp.set(job.id, queue);
     void (async () => {
@@ -390,7 +433,7 @@ export class Runtime implements SweptRuntime {
     const next = previous.then(async () => {
       try {
         const res = await this.o.pool.query(`SELECT ${JOB_COLUMNS} FROM cron_job_definitions WHERE id = $1`, [jobId]);
-        if (res.rows[0]) this.scheduler.upsert(rowToJobSnapshot(res.rows[0]));
+        if (res.rows[0]) this.apply(rowToJobSnapshot(res.rows[0]));
         else this.scheduler.remove(jobId);
       } catch (err) {
         this.o.log.error({ err, jobId }, 'could not reload a changed job');
@@ -410,7 +453,7 @@ export class Runtime implements SweptRuntime {
   private async loadActiveJobs(): Promise<{ job: JobSnapshot; ledger: Date }[]> {
     const res = await this.o.pool.query(
       `SELECT ${JOB_COLUMNS}, greatest(j.active_since,
-         (SELECT max(r.scheduled_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.trigger_type = 'SCHEDULED')) AS ledger
+         (SELECT max(r.scheduled_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.trigger_type = 'SCHEDULED' AND r.attempt = 1)) AS ledger
        FROM cron_job_definitions j WHERE j.status = 'ACTIVE'`,
     );
     return res.rows.map((row) => ({ job: rowToJobSnapshot(row), ledger: new Date(row.ledger) }));

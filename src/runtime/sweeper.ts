@@ -3,7 +3,7 @@ import { beat, pruneInstances, removeInstance, type InstanceIdentity } from '../
 import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { bounded } from '../domain/bounded.js';
 import { isTerminal } from '../domain/enums.js';
-import type { ClaimedRun, RunStore } from '../db/run-store.js';
+import type { ClaimedRun, RunStore, WaitingRun } from '../db/run-store.js';
 import type { Ledger } from './ledger.js';
 
 /** What the sweep asks of the runtime it serves. */
@@ -19,6 +19,8 @@ export interface SweptRuntime {
   oldestPendingWrite(): Date | null;
   /** The database answers (false) or not (true): while it does not, slots are deferred, not sent. */
   setOutage(outage: boolean): void;
+  /** Sets alarms that claim waiting runs (retries) when due. */
+  wake(runs: readonly WaitingRun[]): void;
 }
 
 export interface SweeperOptions {
@@ -55,7 +57,10 @@ const PENDING_PER_ROUND = 1_000;
  * 2. accounts for the slots deferred while the database was unreachable (the ledger);
  * 3. settles RUNNING runs whose runner stopped beating (RUNNER_LOST) or, with no known runner,
  *    that are older than the stale threshold (STALE_TIMEOUT);
- * 4. claims PENDING runs nobody claimed (run-now while no scheduler was up, an ambiguous write);
+ * 4. claims PENDING runs nobody claimed (run-now while no scheduler was up, an ambiguous write, a
+ *    retry whose creator is gone), sets alarms for retries due before the next rounds, starts
+ *    buffered slots whose job has nothing active any more, and ends the waiting runs of jobs
+ *    that are no longer ACTIVE;
  * 5. resumes runs the database says this instance runs but nothing here executes (a fire whose
  *    answer was lost after it committed), and aborts runs executing here whose row is terminal;
  * 6. now and then, deletes the rows of instances gone for long.
@@ -126,6 +131,10 @@ export class Sweeper {
       const before = new Date(this.o.now().getTime() - (this.o.pendingAfterMs ?? 2_000));
       const pending = await store.pendingIds(before, PENDING_PER_ROUND);
       if (pending.length) await rt.claimAndExecute(pending);
+      rt.wake(await store.waitingUntil(new Date(this.o.now().getTime() + 2 * this.o.heartbeatMs), PENDING_PER_ROUND));
+      const promoted = await store.promoteStranded(PENDING_PER_ROUND);
+      if (promoted.length) await rt.claimAndExecute(promoted);
+      await store.stopChains();
 
       // Runs recorded as ours before the oldest write still in flight: their answer was lost.
       const cutoff = rt.oldestPendingWrite() ?? this.o.now();

@@ -1,5 +1,7 @@
 import { CronqlError } from '../errors.js';
-import { CatchUpPolicy, ScheduleType } from '../domain/enums.js';
+import { BackoffKind, CatchUpPolicy, OverlapPolicy, ScheduleType } from '../domain/enums.js';
+import type { RetryPolicy } from '../domain/job.js';
+import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, parseCronExpression } from '../schedule/index.js';
@@ -23,6 +25,23 @@ export interface DefinitionInput {
   catchUpLimit?: number | null;
   /** Pause the job after this many failed runs in a row (1–1000); null: never. */
   pauseAfterFailures?: number | null;
+  /** Null or omitted: no retry. */
+  retry?: RetryPolicyInput | null;
+  /** @default SKIP */
+  overlap?: OverlapPolicy | null;
+  /** ALLOW only. @default 1 */
+  maxConcurrentRuns?: number | null;
+  /** @default 0 */
+  jitterSeconds?: number | null;
+}
+
+/** A retry policy as given (defaults: EXPONENTIAL, 5 s, no cap, every retryable code). */
+export interface RetryPolicyInput {
+  maxAttempts: number;
+  backoff?: BackoffKind | null;
+  delaySeconds?: number | null;
+  maxDelaySeconds?: number | null;
+  retryOn?: string[] | null;
 }
 
 export interface ValidDefinition {
@@ -36,6 +55,10 @@ export interface ValidDefinition {
   catchUp: CatchUpPolicy;
   catchUpLimit: number | null;
   pauseAfterFailures: number | null;
+  retry: RetryPolicy | null;
+  overlap: OverlapPolicy;
+  maxConcurrentRuns: number;
+  jitterSeconds: number;
 }
 
 export interface RuleOptions {
@@ -143,7 +166,88 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     catchUp,
     catchUpLimit,
     pauseAfterFailures: validatePauseAfterFailures(input.pauseAfterFailures),
+    retry: validateRetry(input.retry),
+    ...validateOverlap(input.overlap, input.maxConcurrentRuns),
+    jitterSeconds: validateJitter(input.jitterSeconds, cronExpression, timezone, o.now),
   };
+}
+
+export const MAX_ATTEMPTS = 10;
+/** The longest delay and cap of a retry's backoff: a day. */
+export const MAX_RETRY_DELAY_SECONDS = 86_400;
+export const MAX_CONCURRENT_RUNS = 100;
+/** The widest jitter window, whatever the schedule: a day. */
+export const MAX_JITTER_SECONDS = 86_400;
+const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+const policyError = (field: string, message: string) => new CronqlError('INVALID_POLICY', message, { field });
+const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
+/** The retry policy: null (no retry), or attempts 1–10 with a backoff of whole seconds. */
+export function validateRetry(input: RetryPolicyInput | null | undefined): RetryPolicy | null {
+  if (input === undefined || input === null) return null;
+  if (typeof input !== 'object') throw policyError('retry', 'retry must be an object');
+  const { maxAttempts, backoff = BackoffKind.EXPONENTIAL, delaySeconds = 5, maxDelaySeconds = null, retryOn = null } = input;
+  if (!isInt(maxAttempts, 1, MAX_ATTEMPTS)) {
+    throw policyError('retry.maxAttempts', `retry.maxAttempts must be an integer from 1 to ${MAX_ATTEMPTS} (the first attempt included)`);
+  }
+  const kind = backoff ?? BackoffKind.EXPONENTIAL;
+  if (!Object.values(BackoffKind).includes(kind)) throw policyError('retry.backoff', 'retry.backoff must be FIXED, LINEAR or EXPONENTIAL');
+  const delay = delaySeconds ?? 5;
+  if (!isInt(delay, 0, MAX_RETRY_DELAY_SECONDS)) {
+    throw policyError('retry.delaySeconds', `retry.delaySeconds must be an integer from 0 to ${MAX_RETRY_DELAY_SECONDS}`);
+  }
+  if (maxDelaySeconds !== null && !isInt(maxDelaySeconds, 0, MAX_RETRY_DELAY_SECONDS)) {
+    throw policyError('retry.maxDelaySeconds', `retry.maxDelaySeconds must be an integer from 0 to ${MAX_RETRY_DELAY_SECONDS}, or null`);
+  }
+  if (maxDelaySeconds !== null && maxDelaySeconds < delay) {
+    throw policyError('retry.maxDelaySeconds', 'retry.maxDelaySeconds must not be below retry.delaySeconds');
+  }
+  let codes: string[] | null = null;
+  if (retryOn !== null) {
+    if (!Array.isArray(retryOn) || retryOn.length === 0 || retryOn.length > 50 || !retryOn.every((c) => typeof c === 'string' && FAILURE_CODE.test(c))) {
+      throw policyError('retry.retryOn', 'retry.retryOn must be 1 to 50 failure codes (A-Z, 0-9, _; at most 64 characters each), or null');
+    }
+    codes = [...new Set(retryOn)];
+  }
+  return { maxAttempts, backoff: kind, delaySeconds: delay, maxDelaySeconds, retryOn: codes };
+}
+
+/** The overlap policy, and its concurrency (ALLOW only: 1–100; the others run one at a time). */
+export function validateOverlap(policy: unknown, maxConcurrentRuns: unknown): { overlap: OverlapPolicy; maxConcurrentRuns: number } {
+  const overlap = (policy ?? OverlapPolicy.SKIP) as OverlapPolicy;
+  if (!Object.values(OverlapPolicy).includes(overlap)) {
+    throw policyError('overlap', 'overlap must be SKIP, BUFFER_ONE, CANCEL_PREVIOUS or ALLOW');
+  }
+  if (maxConcurrentRuns === undefined || maxConcurrentRuns === null) return { overlap, maxConcurrentRuns: 1 };
+  if (!isInt(maxConcurrentRuns, 1, MAX_CONCURRENT_RUNS)) {
+    throw policyError('maxConcurrentRuns', `maxConcurrentRuns must be an integer from 1 to ${MAX_CONCURRENT_RUNS}`);
+  }
+  if (overlap !== OverlapPolicy.ALLOW && maxConcurrentRuns !== 1) {
+    throw policyError('maxConcurrentRuns', 'maxConcurrentRuns is for overlap: ALLOW (the other policies run one at a time)');
+  }
+  return { overlap, maxConcurrentRuns };
+}
+
+/**
+ * The jitter window: 0 to a day, and for a recurring job at most its shortest interval between
+ * two slots (a wider window would let a slot start after the next one).
+ */
+export function validateJitter(value: unknown, cronExpression: string | null, timezone: string, now: Date): number {
+  if (value === undefined || value === null) return 0;
+  if (!isInt(value, 0, MAX_JITTER_SECONDS)) {
+    throw policyError('jitterSeconds', `jitterSeconds must be an integer from 0 to ${MAX_JITTER_SECONDS}`);
+  }
+  if (value > 0 && cronExpression !== null) {
+    const shortest = shortestIntervalSeconds(cronExpression, timezone, now);
+    if (shortest !== null && value > shortest) {
+      throw new CronqlError('INVALID_POLICY', `jitterSeconds ${value} is longer than the schedule's shortest interval (${shortest} s)`, {
+        field: 'jitterSeconds',
+        shortestIntervalSeconds: shortest,
+      });
+    }
+  }
+  return value;
 }
 
 /** The catch-up policy: NONE, LATEST, or ALL with an optional limit (1 to MAX_CATCH_UP_LIMIT). */

@@ -53,6 +53,10 @@ export function toSnapshot(job: JobDefinition): JobSnapshot {
     status: job.status,
     catchUp: job.catchUp,
     catchUpLimit: job.catchUpLimit ?? null,
+    retry: job.retry,
+    overlap: job.overlap,
+    maxConcurrentRuns: job.maxConcurrentRuns,
+    jitterSeconds: job.jitterSeconds,
     revision: job.revision,
     updatedAt: job.updatedAt,
   };
@@ -195,6 +199,12 @@ export class JobService {
         // A policy changed away from ALL drops the old limit, unless one is given.
         catchUpLimit:
           input.catchUpLimit !== undefined ? input.catchUpLimit : input.catchUp != null && input.catchUp !== old.catchUp ? null : old.catchUpLimit,
+        retry: input.retry !== undefined ? input.retry : old.retry,
+        overlap: input.overlap ?? old.overlap,
+        // Likewise a policy changed away from ALLOW drops its concurrency.
+        maxConcurrentRuns:
+          input.maxConcurrentRuns !== undefined ? input.maxConcurrentRuns : input.overlap != null && input.overlap !== old.overlap ? null : old.maxConcurrentRuns,
+        jitterSeconds: input.jitterSeconds !== undefined ? input.jitterSeconds : old.jitterSeconds,
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );

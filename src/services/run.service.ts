@@ -117,11 +117,15 @@ export class RunService {
 
   /**
    * Runs the job now: MANUAL, or AD_HOC with the given payload. With a run of the job still
-   * active the new run is SKIPPED (OVERLAP), like a scheduled slot would be.
+   * active the job's overlap policy decides, as for a scheduled slot: SKIPPED (OVERLAP),
+   * buffered, started in place of the active run, or started beside it.
    */
   async runNow(jobId: string, payload?: unknown): Promise<RunRecord> {
     if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
-    const run = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload) : null;
+    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload) : null;
+    // Replaced runs running here stop now; those elsewhere were told by the store (NOTIFY).
+    for (const old of made?.replaced ?? []) this.d.runtime?.abortRun(old.id, 'replaced by a run-now (overlap: CANCEL_PREVIOUS)');
+    const run = made?.run;
     if (!run) {
       // Nothing inserted: the job is unknown or RETIRED; tell which.
       const job = await this.d.jobs.getOrThrow(jobId);

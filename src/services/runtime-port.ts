@@ -9,6 +9,6 @@ export interface RuntimePort {
   jobChanged(job: JobSnapshot): void;
   /** Claims and runs PENDING runs; returns those this instance won, RUNNING. */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]>;
-  abortRun(runId: string): boolean;
+  abortRun(runId: string, why?: string): boolean;
   nextRunAt(jobId: string): Date | null;
 }

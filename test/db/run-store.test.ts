@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { RunStore } from '../../src/db/run-store.js';
-import { RunStatus } from '../../src/domain/enums.js';
+import { OverlapPolicy, RunStatus } from '../../src/domain/enums.js';
 import type { RunChange } from '../../src/domain/run.js';
 import { startCronql, testDatabase } from '../support/cronql.js';
 
@@ -30,14 +30,17 @@ describe('run store: one writer, one change per transition', () => {
   });
 
   let n = 0;
-  async function job(): Promise<string> {
+  async function job(policy: { overlap?: OverlapPolicy; maxConcurrentRuns?: number; retryMaxAttempts?: number; retryDelaySeconds?: number } = {}): Promise<string> {
     const k = ++n;
     const res = await cronql.pool.query(
-      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, payload, created_at, updated_at)
-       VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $3, $2, $2) RETURNING id`,
-      [`store-${k}`, now, { message: `job ${k}`, nested: { n: k } }],
+      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, payload, created_at, updated_at,
+         overlap, max_concurrent_runs, retry_max_attempts, retry_backoff, retry_delay_seconds)
+       VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $3, $2, $2, $4, $5, $6, CASE WHEN $6::int IS NOT NULL THEN 'FIXED' END, $7)
+       RETURNING id`,
+      [`store-${k}`, now, { message: `job ${k}`, nested: { n: k } }, policy.overlap ?? 'SKIP', policy.maxConcurrentRuns ?? 1, policy.retryMaxAttempts ?? null, policy.retryDelaySeconds ?? null],
     );
     const id = res.rows[0].id as string;
+    overlaps.set(id, policy.overlap ?? OverlapPolicy.SKIP);
     keys.set(id, `store-${k}`);
     payloads.set(id, { message: `job ${k}`, nested: { n: k } });
     return id;
@@ -45,7 +48,9 @@ describe('run store: one writer, one change per transition', () => {
   const slot = (m: number) => new Date(Date.UTC(2026, 10, 24, 12, m));
   const payloads = new Map<string, unknown>();
   /** The job as its actor knows it (the fire path passes it: the run is built, not read back). */
-  const firing = (id: string) => ({ jobKey: keys.get(id)!, version: 1, target: 'log', payload: payloads.get(id) ?? null });
+  const firing = (id: string) => ({ jobKey: keys.get(id)!, version: 1, target: 'log', payload: payloads.get(id) ?? null, overlap: overlaps.get(id)! });
+  const overlaps = new Map<string, OverlapPolicy>();
+  const fire = (id: string, m: number, extra: { deadline?: Date } = {}) => store.fire({ jobId: id, slot: slot(m), job: firing(id), ...extra });
   const keys = new Map<string, string>();
 
   /** Runs `write`, then checks it published exactly `expected` (run id or index, from → to), each matching its row. */
@@ -64,7 +69,7 @@ describe('run store: one writer, one change per transition', () => {
 
   it('fire: a free slot is created PENDING and claimed RUNNING (two transitions, one change each)', async () => {
     const id = await job();
-    const { result, changes } = await transitions(() => store.fire({ jobId: id, slot: slot(1), job: firing(id) }), [
+    const { result, changes } = await transitions(() => fire(id, 1), [
       [null, RunStatus.PENDING],
       [RunStatus.PENDING, RunStatus.RUNNING],
     ]);
@@ -72,12 +77,12 @@ describe('run store: one writer, one change per transition', () => {
     expect(changes[0].run.id).toBe(changes[1].run.id);
     expect(changes[1].run.runnerInstanceId).toBe('store-test');
     // The same slot again: someone has it; nothing changed, nothing published.
-    expect((await transitions(() => store.fire({ jobId: id, slot: slot(1) }), [])).result.kind).toBe('taken');
+    expect((await transitions(() => fire(id, 1), [])).result.kind).toBe('taken');
     // The next slot while the run is active: SKIPPED/OVERLAP.
-    const skipped = await transitions(() => store.fire({ jobId: id, slot: slot(2) }), [[null, RunStatus.SKIPPED]]);
+    const skipped = await transitions(() => fire(id, 2), [[null, RunStatus.SKIPPED]]);
     expect(skipped.changes[0].run.failureCode).toBe('OVERLAP');
     // Past its deadline: not recorded at all.
-    expect((await transitions(() => store.fire({ jobId: id, slot: slot(3), deadline: new Date(now.getTime() - 1) }), [])).result.kind).toBe('late');
+    expect((await transitions(() => fire(id, 3, { deadline: new Date(now.getTime() - 1) }), [])).result.kind).toBe('late');
   });
 
   it('co-due fires in one batch publish each run’s changes in order, as the rows hold them', async () => {
@@ -105,7 +110,8 @@ describe('run store: one writer, one change per transition', () => {
 
   it('run-now: created PENDING, claimed, or SKIPPED while a run is active', async () => {
     const id = await job();
-    const { result: run } = await transitions(() => store.insertManual(id, undefined), [[null, RunStatus.PENDING]]);
+    const { result: made } = await transitions(() => store.insertManual(id, undefined), [[null, RunStatus.PENDING]]);
+    const run = made!.run;
     await transitions(() => store.insertManual(id, { adHoc: true }), [[null, RunStatus.SKIPPED]]);
     await transitions(() => store.claim([run!.id]), [[RunStatus.PENDING, RunStatus.RUNNING]]);
     await transitions(() => store.claim([run!.id]), []);
@@ -114,7 +120,7 @@ describe('run store: one writer, one change per transition', () => {
   it('finish: RUNNING → SUCCEEDED | FAILED | CANCELED, once', async () => {
     for (const status of [RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELED] as const) {
       const id = await job();
-      const fired = await store.fire({ jobId: id, slot: slot(10) });
+      const fired = await fire(id, 10);
       if (fired.kind !== 'claimed') throw new Error('not claimed');
       await transitions(() => store.finish(fired.run.id, { status, failureCode: status === RunStatus.SUCCEEDED ? null : 'X' }), [[RunStatus.RUNNING, status]]);
       await transitions(() => store.finish(fired.run.id, { status: RunStatus.SUCCEEDED }), []);
@@ -124,11 +130,11 @@ describe('run store: one writer, one change per transition', () => {
 
   it('cancel: PENDING → CANCELED and RUNNING → CANCELED, once', async () => {
     const pendingJob = await job();
-    const pending = (await store.insertManual(pendingJob, undefined))!;
+    const pending = (await store.insertManual(pendingJob, undefined))!.run;
     await transitions(() => store.cancel(pending.id), [[RunStatus.PENDING, RunStatus.CANCELED]]);
     await transitions(() => store.cancel(pending.id), []);
     const runningJob = await job();
-    const fired = await store.fire({ jobId: runningJob, slot: slot(11) });
+    const fired = await fire(runningJob, 11);
     if (fired.kind !== 'claimed') throw new Error('not claimed');
     await transitions(() => store.cancel(fired.run.id), [[RunStatus.RUNNING, RunStatus.CANCELED]]);
   });
@@ -140,7 +146,7 @@ describe('run store: one writer, one change per transition', () => {
     );
     const silent = new RunStore({ pool: cronql.pool, instanceId: 'silent', now: () => now, publish: (c) => published.push(...c) });
     const lostJob = await job();
-    const lost = await silent.fire({ jobId: lostJob, slot: slot(12) });
+    const lost = await silent.fire({ jobId: lostJob, slot: slot(12), job: firing(lostJob) });
     if (lost.kind !== 'claimed') throw new Error('not claimed');
     const { changes } = await transitions(() => store.settleLost(60_000, 3_600_000), [[RunStatus.RUNNING, RunStatus.FAILED]]);
     expect(changes[0].run.failureCode).toBe('RUNNER_LOST');
@@ -149,12 +155,93 @@ describe('run store: one writer, one change per transition', () => {
     // At startup: a run recorded as running on this very instance id.
     const restarted = new RunStore({ pool: cronql.pool, instanceId: 'restarted', now: () => now, publish: (c) => published.push(...c) });
     const mineJob = await job();
-    const mine = await restarted.fire({ jobId: mineJob, slot: slot(13) });
+    const mine = await restarted.fire({ jobId: mineJob, slot: slot(13), job: firing(mineJob) });
     if (mine.kind !== 'claimed') throw new Error('not claimed');
     const staled = await transitions(() => restarted.settleStale(3_600_000), [[RunStatus.RUNNING, RunStatus.FAILED]]);
     expect(staled.changes[0].run.failureCode).toBe('STALE_TIMEOUT');
     await transitions(() => restarted.settleStale(3_600_000), []);
     now = new Date(now.getTime() + 1000);
+  });
+
+  it('retry: a retryable FAILED attempt creates its next attempt PENDING, due after the backoff; the slot key holds for first attempts', async () => {
+    const id = await job({ retryMaxAttempts: 2, retryDelaySeconds: 10 });
+    const fired = await fire(id, 20);
+    if (fired.kind !== 'claimed') throw new Error('not claimed');
+    const { changes } = await transitions(() => store.finish(fired.run.id, { status: RunStatus.FAILED, failureCode: 'BOOM' }), [
+      [RunStatus.RUNNING, RunStatus.FAILED],
+      [null, RunStatus.PENDING],
+    ]);
+    const retry = changes[1].run;
+    expect(retry).toMatchObject({ attempt: 2, retryOf: fired.run.id, scheduledAt: slot(20), triggerType: 'SCHEDULED' });
+    const wait = retry.dueAt!.getTime() - now.getTime();
+    expect(wait).toBeGreaterThanOrEqual(10_000);
+    expect(wait).toBeLessThanOrEqual(11_000);
+    // The slot is still the job's: a second fire of it is someone else's, the next one overlaps the waiting retry.
+    expect((await transitions(() => fire(id, 20), [])).result.kind).toBe('taken');
+    expect((await transitions(() => fire(id, 21), [[null, RunStatus.SKIPPED]])).result.kind).toBe('skipped');
+    // Not claimed before it is due; claimed once due; its failure is the last attempt: no third.
+    await transitions(() => store.claim([retry.id]), []);
+    now = new Date(now.getTime() + 11_000);
+    await transitions(() => store.claim([retry.id]), [[RunStatus.PENDING, RunStatus.RUNNING]]);
+    await transitions(() => store.finish(retry.id, { status: RunStatus.FAILED, failureCode: 'BOOM' }), [[RunStatus.RUNNING, RunStatus.FAILED]]);
+    // Signals count slots: one failure, not two.
+    const signals = await cronql.pool.query('SELECT consecutive_failures FROM cron_job_definitions WHERE id = $1', [id]);
+    expect(signals.rows[0].consecutive_failures).toBe(1);
+  });
+
+  it('retry: a non-retryable code, and a job no longer ACTIVE, end the chain', async () => {
+    const id = await job({ retryMaxAttempts: 3, retryDelaySeconds: 0 });
+    const a = await fire(id, 22);
+    if (a.kind !== 'claimed') throw new Error('not claimed');
+    await transitions(() => store.finish(a.run.id, { status: RunStatus.FAILED, failureCode: 'UNKNOWN_TARGET' }), [[RunStatus.RUNNING, RunStatus.FAILED]]);
+    const b = await fire(id, 23);
+    if (b.kind !== 'claimed') throw new Error('not claimed');
+    const { changes } = await transitions(() => store.finish(b.run.id, { status: RunStatus.FAILED, failureCode: 'BOOM' }), [
+      [RunStatus.RUNNING, RunStatus.FAILED],
+      [null, RunStatus.PENDING],
+    ]);
+    await cronql.pool.query(`UPDATE cron_job_definitions SET status = 'PAUSED', pause_reason = 'test' WHERE id = $1`, [id]);
+    await transitions(() => store.claim([changes[1].run.id]), []);
+    const stopped = await transitions(() => store.stopChains([id]), [[RunStatus.PENDING, RunStatus.CANCELED]]);
+    expect(stopped.changes[0].run.failureMessage).toMatch(/PAUSED/);
+    await transitions(() => store.stopChains([id]), []);
+  });
+
+  it('BUFFER_ONE: one slot waits, later ones skip; the active run’s end moves it to be claimed', async () => {
+    const id = await job({ overlap: OverlapPolicy.BUFFER_ONE });
+    const a = await fire(id, 30);
+    if (a.kind !== 'claimed') throw new Error('not claimed');
+    const buffered = await transitions(() => fire(id, 31), [[null, RunStatus.PENDING]]);
+    expect(buffered.result.kind).toBe('buffered');
+    await transitions(() => fire(id, 32), [[null, RunStatus.SKIPPED]]);
+    const waiting = (buffered.result as { run: { id: string } }).run.id;
+    await transitions(() => store.claim([waiting]), []); // not while it waits in the buffer
+    await transitions(() => store.finish(a.run.id, { status: RunStatus.SUCCEEDED }), [[RunStatus.RUNNING, RunStatus.SUCCEEDED]]);
+    await transitions(() => store.claim([waiting]), [[RunStatus.PENDING, RunStatus.RUNNING]]);
+  });
+
+  it('CANCEL_PREVIOUS: the active run ends CANCELED/REPLACED and the slot starts', async () => {
+    const id = await job({ overlap: OverlapPolicy.CANCEL_PREVIOUS });
+    const a = await fire(id, 40);
+    if (a.kind !== 'claimed') throw new Error('not claimed');
+    const { result, changes } = await transitions(() => fire(id, 41), [
+      [RunStatus.RUNNING, RunStatus.CANCELED],
+      [null, RunStatus.PENDING],
+      [RunStatus.PENDING, RunStatus.RUNNING],
+    ]);
+    expect(changes[0].run).toMatchObject({ id: a.run.id, failureCode: 'REPLACED' });
+    expect(result).toMatchObject({ kind: 'claimed', replaced: [{ id: a.run.id }] });
+    // The same slot again (another instance): taken, and nothing canceled.
+    expect((await transitions(() => fire(id, 41), [])).result.kind).toBe('taken');
+  });
+
+  it('ALLOW: up to maxConcurrentRuns at once, then SKIPPED', async () => {
+    const id = await job({ overlap: OverlapPolicy.ALLOW, maxConcurrentRuns: 2 });
+    expect((await fire(id, 50)).kind).toBe('claimed');
+    expect((await fire(id, 51)).kind).toBe('claimed');
+    expect((await transitions(() => fire(id, 52), [[null, RunStatus.SKIPPED]])).result.kind).toBe('skipped');
+    const manual = await transitions(() => store.insertManual(id, undefined), [[null, RunStatus.SKIPPED]]);
+    expect(manual.result!.run.failureCode).toBe('OVERLAP');
   });
 
   it('no other module writes run rows or job rows', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CatchUpPolicy, JobStatus, ScheduleType } from '../../src/domain/enums.js';
+import { CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../src/domain/enums.js';
 import type { JobSnapshot } from '../../src/domain/job.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -12,6 +12,10 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
   target: 'log',
   payload: null,
   scheduleType: ScheduleType.RECURRING,
+  retry: null,
+  overlap: OverlapPolicy.SKIP,
+  maxConcurrentRuns: 1,
+  jitterSeconds: 0,
   cronExpression: '* * * * *',
   runAt: null,
   timezone: 'UTC',

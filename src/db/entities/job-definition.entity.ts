@@ -1,6 +1,7 @@
-import { Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { ArrayType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { CatchUpPolicy, JobStatus, ScheduleType } from '../../domain/enums.js';
+import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../domain/enums.js';
+import type { RetryPolicy } from '../../domain/job.js';
 
 /**
  * A versioned job definition. `(jobKey, version)` is unique; at most one version per key is not
@@ -47,6 +48,46 @@ export class JobDefinition {
   /** ALL: at most this many missed slots of one gap run (the rest are recorded MISSED). */
   @Property({ type: 'integer', nullable: true })
   catchUpLimit?: number | null;
+
+  /** Retry policy (null max attempts: no retry). See `retry`. */
+  @Property({ type: 'integer', nullable: true })
+  retryMaxAttempts?: number | null;
+
+  @Enum({ items: () => BackoffKind, type: 'text', nullable: true })
+  retryBackoff?: BackoffKind | null;
+
+  @Property({ type: 'integer', nullable: true })
+  retryDelaySeconds?: number | null;
+
+  @Property({ type: 'integer', nullable: true })
+  retryMaxDelaySeconds?: number | null;
+
+  @Property({ type: ArrayType, columnType: 'text[]', nullable: true })
+  retryOn?: string[] | null;
+
+  /** What a slot does while a run of the job is active (see docs/policies.md). */
+  @Enum({ items: () => OverlapPolicy, type: 'text', default: OverlapPolicy.SKIP })
+  overlap: OverlapPolicy & Opt = OverlapPolicy.SKIP;
+
+  /** ALLOW: how many runs at once. */
+  @Property({ type: 'integer', default: 1 })
+  maxConcurrentRuns: number & Opt = 1;
+
+  /** Slots start after a deterministic offset in [0, jitterSeconds). */
+  @Property({ type: 'integer', default: 0 })
+  jitterSeconds: number & Opt = 0;
+
+  /** The retry policy as one value (null: a failed run is final). */
+  get retry(): RetryPolicy | null {
+    if (this.retryMaxAttempts == null) return null;
+    return {
+      maxAttempts: this.retryMaxAttempts,
+      backoff: this.retryBackoff ?? BackoffKind.EXPONENTIAL,
+      delaySeconds: this.retryDelaySeconds ?? 0,
+      maxDelaySeconds: this.retryMaxDelaySeconds ?? null,
+      retryOn: this.retryOn ?? null,
+    };
+  }
 
   /** FAILED runs since the last SUCCEEDED one; kept by the statements that end runs. */
   @Property({ type: 'integer', default: 0 })

@@ -5,8 +5,9 @@ import { JobDefinition } from './job-definition.entity.js';
 
 /**
  * One execution attempt of a job, with snapshots of the job as it was when the run was created.
- * The database enforces: one SCHEDULED run per (job, slot) and at most one PENDING/RUNNING run per
- * job (partial unique indexes, see the migration). The fire path writes this table with plain SQL
+ * The database enforces: one first attempt of a SCHEDULED run per (job, slot), and at most one
+ * PENDING/RUNNING run per (job, lane) — the overlap policy's places (partial unique indexes, see
+ * the migrations; the lane is the store's business and not mapped here). The fire path writes this table with plain SQL
  * (db/run-store.ts); the entity serves reads and the admin services.
  */
 @Entity({ tableName: 'cron_job_runs' })
@@ -58,6 +59,18 @@ export class JobRun {
 
   @Property({ type: 'text', nullable: true })
   runnerInstanceId?: string | null;
+
+  /** 1 for the first attempt of a slot or run-now; retries count on. */
+  @Property({ type: 'integer', default: 1 })
+  attempt: number & Opt = 1;
+
+  /** The attempt this one retries (its row may have been pruned since). */
+  @Property({ type: 'uuid', nullable: true })
+  retryOf?: string | null;
+
+  /** When the run was due to start if not at its slot: a retry's end of backoff, a jittered slot. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  dueAt?: Date | null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt: Date & Opt = new Date();
