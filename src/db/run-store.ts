@@ -857,7 +857,8 @@ export class RunStore {
   async pendingIds(dueBefore?: Date, limit = 10_000): Promise<string[]> {
     const res = await this.pool.query(
       `SELECT id FROM cron_job_runs
-       WHERE status = ${S.PENDING} AND lane >= 0 AND coalesce(due_at, created_at) <= coalesce($1::timestamptz, $3::timestamptz)
+       WHERE status = ${S.PENDING} AND lane >= 0
+         AND CASE WHEN $1::timestamptz IS NULL THEN due_at IS NULL OR due_at <= $3 ELSE coalesce(due_at, created_at) <= $1 END
        ORDER BY coalesce(due_at, created_at), id LIMIT $2`,
       [dueBefore ?? null, limit, this.now()],
     );

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { CatchUpPolicy, JobStatus, RunStatus, ScheduleType, TriggerType } from '../domain/enums.js';
+import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType } from '../domain/enums.js';
 
 // The domain enums are the GraphQL enums: same names, same values, stored as is in the database.
 registerEnumType(ScheduleType, { name: 'ScheduleType' });
@@ -16,4 +16,24 @@ registerEnumType(CatchUpPolicy, {
   },
 });
 
-export { CatchUpPolicy, JobStatus, RunStatus, ScheduleType, TriggerType };
+registerEnumType(BackoffKind, {
+  name: 'BackoffKind',
+  description: 'How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter).',
+  valuesConfig: {
+    FIXED: { description: 'd' },
+    LINEAR: { description: 'd·n' },
+    EXPONENTIAL: { description: 'd·2ⁿ⁻¹' },
+  },
+});
+registerEnumType(OverlapPolicy, {
+  name: 'OverlapPolicy',
+  description: 'What a slot (or a run-now) does while a run of its job is still active. Every policy holds across instances.',
+  valuesConfig: {
+    SKIP: { description: 'Recorded SKIPPED/OVERLAP (the default).' },
+    BUFFER_ONE: { description: 'At most one waits (PENDING) and starts when the active run ends; later ones are SKIPPED/OVERLAP.' },
+    CANCEL_PREVIOUS: { description: 'The active run is canceled (CANCELED/REPLACED; its handler sees its signal) and the new one starts.' },
+    ALLOW: { description: 'Up to maxConcurrentRuns run at once; beyond, SKIPPED/OVERLAP.' },
+  },
+});
+
+export { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType };

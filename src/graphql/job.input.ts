@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { CatchUpPolicy, JobStatus, ScheduleType } from './enums.js';
+import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 
 @InputType('JobFilter')
@@ -19,6 +19,32 @@ export class JobFilterInput {
   @Field(() => ScheduleType, { nullable: true })
   scheduleType?: ScheduleType | null;
 }
+
+@InputType('RetryPolicyInput', { description: 'Retries with backoff; out-of-range values fail with INVALID_POLICY.' })
+export class RetryPolicyInput {
+  @Field(() => Int, { description: 'Attempts per slot or run-now, the first included (1–10).' })
+  maxAttempts!: number;
+
+  @Field(() => BackoffKind, { nullable: true, defaultValue: BackoffKind.EXPONENTIAL })
+  backoff?: BackoffKind | null;
+
+  @Field(() => Int, { nullable: true, defaultValue: 5, description: 'The base delay d, in seconds (0–86400).' })
+  delaySeconds?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'The longest a retry waits (at least delaySeconds, at most 86400); null: no cap.' })
+  maxDelaySeconds?: number | null;
+
+  @Field(() => [String], { nullable: true, description: 'Only these failure codes are retried; null: every retryable code.' })
+  retryOn?: string[] | null;
+}
+
+/** The policy fields of CreateJobInput and NewJobVersionInput (one description each). */
+const POLICY = {
+  retry: 'Retries with backoff; null: none (the default).',
+  overlap: 'What a slot does while a run of the job is active. Default SKIP.',
+  maxConcurrentRuns: 'ALLOW only: how many runs at once (1–100, default 1).',
+  jitterSeconds: 'Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0.',
+} as const;
 
 @InputType('CreateJobInput')
 export class CreateJobInput {
@@ -54,6 +80,17 @@ export class CreateJobInput {
 
   @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row (1–1000); null: never.' })
   pauseAfterFailures?: number | null;
+  @Field(() => RetryPolicyInput, { nullable: true, description: POLICY.retry })
+  retry?: RetryPolicyInput | null;
+
+  @Field(() => OverlapPolicy, { nullable: true, description: POLICY.overlap })
+  overlap?: OverlapPolicy | null;
+
+  @Field(() => Int, { nullable: true, description: POLICY.maxConcurrentRuns })
+  maxConcurrentRuns?: number | null;
+
+  @Field(() => Int, { nullable: true, description: POLICY.jitterSeconds })
+  jitterSeconds?: number | null;
 }
 
 /** Omitted fields are copied from the version being replaced. */
@@ -88,5 +125,16 @@ export class NewJobVersionInput {
 
   @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row (1–1000); null: never.' })
   pauseAfterFailures?: number | null;
+  @Field(() => RetryPolicyInput, { nullable: true, description: POLICY.retry })
+  retry?: RetryPolicyInput | null;
+
+  @Field(() => OverlapPolicy, { nullable: true, description: POLICY.overlap })
+  overlap?: OverlapPolicy | null;
+
+  @Field(() => Int, { nullable: true, description: POLICY.maxConcurrentRuns })
+  maxConcurrentRuns?: number | null;
+
+  @Field(() => Int, { nullable: true, description: POLICY.jitterSeconds })
+  jitterSeconds?: number | null;
 }
 

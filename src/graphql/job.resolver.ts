@@ -57,6 +57,10 @@ export class JobResolver {
         catchUp: input.catchUp,
         catchUpLimit: input.catchUpLimit,
         pauseAfterFailures: input.pauseAfterFailures,
+        retry: input.retry,
+        overlap: input.overlap,
+        maxConcurrentRuns: input.maxConcurrentRuns,
+        jitterSeconds: input.jitterSeconds,
       },
       ctx.principal.name,
     );

@@ -1,6 +1,24 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { CatchUpPolicy, JobStatus, ScheduleType } from './enums.js';
+import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
+
+@ObjectType('RetryPolicy', { description: 'A FAILED attempt with a retryable code gets a next attempt (a new run of the same slot), up to maxAttempts.' })
+export class RetryPolicy {
+  @Field(() => Int, { description: 'Attempts per slot or run-now, the first included (1–10).' })
+  maxAttempts!: number;
+
+  @Field(() => BackoffKind)
+  backoff!: BackoffKind;
+
+  @Field(() => Int, { description: 'The base delay d of the backoff, in seconds.' })
+  delaySeconds!: number;
+
+  @Field(() => Int, { nullable: true, description: 'The longest a retry waits; null: no cap.' })
+  maxDelaySeconds?: number | null;
+
+  @Field(() => [String], { nullable: true, description: 'Only these failure codes are retried; null: every code but UNKNOWN_TARGET, HTTP_BLOCKED, UNKNOWN_SECRET and SHUTDOWN.' })
+  retryOn?: string[] | null;
+}
 
 /**
  * One version of a job definition. Resolvers return `JobDefinition` entities; this class only
@@ -48,7 +66,19 @@ export class Job {
   @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row; null: never.' })
   pauseAfterFailures?: number | null;
 
-  @Field(() => Int, { description: 'FAILED runs since the last SUCCEEDED one (canceled and skipped runs do not count); resume resets it.' })
+  @Field(() => RetryPolicy, { nullable: true, description: 'Null: a failed run is final (the default).' })
+  retry?: RetryPolicy | null;
+
+  @Field(() => OverlapPolicy, { description: 'What a slot does while a run of the job is active.' })
+  overlap!: OverlapPolicy;
+
+  @Field(() => Int, { description: 'ALLOW: how many runs at once (1 for the other policies).' })
+  maxConcurrentRuns!: number;
+
+  @Field(() => Int, { description: 'Each slot starts after a stable offset in [0, jitterSeconds) derived from the job and the slot; scheduledAt stays the slot.' })
+  jitterSeconds!: number;
+
+  @Field(() => Int, { description: 'FAILED slots since the last SUCCEEDED one (a retried slot counts once, by its last attempt; canceled and skipped runs do not count); resume resets it.' })
   consecutiveFailures!: number;
 
   @Field(() => DateTimeScalar, { nullable: true, description: 'When its latest SUCCEEDED run ended.' })

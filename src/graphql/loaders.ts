@@ -22,6 +22,8 @@ export class Loaders {
   readonly job: DataLoader<string, JobDefinition | null>;
   /** The version that replaced a job version, by the replaced version's id. */
   readonly successor: DataLoader<string, JobDefinition | null>;
+  /** Runs by id. */
+  readonly run: DataLoader<string, RunRecord | null>;
   /** The latest run (by scheduledAt) of a job version. */
   readonly lastRun: DataLoader<string, RunRecord | null>;
   /** `Job.runs` pages: a page of jobs each asking for its runs costs two queries in all. */
@@ -31,6 +33,7 @@ export class Loaders {
     this.job = new DataLoader((ids) => cronql.jobs.getMany(ids));
     this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids));
     this.lastRun = new DataLoader((ids) => cronql.runs.lastRuns(ids));
+    this.run = new DataLoader((ids) => cronql.runs.getMany(ids));
     this.jobRuns = new DataLoader((keys) => cronql.runs.listByJobs(keys), {
       cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]),
     });

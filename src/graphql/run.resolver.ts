@@ -6,7 +6,8 @@ import type { GraphQLContext } from './context.type.js';
 import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
-import { JSONScalar } from './scalars.js';
+import { DateTimeScalar, JSONScalar } from './scalars.js';
+import { RunStatus } from '../domain/enums.js';
 import { forRole } from './redact.js';
 
 @Resolver(() => Run)
@@ -68,6 +69,16 @@ export class RunResolver {
     // Runs reference their job with a foreign key: a missing job is a broken invariant.
     if (!job) throw new Error(`run ${run.id} references missing job ${run.jobId}`);
     return job;
+  }
+
+  @FieldResolver(() => Run, { nullable: true, description: 'The attempt this one retries (null for a first attempt, or once retention pruned it).' })
+  async retryOf(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
+    return run.retryOf ? ctx.loaders.run.load(run.retryOf) : null;
+  }
+
+  @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'While a retry waits (PENDING): when it starts.' })
+  nextAttemptAt(@Root() run: RunRecord): Date | null {
+    return run.status === RunStatus.PENDING && run.attempt > 1 ? run.dueAt : null;
   }
 
   @FieldResolver(() => Int, { nullable: true, description: 'finishedAt - startedAt, in milliseconds.' })

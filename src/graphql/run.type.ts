@@ -53,6 +53,9 @@ export class Run {
   @Field(() => String, { nullable: true })
   runnerInstanceId?: string | null;
 
+  @Field(() => Int, { description: '1 for the first attempt of a slot or run-now; a retry is attempt n + 1 of the same slot.' })
+  attempt!: number;
+
   @Field(() => DateTimeScalar)
   createdAt!: Date;
 

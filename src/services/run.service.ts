@@ -76,6 +76,14 @@ export class RunService {
     return this.d.store.get(id);
   }
 
+  /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing. */
+  async getMany(ids: readonly string[]): Promise<(RunRecord | null)[]> {
+    const valid = ids.filter(isUuid);
+    const res = valid.length ? await this.d.pool.query(`SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [valid]) : { rows: [] };
+    const byId = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
   async getOrThrow(id: string): Promise<RunRecord> {
     const run = await this.get(id);
     if (!run) throw new CronqlError('NOT_FOUND', `no run with id ${id}`, { id });

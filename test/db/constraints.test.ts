@@ -33,11 +33,11 @@ describe('schema invariants', () => {
     }
     return 'no violation';
   };
-  const run = (status: string, trigger: string, slot: string) =>
+  const run = (status: string, trigger: string, slot: string, lane = 0, attempt = 1) =>
     violation(
-      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status)
-       VALUES (gen_random_uuid(), $1, 'inv', 1, 'log', $2, $3, $4)`,
-      [jobId, trigger, slot, status],
+      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, lane, attempt)
+       VALUES (gen_random_uuid(), $1, 'inv', 1, 'log', $2, $3, $4, $5, $6)`,
+      [jobId, trigger, slot, status, lane, attempt],
     );
   const job = (key: string, version: number, type: string, cron: string | null, runAt: string | null, status = 'ACTIVE', reason: string | null = null) =>
     violation(
@@ -49,15 +49,19 @@ describe('schema invariants', () => {
   it('one scheduled run per (job, slot)', async () => {
     expect(await run('SUCCEEDED', 'SCHEDULED', '2026-01-01T00:00:00Z')).toBe('no violation');
     expect(await run('SKIPPED', 'SCHEDULED', '2026-01-01T00:00:00Z')).toBe('cron_job_runs_scheduled_slot_unique');
-    // Manual runs are not slots.
+    // Manual runs are not slots; a retry is a later attempt of the same slot.
     expect(await run('SUCCEEDED', 'MANUAL', '2026-01-01T00:00:00Z')).toBe('no violation');
+    expect(await run('FAILED', 'SCHEDULED', '2026-01-01T00:00:00Z', 0, 2)).toBe('no violation');
   });
 
-  it('at most one PENDING/RUNNING run per job', async () => {
+  it('at most one PENDING/RUNNING run per (job, lane): the overlap policies’ places', async () => {
     expect(await run('RUNNING', 'SCHEDULED', '2026-01-01T00:01:00Z')).toBe('no violation');
-    expect(await run('PENDING', 'SCHEDULED', '2026-01-01T00:02:00Z')).toBe('cron_job_runs_one_active_per_job');
-    expect(await run('PENDING', 'MANUAL', '2026-01-01T00:02:00Z')).toBe('cron_job_runs_one_active_per_job');
+    expect(await run('PENDING', 'SCHEDULED', '2026-01-01T00:02:00Z')).toBe('cron_job_runs_one_active_per_lane');
+    expect(await run('PENDING', 'MANUAL', '2026-01-01T00:02:00Z')).toBe('cron_job_runs_one_active_per_lane');
     expect(await run('SKIPPED', 'SCHEDULED', '2026-01-01T00:02:00Z')).toBe('no violation');
+    // Another lane (ALLOW's second place, BUFFER_ONE's waiting slot), once.
+    expect(await run('PENDING', 'SCHEDULED', '2026-01-01T00:03:00Z', -1)).toBe('no violation');
+    expect(await run('PENDING', 'SCHEDULED', '2026-01-01T00:04:00Z', -1)).toBe('cron_job_runs_one_active_per_lane');
   });
 
   it('definitions: unique (key, version), one live version per key, schedule fields by type', async () => {
