@@ -82,8 +82,10 @@ export class Alerter {
     for (const { timer } of this.gathered.values()) clearTimeout(timer);
   }
 
-  private async observe({ run, previousStatus, remote }: RunChange): Promise<void> {
+  private async observe({ run, previousStatus, remote, retried }: RunChange): Promise<void> {
     if (remote || this.stopped) return;
+    // A failed attempt that will be retried is not the slot's outcome: its last attempt is.
+    if (retried) return;
     try {
       if (run.status === RunStatus.FAILED && previousStatus === RunStatus.RUNNING &&
           (run.failureCode === FailureCode.RUNNER_LOST || run.failureCode === FailureCode.STALE_TIMEOUT)) {
@@ -163,7 +165,7 @@ export class Alerter {
           payload: { url: this.o.url, method: 'POST', headers, body, timeoutMs: 10_000 },
           signal: this.abort.signal,
           log: this.o.log,
-          run: { id: 'alert', jobId: 'alert', jobKey: 'alert', jobVersion: 0, scheduledAt: new Date(), triggerType: TriggerType.MANUAL },
+          run: { id: 'alert', jobId: 'alert', jobKey: 'alert', jobVersion: 0, scheduledAt: new Date(), triggerType: TriggerType.MANUAL, attempt: 1 },
         });
         return;
       } catch (err) {

@@ -326,6 +326,8 @@ export class RunStore {
       if (row.retry) retries.push(run);
       else changes.push(moved(run, previous ?? (row.previous_status as RunStatus)));
     }
+    const retriedIds = new Set(retries.map((r) => r.retryOf));
+    for (const c of changes) if (retriedIds.has(c.run.id)) c.retried = true;
     this.publish([...changes, ...retries.map(created)]);
     if (retries.length) this.waiting(retries);
     return changes;

@@ -7,6 +7,8 @@ export interface RunChange {
   changedAt: Date;
   /** Made by another instance and relayed here (metrics count only their own instance's). */
   remote?: true;
+  /** A FAILED attempt that got a next attempt: not the slot's outcome (alerts wait for the last). */
+  retried?: true;
 }
 
 /** The change that created `run` (in its current state). */

@@ -88,7 +88,8 @@ export class CronqlMetrics {
   private count({ run, previousStatus, remote }: RunChange): void {
     if (remote) return;
     if (run.status === RunStatus.RUNNING && run.triggerType === TriggerType.SCHEDULED && run.startedAt) {
-      this.lateness.observe(Math.max(0, (run.startedAt.getTime() - run.scheduledAt.getTime()) / 1000));
+      // From when it was due: the slot, or the slot plus its jitter offset (a retry: its backoff's end).
+      this.lateness.observe(Math.max(0, (run.startedAt.getTime() - (run.dueAt ?? run.scheduledAt).getTime()) / 1000));
     }
     if (!isTerminal(run.status)) return;
     this.finished.inc({ status: run.status, target: run.target, trigger: run.triggerType });

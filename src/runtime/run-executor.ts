@@ -186,6 +186,7 @@ export class RunExecutor {
               jobVersion: run.jobVersion,
               scheduledAt: run.scheduledAt,
               triggerType: run.triggerType,
+              attempt: run.attempt,
             },
           }),
         ),

@@ -41,8 +41,8 @@ export async function runStats(pool: Pool, now: Date, windowHours: number | null
     pool.query(
       `WITH w AS (SELECT * FROM cron_job_runs WHERE created_at >= $1 AND created_at <= $2),
        late AS (
-         SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - scheduled_at)) AS p,
-                max(extract(epoch FROM started_at - scheduled_at)) AS mx
+         SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - coalesce(due_at, scheduled_at))) AS p,
+                max(extract(epoch FROM started_at - coalesce(due_at, scheduled_at))) AS mx
          FROM w WHERE trigger_type = 'SCHEDULED' AND started_at IS NOT NULL
        ), failing AS (
          SELECT job_definition_id, min(job_key) AS job_key, count(*) FILTER (WHERE status = 'FAILED')::int AS failures, count(*)::int AS runs

@@ -14,6 +14,7 @@ export function targetContext(payload: unknown, signal = new AbortController().s
       jobVersion: 1,
       scheduledAt: new Date('2030-01-01T00:00:00Z'),
       triggerType: 'MANUAL',
+      attempt: 1,
     },
     log: createLogger(),
   };

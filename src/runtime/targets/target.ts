@@ -8,12 +8,14 @@ export interface TargetRunInfo {
   jobVersion: number;
   scheduledAt: Date;
   triggerType: 'SCHEDULED' | 'MANUAL' | 'AD_HOC';
+  /** 1 for the first attempt; a retry (the job's retry policy) is attempt n + 1 of the same slot. */
+  attempt: number;
 }
 
 export interface TargetContext<P = any> {
   /** The run's payload snapshot. */
   payload: P;
-  /** Fires on the job's timeout, on cancelRun and on shutdown past the grace period. */
+  /** Fires on the job's timeout, on cancelRun, when a newer run replaces it (CANCEL_PREVIOUS) and on shutdown past the grace period. */
   signal: AbortSignal;
   run: TargetRunInfo;
   /** A logger bound to the run. */
