@@ -53,6 +53,9 @@ export class SystemClock implements Clock {
   private cancelled = 0;
   private task: ScheduledTask | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  /** A timer for the earliest alarm when it falls between two ticks (a jitter offset, a retry's backoff). */
+  private precise: NodeJS.Timeout | undefined;
+  private preciseAt = Infinity;
   /** Wall clock minus monotonic clock at the last wake-up: it moves only when the wall clock jumps. */
   private offset = Date.now() - performance.now();
   private jumped = false;
@@ -72,7 +75,10 @@ export class SystemClock implements Clock {
     const entry: Entry = { at: at.getTime(), seq: this.seq++, fn, cancelled: false };
     this.heap.push(entry);
     if (entry.at <= Date.now()) this.scheduleImmediateDrain();
-    else this.ensureTicking();
+    else {
+      this.ensureTicking();
+      this.armPrecise();
+    }
     return { cancel: () => this.cancel(entry) };
   }
 
@@ -95,6 +101,9 @@ export class SystemClock implements Clock {
     this.cancelled = 0;
     this.task?.destroy();
     this.task = undefined;
+    clearTimeout(this.precise);
+    this.precise = undefined;
+    this.preciseAt = Infinity;
     if (this.immediate) clearImmediate(this.immediate);
     this.immediate = undefined;
   }
@@ -104,6 +113,22 @@ export class SystemClock implements Clock {
       this.immediate = undefined;
       this.drain();
     });
+  }
+
+  /**
+   * Slots are whole seconds and the tick wakes them; an alarm between two ticks (a jittered slot,
+   * a retry due after its backoff) gets a timer of its own, for the earliest such alarm only.
+   */
+  private armPrecise(): void {
+    const top = this.heap.peek();
+    if (!top || top.at % 1000 === 0 || (this.precise && this.preciseAt <= top.at)) return;
+    clearTimeout(this.precise);
+    this.preciseAt = top.at;
+    this.precise = setTimeout(() => {
+      this.precise = undefined;
+      this.preciseAt = Infinity;
+      this.drain();
+    }, Math.max(0, top.at - Date.now()));
   }
 
   private ensureTicking(): void {
@@ -145,6 +170,7 @@ export class SystemClock implements Clock {
       this.task.destroy();
       this.task = undefined;
     }
+    this.armPrecise();
   }
 }
 
