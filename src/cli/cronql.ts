@@ -24,7 +24,7 @@ import {
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, specDefinition, toYaml, type Definition } from './jobs-file.js';
+import { changedFields, definitionSpec, parseJobsFile, retryDefinition, specDefinition, toYaml, type Definition } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -238,6 +238,10 @@ const liveDefinition = (j: JobFieldsFragment): Definition => ({
   catchUp: j.catchUp,
   catchUpLimit: j.catchUpLimit ?? null,
   pauseAfterFailures: j.pauseAfterFailures ?? null,
+  retry: retryDefinition(j.retry),
+  overlap: j.overlap,
+  maxConcurrentRuns: j.maxConcurrentRuns,
+  jitterSeconds: j.jitterSeconds,
 });
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */
@@ -281,6 +285,7 @@ program
         const input = d && {
           target: d.target, scheduleType: d.scheduleType as never, cronExpression: d.cronExpression, runAt: d.runAt, timezone: d.timezone,
           payload: d.payload, timeoutSeconds: d.timeoutSeconds, catchUp: d.catchUp as never, catchUpLimit: d.catchUpLimit, pauseAfterFailures: d.pauseAfterFailures,
+          retry: d.retry as never, overlap: d.overlap as never, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null, jitterSeconds: d.jitterSeconds,
         };
         if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
         if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });

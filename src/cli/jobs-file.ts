@@ -14,6 +14,9 @@ import { CliError } from './client.js';
  *       timeoutSeconds: 600
  *       catchUp: LATEST            # NONE | LATEST | ALL (with catchUpLimit)
  *       pauseAfterFailures: 5
+ *       retry: { maxAttempts: 3, backoff: EXPONENTIAL, delaySeconds: 30 }
+ *       overlap: BUFFER_ONE        # SKIP | BUFFER_ONE | CANCEL_PREVIOUS | ALLOW (with maxConcurrentRuns)
+ *       jitterSeconds: 60
  */
 export interface JobSpec {
   key: string;
@@ -26,6 +29,19 @@ export interface JobSpec {
   catchUp?: string;
   catchUpLimit?: number | null;
   pauseAfterFailures?: number | null;
+  retry?: RetrySpec | null;
+  overlap?: string;
+  maxConcurrentRuns?: number;
+  jitterSeconds?: number;
+}
+
+/** A retry policy as written in a file (the server fills the defaults and checks the values). */
+export interface RetrySpec {
+  maxAttempts: number;
+  backoff?: string;
+  delaySeconds?: number;
+  maxDelaySeconds?: number | null;
+  retryOn?: string[] | null;
 }
 
 export interface JobsFile {
@@ -33,7 +49,11 @@ export interface JobsFile {
   jobs: JobSpec[];
 }
 
-const FIELDS = new Set(['key', 'target', 'cron', 'runAt', 'timezone', 'payload', 'timeoutSeconds', 'catchUp', 'catchUpLimit', 'pauseAfterFailures']);
+const FIELDS = new Set([
+  'key', 'target', 'cron', 'runAt', 'timezone', 'payload', 'timeoutSeconds', 'catchUp', 'catchUpLimit', 'pauseAfterFailures',
+  'retry', 'overlap', 'maxConcurrentRuns', 'jitterSeconds',
+]);
+const RETRY_FIELDS = new Set(['maxAttempts', 'backoff', 'delaySeconds', 'maxDelaySeconds', 'retryOn']);
 
 /** Parses and checks a jobs file; every problem names the file, the job key and the field. */
 export function parseJobsFile(name: string, text: string): JobsFile {
@@ -59,6 +79,10 @@ export function parseJobsFile(name: string, text: string): JobsFile {
     if (typeof job.target !== 'string' || job.target === '') throw bad(`${at}, field "target"`, 'required');
     if ((job.cron === undefined) === (job.runAt === undefined)) throw bad(`${at}, field "cron"`, 'give exactly one of cron (recurring) or runAt (one-time)');
     if (job.runAt !== undefined && Number.isNaN(new Date(String(job.runAt)).getTime())) throw bad(`${at}, field "runAt"`, 'not a date-time');
+    if (job.retry !== undefined && job.retry !== null) {
+      if (typeof job.retry !== 'object' || Array.isArray(job.retry)) throw bad(`${at}, field "retry"`, 'must be a mapping (maxAttempts, backoff, delaySeconds, maxDelaySeconds, retryOn)');
+      for (const field of Object.keys(job.retry)) if (!RETRY_FIELDS.has(field)) throw bad(`${at}, field "retry.${field}"`, `unknown field (known: ${[...RETRY_FIELDS].join(', ')})`);
+    }
   }
   return file;
 }
@@ -75,6 +99,22 @@ export interface Definition {
   catchUp: string;
   catchUpLimit: number | null;
   pauseAfterFailures: number | null;
+  retry: Required<RetrySpec> | null;
+  overlap: string;
+  maxConcurrentRuns: number;
+  jitterSeconds: number;
+}
+
+/** A retry policy with the server's defaults filled in, so a file and the server compare equal. */
+export function retryDefinition(r: RetrySpec | null | undefined): Required<RetrySpec> | null {
+  if (!r) return null;
+  return {
+    maxAttempts: r.maxAttempts,
+    backoff: r.backoff ?? 'EXPONENTIAL',
+    delaySeconds: r.delaySeconds ?? 5,
+    maxDelaySeconds: r.maxDelaySeconds ?? null,
+    retryOn: r.retryOn ?? null,
+  };
 }
 
 export function specDefinition(spec: JobSpec): Definition {
@@ -89,6 +129,10 @@ export function specDefinition(spec: JobSpec): Definition {
     catchUp: spec.catchUp ?? 'NONE',
     catchUpLimit: spec.catchUpLimit ?? null,
     pauseAfterFailures: spec.pauseAfterFailures ?? null,
+    retry: retryDefinition(spec.retry),
+    overlap: spec.overlap ?? 'SKIP',
+    maxConcurrentRuns: spec.maxConcurrentRuns ?? 1,
+    jitterSeconds: spec.jitterSeconds ?? 0,
   };
 }
 
@@ -117,6 +161,13 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
   if (d.catchUp !== 'NONE') spec.catchUp = d.catchUp;
   if (d.catchUpLimit !== null) spec.catchUpLimit = d.catchUpLimit;
   if (d.pauseAfterFailures !== null) spec.pauseAfterFailures = d.pauseAfterFailures;
+  if (d.retry !== null) {
+    const { maxAttempts, backoff, delaySeconds, maxDelaySeconds, retryOn } = d.retry;
+    spec.retry = { maxAttempts, backoff, delaySeconds, ...(maxDelaySeconds !== null ? { maxDelaySeconds } : {}), ...(retryOn !== null ? { retryOn } : {}) };
+  }
+  if (d.overlap !== 'SKIP') spec.overlap = d.overlap;
+  if (d.maxConcurrentRuns !== 1) spec.maxConcurrentRuns = d.maxConcurrentRuns;
+  if (d.jitterSeconds !== 0) spec.jitterSeconds = d.jitterSeconds;
   return spec;
 }
 

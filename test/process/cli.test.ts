@@ -85,6 +85,10 @@ jobs:
     cron: "0 2 * * *"
     timezone: Europe/Paris
     payload: { message: close }
+    retry: { maxAttempts: 3, delaySeconds: 30 }
+    overlap: ALLOW
+    maxConcurrentRuns: 2
+    jitterSeconds: 60
   - key: billing.invoices
     target: log
     cron: "0 6 * * 1"
@@ -102,7 +106,13 @@ jobs:
     // Export round-trips: applying the export changes nothing.
     const exported = join(dir, 'export.yaml');
     await run(['export', '--namespace', 'billing', '--out', exported]);
-    expect(parseYaml(await readFile(exported, 'utf8'))).toMatchObject({ namespace: 'billing', jobs: [{ key: 'billing.close-day', cron: '30 2 * * *', timezone: 'Europe/Paris' }] });
+    expect(parseYaml(await readFile(exported, 'utf8'))).toMatchObject({
+      namespace: 'billing',
+      jobs: [{
+        key: 'billing.close-day', cron: '30 2 * * *', timezone: 'Europe/Paris',
+        retry: { maxAttempts: 3, backoff: 'EXPONENTIAL', delaySeconds: 30 }, overlap: 'ALLOW', maxConcurrentRuns: 2, jitterSeconds: 60,
+      }],
+    });
     expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
     // A bad file names the file, the job and the field, and changes nothing.
     await writeFile(join(dir, 'bad.yaml'), 'namespace: billing\njobs:\n  - key: billing.x\n    target: log\n    cron: "* * * * *"\n    shedule: oops\n');
