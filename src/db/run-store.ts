@@ -182,7 +182,7 @@ function insertRuns(source: string, p: NewRunColumns, returning = ROW_COLUMNS): 
 const retiresOneTime = (c: string, d: string) =>
   `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} AND ${d}.status <> ${JOB.RETIRED}`;
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
-const RETRIED = `EXISTS (SELECT 1 FROM retried x WHERE x.retry_of = c.id)`;
+const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 const RETIRES = `${retiresOneTime('c', 'd')} AND NOT ${RETRIED}`;
 const AUTO_PAUSES = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.pause_after_failures IS NOT NULL
       AND d.consecutive_failures + 1 >= d.pause_after_failures AND NOT ${RETRIED}`;
@@ -233,9 +233,10 @@ const afterRunsEnd = (changed: string, at: string) => `retried AS (
     ON CONFLICT DO NOTHING
     RETURNING ${ROW_COLUMNS}
   ), promoted AS (
+    -- only BUFFER_ONE jobs have a run in the buffer lane: found through the lane index, no job read
     UPDATE cron_job_runs b SET lane = c.lane, updated_at = ${at}
-    FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
-    WHERE d.overlap = ${OVERLAP.BUFFER_ONE} AND c.lane = 0 AND c.status IN (${S.ENDED}) AND NOT ${RETRIED}
+    FROM ${changed} c
+    WHERE c.lane = 0 AND c.status IN (${S.ENDED}) AND NOT ${RETRIED}
       AND b.job_definition_id = c.job_definition_id AND b.lane = ${BUFFER_LANE} AND b.status = ${S.PENDING}
     RETURNING b.id
   ), jobs_after AS (
