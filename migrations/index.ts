@@ -7,6 +7,7 @@ import { Migration20261124120000_revision_on_change } from './Migration202611241
 import { Migration20261124130000_job_fillfactor } from './Migration20261124130000_job_fillfactor.js';
 import { Migration20261124140000_last_success_from_runs } from './Migration20261124140000_last_success_from_runs.js';
 import { Migration20261124160000_job_policies } from './Migration20261124160000_job_policies.js';
+import { Migration20261124170000_secrets } from './Migration20261124170000_secrets.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -19,4 +20,5 @@ export const migrationsList = [
   { name: 'Migration20261124130000_job_fillfactor', class: Migration20261124130000_job_fillfactor },
   { name: 'Migration20261124140000_last_success_from_runs', class: Migration20261124140000_last_success_from_runs },
   { name: 'Migration20261124160000_job_policies', class: Migration20261124160000_job_policies },
+  { name: 'Migration20261124170000_secrets', class: Migration20261124170000_secrets },
 ];

@@ -19,6 +19,7 @@ import { RunEventRelay } from './runtime/run-event-relay.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
+import { SecretService } from './services/secret.service.js';
 
 export type { CronqlOptions } from './options.js';
 
@@ -42,6 +43,7 @@ export class Cronql {
   private probe?: Pool;
   private _jobs?: JobService;
   private _runs?: RunService;
+  private _secrets?: SecretService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
@@ -72,6 +74,10 @@ export class Cronql {
   }
   get runs(): RunService {
     return this.need(this._runs);
+  }
+  /** Secrets: set, delete, list (never a value). */
+  get secrets(): SecretService {
+    return this.need(this._secrets);
   }
   get orm(): MikroORM {
     return this.need(this._orm);
@@ -122,6 +128,9 @@ export class Cronql {
       this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
       this.relay.start();
     }
+    // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
+    this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
+    await this._secrets.init();
     if (this.role !== 'api') {
       this._runtime = new Runtime({
         pool: this._pool,
@@ -138,6 +147,7 @@ export class Cronql {
         misfireGraceMs: o.misfireGraceMs,
         notifier: this.notifier,
         store,
+        secrets: this._secrets,
       });
     }
     const pool = this._pool;
@@ -147,7 +157,7 @@ export class Cronql {
       databaseReachable: () => !(this._runtime?.databaseUnreachable ?? false),
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     });
-    const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime };
+    const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { parseSecretsKey } from './secrets/key.js';
 import { ConfigError } from './errors.js';
 
 export type Role = 'all' | 'api' | 'scheduler';
@@ -57,6 +58,8 @@ export interface Config {
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body. @default unset */
   alertWebhookSecret?: string;
+  /** Key encrypting secrets at rest (checked here: 32 bytes, base64 or hex). @default generated into the data dir */
+  secretsKey?: string;
   /** Browser origins allowed to call the API (comma-separated). @default none beyond the same origin */
   corsOrigins: string[];
 }
@@ -194,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: tunable(env, 'retentionDays'),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
+    secretsKey: secretsKey(env),
     corsOrigins: origins(env),
   };
 }
@@ -219,4 +223,11 @@ function origins(env: Env): string[] {
     }
     return url.origin;
   });
+}
+
+/** CRONQL_SECRETS_KEY, checked now: a malformed key is a configuration error, not a failed run later. */
+function secretsKey(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = str(env, 'CRONQL_SECRETS_KEY');
+  if (raw !== undefined) parseSecretsKey(raw);
+  return raw;
 }

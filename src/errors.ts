@@ -17,6 +17,10 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   /** A retry, overlap, jitter or capture value is out of range. */
   | 'INVALID_POLICY'
+  /** A payload names a secret that does not exist. */
+  | 'UNKNOWN_SECRET'
+  /** A secret's name is not `[A-Z][A-Z0-9_]*` (at most 64 characters). */
+  | 'INVALID_SECRET_NAME'
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
   | 'DATABASE_UNAVAILABLE'
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */

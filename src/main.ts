@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     retentionDays: config.retentionDays,
     alertWebhookUrl: config.alertWebhookUrl,
     alertWebhookSecret: config.alertWebhookSecret,
+    secretsKey: config.secretsKey,
     maxPayloadBytes: config.maxPayloadBytes,
     httpAllowPrivate: config.httpAllowPrivate,
     log,

@@ -32,6 +32,8 @@ export interface CronqlOptions {
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body (`X-Cronql-Signature`). */
   alertWebhookSecret?: string;
+  /** 32-byte key (base64 or hex) encrypting secrets at rest; unset: `<dataDir>/secrets-key`, generated with the first secret. */
+  secretsKey?: string;
   /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
   retentionDays?: number;
   /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */

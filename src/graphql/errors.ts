@@ -34,6 +34,8 @@ const API_CODES = new Set<string>([
   'INVALID_STATE',
   'PAYLOAD_TOO_LARGE',
   'INVALID_POLICY',
+  'UNKNOWN_SECRET',
+  'INVALID_SECRET_NAME',
   'DATABASE_UNAVAILABLE',
   'RESPONSE_TOO_LARGE',
 ] satisfies ErrorCode[]);

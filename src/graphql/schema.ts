@@ -4,6 +4,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth.js';
 import { HealthResolver } from './health.resolver.js';
+import { SecretResolver } from './secret.resolver.js';
 import { StatsResolver } from './stats.resolver.js';
 import { InstanceResolver } from './instance.resolver.js';
 import { JobResolver } from './job.resolver.js';
@@ -24,7 +25,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

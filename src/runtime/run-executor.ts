@@ -3,6 +3,16 @@ import { FailureCode, RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Finish, RunStore } from '../db/run-store.js';
 import type { TargetRegistry } from './targets/registry.js';
+import { redactSecrets, resolveReferences, secretNames } from '../secrets/references.js';
+import { redactingLogger } from '../secrets/redacting-logger.js';
+
+/** Where the values of the secrets a payload references come from (read when the run starts). */
+export interface SecretResolver {
+  /** @throws an error with code UNKNOWN_SECRET when one does not exist */
+  resolve(names: Iterable<string>): Promise<Map<string, string>>;
+}
+
+const NO_SECRETS: ReadonlyMap<string, string> = new Map();
 
 interface InFlight {
   run: RunRecord;
@@ -82,6 +92,7 @@ export class RunExecutor {
     private readonly store: RunStore,
     private readonly targets: TargetRegistry,
     private readonly log: Logger,
+    private readonly secrets?: SecretResolver,
   ) {}
 
   get activeCount(): number {
@@ -156,6 +167,27 @@ export class RunExecutor {
       });
       return;
     }
+    // `${secrets.NAME}` references resolve in the handler's own copy only; every value resolved
+    // is redacted from what the handler returns, throws and logs.
+    let payload: unknown = structuredClone(run.payloadSnapshot);
+    let secrets: ReadonlyMap<string, string> = NO_SECRETS;
+    const names = secretNames(payload);
+    if (names.size > 0) {
+      try {
+        if (!this.secrets) throw Object.assign(new Error('no secrets are available to this runtime'), { code: FailureCode.UNKNOWN_SECRET });
+        secrets = await this.secrets.resolve(names);
+        payload = resolveReferences(payload, secrets);
+      } catch (err) {
+        const unknown = (err as { code?: unknown }).code === FailureCode.UNKNOWN_SECRET;
+        await this.record(run, {
+          status: RunStatus.FAILED,
+          failureCode: unknown ? FailureCode.UNKNOWN_SECRET : FailureCode.HANDLER_ERROR,
+          failureMessage: unknown ? (err as Error).message : `could not read the secrets the payload references: ${withoutNul(String((err as Error).message))}`,
+        });
+        return;
+      }
+    }
+    const handlerLog = secrets.size > 0 ? () => redactingLogger(parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target }), secrets) : () => parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
     let timer: NodeJS.Timeout | undefined;
     if (timeoutSeconds) {
       timer = setTimeout(
@@ -174,10 +206,10 @@ export class RunExecutor {
         Promise.resolve().then(() =>
           definition.handler({
             // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
-            payload: structuredClone(run.payloadSnapshot),
+            payload,
             signal: controller.signal,
             get log() {
-              return (log ??= parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target }));
+              return (log ??= handlerLog());
             },
             run: {
               id: run.id,
@@ -206,7 +238,7 @@ export class RunExecutor {
     } finally {
       clearTimeout(timer);
     }
-    await this.record(run, outcome);
+    await this.record(run, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
   }
 
   /**

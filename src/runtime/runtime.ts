@@ -11,7 +11,7 @@ import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.j
 import type { RunRecord } from '../domain/run.js';
 import type { Alarm, Clock } from './clock.js';
 import { Ledger } from './ledger.js';
-import { RunExecutor } from './run-executor.js';
+import { RunExecutor, type SecretResolver } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
 import { Sweeper, type SweptRuntime } from './sweeper.js';
 import type { TargetRegistry } from './targets/registry.js';
@@ -41,6 +41,8 @@ export interface RuntimeOptions {
   store: RunStore;
   /** Cross-instance notifications; without it the runtime only sees local changes. */
   notifier?: Notifier;
+  /** The values of the secrets payloads reference, read when a run starts. */
+  secrets?: SecretResolver;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -82,7 +84,7 @@ export class Runtime implements SweptRuntime {
     this.store = o.store;
     this.store.onWaiting((runs) => this.wake(runs));
     this.graceMs = o.misfireGraceMs ?? 10_000;
-    this.executor = new RunExecutor(o.store, o.targets, o.log);
+    this.executor = new RunExecutor(o.store, o.targets, o.log, o.secrets);
     this.scheduler = new Scheduler(
       o.clock,
       { fire: (job, slot, dueAt) => this.fire(job, slot, dueAt), late: (job, after, until, reason) => void this.track(this.ledger.account(job, after, until, reason)) },

@@ -12,6 +12,7 @@ import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
 import { checkText } from './stored-input.js';
+import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
 
 export interface CreateJobInput extends DefinitionInput {
@@ -36,6 +37,8 @@ export interface ServiceDeps {
   clock: Clock;
   maxPayloadBytes: number;
   runtime?: RuntimePort;
+  /** Checks that the secrets a payload references exist. */
+  secrets?: { assertExist(names: Iterable<string>): Promise<void> };
 }
 
 export function toSnapshot(job: JobDefinition): JobSnapshot {
@@ -145,6 +148,7 @@ export class JobService {
     const key = validateKey(input.key);
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
+    await this.d.secrets?.assertExist(secretNames(valid.payload));
     try {
       return await this.store.create(key, valid, actor, now);
     } catch (err) {
@@ -208,6 +212,7 @@ export class JobService {
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
+    await this.d.secrets?.assertExist(secretNames(valid.payload));
     try {
       const [, created] = await this.store.supersede(old, valid, actor, now);
       return created;

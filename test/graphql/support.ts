@@ -168,9 +168,10 @@ export function connected(client: Client): Promise<void> {
   });
 }
 
-/** Every row of both tables, for "nothing changed" assertions. */
+/** Every row of the jobs, runs and secrets tables, for "nothing changed" assertions. */
 export async function snapshot(cronql: Cronql): Promise<string> {
   const jobs = await cronql.pool.query('SELECT * FROM cron_job_definitions ORDER BY id');
   const runs = await cronql.pool.query('SELECT * FROM cron_job_runs ORDER BY id');
-  return JSON.stringify({ jobs: jobs.rows, runs: runs.rows });
+  const secrets = await cronql.pool.query('SELECT * FROM cron_secrets ORDER BY name');
+  return JSON.stringify({ jobs: jobs.rows, runs: runs.rows, secrets: secrets.rows });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnCronql } from '../support/processes.js';
+import { useProcessTest } from './support.js';
 
 /** A start that fails says why in one line, and exits. */
 describe('a start that fails', () => {
@@ -15,4 +16,37 @@ describe('a start that fails', () => {
     expect(lines[0]).toMatch(/ECONNREFUSED|connect/i);
     expect(err!.message).not.toMatch(/^\s+at /m);
   }, 30_000);
+});
+
+describe('a start with secrets stored', () => {
+  const t = useProcessTest();
+  const KEY_A = Buffer.alloc(32, 7).toString('base64');
+  const KEY_B = Buffer.alloc(32, 9).toString('hex');
+
+  it('and another key: exits 1 with one line naming CRONQL_SECRETS_KEY; a malformed key is a configuration error; the right key starts', async () => {
+    const first = await t.spawn({ databaseUrl: t.url, env: { CRONQL_SECRETS_KEY: KEY_A } });
+    const set = await first.graphql(`mutation { setSecret(name: "TOKEN", value: "a-value-to-keep") { name } }`);
+    expect(set.errors).toBeUndefined();
+    first.kill('SIGTERM');
+    await first.exited;
+
+    const wrong = await spawnCronql({ databaseUrl: t.url, env: { CRONQL_SECRETS_KEY: KEY_B } }).then(() => null, (e: Error) => e);
+    expect(wrong?.message).toMatch(/cronql exited \(1\) before listening/);
+    const lines = wrong!.message.split('\n').filter((l) => l.startsWith('cronql: could not start:'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/CRONQL_SECRETS_KEY: this key does not decrypt the secrets stored in this database/);
+    expect(wrong!.message).not.toMatch(/^\s+at /m);
+
+    // No key at all (a fresh data dir, nothing generated yet): refused too, saying so.
+    const none = await spawnCronql({ databaseUrl: t.url }).then(() => null, (e: Error) => e);
+    expect(none?.message).toMatch(/CRONQL_SECRETS_KEY: secrets are stored in this database, but no key is set/);
+
+    const malformed = await spawnCronql({ databaseUrl: t.url, env: { CRONQL_SECRETS_KEY: 'not-a-key' } }).then(() => null, (e: Error) => e);
+    expect(malformed?.message).toMatch(/cronql exited \(2\) before listening/);
+    expect(malformed?.message).toMatch(/cronql: invalid configuration: CRONQL_SECRETS_KEY: must be a 32-byte key/);
+
+    const again = await t.spawn({ databaseUrl: t.url, env: { CRONQL_SECRETS_KEY: KEY_A } });
+    const listed = await again.graphql<{ secrets: { name: string }[] }>(`{ secrets { name } }`);
+    expect(listed.data!.secrets.map((s) => s.name)).toEqual(['TOKEN']);
+  }, 60_000);
 });
