@@ -8,6 +8,7 @@ import { Migration20261124130000_job_fillfactor } from './Migration2026112413000
 import { Migration20261124140000_last_success_from_runs } from './Migration20261124140000_last_success_from_runs.js';
 import { Migration20261124160000_job_policies } from './Migration20261124160000_job_policies.js';
 import { Migration20261124170000_secrets } from './Migration20261124170000_secrets.js';
+import { Migration20261124180000_capture_bytes } from './Migration20261124180000_capture_bytes.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261124140000_last_success_from_runs', class: Migration20261124140000_last_success_from_runs },
   { name: 'Migration20261124160000_job_policies', class: Migration20261124160000_job_policies },
   { name: 'Migration20261124170000_secrets', class: Migration20261124170000_secrets },
+  { name: 'Migration20261124180000_capture_bytes', class: Migration20261124180000_capture_bytes },
 ];

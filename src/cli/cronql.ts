@@ -242,6 +242,7 @@ const liveDefinition = (j: JobFieldsFragment): Definition => ({
   overlap: j.overlap,
   maxConcurrentRuns: j.maxConcurrentRuns,
   jitterSeconds: j.jitterSeconds,
+  captureBytes: j.captureBytes,
 });
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */
@@ -285,7 +286,7 @@ program
         const input = d && {
           target: d.target, scheduleType: d.scheduleType as never, cronExpression: d.cronExpression, runAt: d.runAt, timezone: d.timezone,
           payload: d.payload, timeoutSeconds: d.timeoutSeconds, catchUp: d.catchUp as never, catchUpLimit: d.catchUpLimit, pauseAfterFailures: d.pauseAfterFailures,
-          retry: d.retry as never, overlap: d.overlap as never, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null, jitterSeconds: d.jitterSeconds,
+          retry: d.retry as never, overlap: d.overlap as never, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null, jitterSeconds: d.jitterSeconds, captureBytes: d.captureBytes,
         };
         if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
         if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });

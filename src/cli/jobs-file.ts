@@ -17,6 +17,7 @@ import { CliError } from './client.js';
  *       retry: { maxAttempts: 3, backoff: EXPONENTIAL, delaySeconds: 30 }
  *       overlap: BUFFER_ONE        # SKIP | BUFFER_ONE | CANCEL_PREVIOUS | ALLOW (with maxConcurrentRuns)
  *       jitterSeconds: 60
+ *       captureBytes: 16384        # http: bytes of the response body kept (default 4096)
  */
 export interface JobSpec {
   key: string;
@@ -33,6 +34,7 @@ export interface JobSpec {
   overlap?: string;
   maxConcurrentRuns?: number;
   jitterSeconds?: number;
+  captureBytes?: number;
 }
 
 /** A retry policy as written in a file (the server fills the defaults and checks the values). */
@@ -51,7 +53,7 @@ export interface JobsFile {
 
 const FIELDS = new Set([
   'key', 'target', 'cron', 'runAt', 'timezone', 'payload', 'timeoutSeconds', 'catchUp', 'catchUpLimit', 'pauseAfterFailures',
-  'retry', 'overlap', 'maxConcurrentRuns', 'jitterSeconds',
+  'retry', 'overlap', 'maxConcurrentRuns', 'jitterSeconds', 'captureBytes',
 ]);
 const RETRY_FIELDS = new Set(['maxAttempts', 'backoff', 'delaySeconds', 'maxDelaySeconds', 'retryOn']);
 
@@ -103,6 +105,7 @@ export interface Definition {
   overlap: string;
   maxConcurrentRuns: number;
   jitterSeconds: number;
+  captureBytes: number;
 }
 
 /** A retry policy with the server's defaults filled in, so a file and the server compare equal. */
@@ -133,6 +136,7 @@ export function specDefinition(spec: JobSpec): Definition {
     overlap: spec.overlap ?? 'SKIP',
     maxConcurrentRuns: spec.maxConcurrentRuns ?? 1,
     jitterSeconds: spec.jitterSeconds ?? 0,
+    captureBytes: spec.captureBytes ?? 4096,
   };
 }
 
@@ -168,6 +172,7 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
   if (d.overlap !== 'SKIP') spec.overlap = d.overlap;
   if (d.maxConcurrentRuns !== 1) spec.maxConcurrentRuns = d.maxConcurrentRuns;
   if (d.jitterSeconds !== 0) spec.jitterSeconds = d.jitterSeconds;
+  if (d.captureBytes !== 4096) spec.captureBytes = d.captureBytes;
   return spec;
 }
 

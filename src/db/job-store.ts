@@ -21,6 +21,7 @@ export type JobFields = Pick<
   | 'overlap'
   | 'maxConcurrentRuns'
   | 'jitterSeconds'
+  | 'captureBytes'
 > & { retry: RetryPolicy | null };
 
 /** The job's columns for its fields (the retry policy is five columns). */

@@ -1,7 +1,7 @@
 import type { Pool } from './pool.js';
 import { jsonParam } from './pool.js';
 import { BackoffKind, FailureCode, JobStatus, NON_RETRYABLE_CODES, OverlapPolicy, RunStatus, ScheduleType, TERMINAL_RUN_STATUSES, TriggerType } from '../domain/enums.js';
-import type { JobSnapshot } from '../domain/job.js';
+import { DEFAULT_CAPTURE_BYTES, type JobSnapshot } from '../domain/job.js';
 import { RUN_COLUMNS, created, moved, rowToRun, type RunChange, type RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
 import { Channel } from './notifier.js';
@@ -37,11 +37,22 @@ export interface MissedSlot {
   details: Record<string, unknown>;
 }
 
-/** A run this instance claimed (PENDING → RUNNING), with its job's timeout. */
+/** A run this instance claimed (PENDING → RUNNING), with what its job says of running it. */
 export interface ClaimedRun {
   run: RunRecord;
-  timeoutSeconds: number | null;
+  limits: RunLimits;
 }
+
+/** What a job says of running each of its runs: its timeout, and how much of a response to keep. */
+export interface RunLimits {
+  timeoutSeconds: number | null;
+  captureBytes: number;
+}
+
+const limitsOf = (row: Record<string, unknown>): RunLimits => ({
+  timeoutSeconds: row.timeout_seconds == null ? null : Number(row.timeout_seconds),
+  captureBytes: row.capture_bytes == null ? DEFAULT_CAPTURE_BYTES : Number(row.capture_bytes),
+});
 
 /** What became of a due slot: it is ours to run, it was skipped, or another actor owns it. */
 export type FireOutcome =
@@ -555,10 +566,10 @@ export class RunStore {
        FROM cron_job_definitions d
        WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id
          AND r.lane >= 0 AND (r.due_at IS NULL OR r.due_at <= $2) AND (r.attempt = 1 OR d.status = ${JOB.ACTIVE})
-       RETURNING ${qualified('r')}, d.timeout_seconds`,
+       RETURNING ${qualified('r')}, d.timeout_seconds, d.capture_bytes`,
       [runIds, now, this.instanceId],
     );
-    const won = res.rows.map((row) => ({ run: rowToRun(row), timeoutSeconds: row.timeout_seconds ?? null }));
+    const won = res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
     this.publish(won.map((c) => moved(c.run, RunStatus.PENDING)));
     return won;
   }
@@ -884,11 +895,11 @@ export class RunStore {
   /** The RUNNING runs the database says this instance runs (to find claims whose answer was lost). */
   async runningHere(): Promise<ClaimedRun[]> {
     const res = await this.pool.query(
-      `SELECT ${qualified('r')}, d.timeout_seconds FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+      `SELECT ${qualified('r')}, d.timeout_seconds, d.capture_bytes FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
        WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = $1`,
       [this.instanceId],
     );
-    return res.rows.map((row) => ({ run: rowToRun(row), timeoutSeconds: row.timeout_seconds ?? null }));
+    return res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
   }
 
   async get(runId: string): Promise<RunRecord | null> {

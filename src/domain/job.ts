@@ -1,5 +1,9 @@
 import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
 
+/** How much of an `http` response a run keeps, unless the job says otherwise; and the most it may say. */
+export const DEFAULT_CAPTURE_BYTES = 4_096;
+export const MAX_CAPTURE_BYTES = 1_048_576;
+
 /** A job's retry policy: a FAILED attempt whose code is retryable gets a next one, up to `maxAttempts`. */
 export interface RetryPolicy {
   /** Attempts per slot, the first included (1–10). */
@@ -38,6 +42,8 @@ export interface JobSnapshot {
   maxConcurrentRuns: number;
   /** Slots start after a deterministic offset in [0, jitterSeconds) (0: on the slot). */
   jitterSeconds: number;
+  /** How much of a response the `http` target keeps in the output. */
+  captureBytes: number;
   /** Bumped by the database on every change: snapshots apply in revision order. */
   revision: number;
   updatedAt: Date;
@@ -45,7 +51,7 @@ export interface JobSnapshot {
 
 export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type, cron_expression, run_at, timezone,
   timeout_seconds, status, catch_up, catch_up_limit, retry_max_attempts, retry_backoff, retry_delay_seconds,
-  retry_max_delay_seconds, retry_on, overlap, max_concurrent_runs, jitter_seconds, revision, updated_at`;
+  retry_max_delay_seconds, retry_on, overlap, max_concurrent_runs, jitter_seconds, capture_bytes, revision, updated_at`;
 
 /** The retry policy of a job row (its `retry_*` columns). */
 export function rowToRetry(row: Record<string, unknown>): RetryPolicy | null {
@@ -78,6 +84,7 @@ export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
     overlap: (row.overlap as OverlapPolicy) ?? OverlapPolicy.SKIP,
     maxConcurrentRuns: row.max_concurrent_runs == null ? 1 : Number(row.max_concurrent_runs),
     jitterSeconds: row.jitter_seconds == null ? 0 : Number(row.jitter_seconds),
+    captureBytes: row.capture_bytes == null ? DEFAULT_CAPTURE_BYTES : Number(row.capture_bytes),
     revision: Number(row.revision),
     updatedAt: new Date(row.updated_at as string),
   };

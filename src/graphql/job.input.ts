@@ -44,6 +44,7 @@ const POLICY = {
   overlap: 'What a slot does while a run of the job is active. Default SKIP.',
   maxConcurrentRuns: 'ALLOW only: how many runs at once (1–100, default 1).',
   jitterSeconds: 'Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0.',
+  captureBytes: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).',
 } as const;
 
 @InputType('CreateJobInput')
@@ -91,6 +92,9 @@ export class CreateJobInput {
 
   @Field(() => Int, { nullable: true, description: POLICY.jitterSeconds })
   jitterSeconds?: number | null;
+
+  @Field(() => Int, { nullable: true, description: POLICY.captureBytes })
+  captureBytes?: number | null;
 }
 
 /** Omitted fields are copied from the version being replaced. */
@@ -136,5 +140,8 @@ export class NewJobVersionInput {
 
   @Field(() => Int, { nullable: true, description: POLICY.jitterSeconds })
   jitterSeconds?: number | null;
+
+  @Field(() => Int, { nullable: true, description: POLICY.captureBytes })
+  captureBytes?: number | null;
 }
 

@@ -61,6 +61,7 @@ export class JobResolver {
         overlap: input.overlap,
         maxConcurrentRuns: input.maxConcurrentRuns,
         jitterSeconds: input.jitterSeconds,
+        captureBytes: input.captureBytes,
       },
       ctx.principal.name,
     );

@@ -78,6 +78,9 @@ export class Job {
   @Field(() => Int, { description: 'Each slot starts after a stable offset in [0, jitterSeconds) derived from the job and the slot; scheduledAt stays the slot.' })
   jitterSeconds!: number;
 
+  @Field(() => Int, { description: 'Bytes of an http response body the runs keep in their output (0–1048576).' })
+  captureBytes!: number;
+
   @Field(() => Int, { description: 'FAILED slots since the last SUCCEEDED one (a retried slot counts once, by its last attempt; canceled and skipped runs do not count); resume resets it.' })
   consecutiveFailures!: number;
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import { FailureCode, RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import type { Finish, RunStore } from '../db/run-store.js';
+import type { Finish, RunLimits, RunStore } from '../db/run-store.js';
 import type { TargetRegistry } from './targets/registry.js';
 import { redactSecrets, resolveReferences, secretNames } from '../secrets/references.js';
 import { redactingLogger } from '../secrets/redacting-logger.js';
@@ -115,9 +115,9 @@ export class RunExecutor {
   }
 
   /** Starts a RUNNING run in the background; resolves when its terminal state is recorded. */
-  execute(run: RunRecord, timeoutSeconds: number | null): Promise<void> {
+  execute(run: RunRecord, limits: RunLimits): Promise<void> {
     const controller = new AbortController();
-    const done = this.runHandler(run, controller, timeoutSeconds).finally(() => this.inFlight.delete(run.id));
+    const done = this.runHandler(run, controller, limits).finally(() => this.inFlight.delete(run.id));
     this.inFlight.set(run.id, { run, controller, done });
     return done;
   }
@@ -153,7 +153,7 @@ export class RunExecutor {
     this.stopped = true;
   }
 
-  private async runHandler(run: RunRecord, controller: AbortController, timeoutSeconds: number | null): Promise<void> {
+  private async runHandler(run: RunRecord, controller: AbortController, { timeoutSeconds, captureBytes }: RunLimits): Promise<void> {
     // Bound to the run when a handler first asks for it: most never log, and a child costs.
     let log: Logger | undefined;
     const parent = this.log;
@@ -219,6 +219,7 @@ export class RunExecutor {
               scheduledAt: run.scheduledAt,
               triggerType: run.triggerType,
               attempt: run.attempt,
+              captureBytes,
             },
           }),
         ),

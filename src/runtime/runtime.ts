@@ -6,7 +6,7 @@ import { Channel, type Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
 import { isUuid } from '../domain/ids.js';
 import { JobStatus, MissedReason, RunStatus } from '../domain/enums.js';
-import type { ClaimedRun, FireOutcome, RunStore, WaitingRun } from '../db/run-store.js';
+import type { ClaimedRun, FireOutcome, RunLimits, RunStore, WaitingRun } from '../db/run-store.js';
 import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Alarm, Clock } from './clock.js';
@@ -201,7 +201,7 @@ export class Runtime implements SweptRuntime {
     return this.track(
       this.store.claim(runIds).then(
         (won) => {
-          for (const { run, timeoutSeconds } of won) this.execute(run, timeoutSeconds);
+          for (const { run, limits } of won) this.execute(run, limits);
           return won.map((c) => c.run);
         },
         (err) => {
@@ -251,7 +251,7 @@ export class Runtime implements SweptRuntime {
   resume(runs: ClaimedRun[]): void {
     if (this.state !== 'armed') return;
     const here = new Set(this.executor.runIds());
-    for (const { run, timeoutSeconds } of runs) if (!here.has(run.id)) this.execute(run, timeoutSeconds);
+    for (const { run, limits } of runs) if (!here.has(run.id)) this.execute(run, limits);
   }
 
   inFlight(): string[] {
@@ -360,7 +360,7 @@ export class Runtime implements SweptRuntime {
           if (outcome.kind === 'claimed') {
             // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
             for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
-            this.execute(outcome.run, job.timeoutSeconds);
+            this.execute(outcome.run, job);
           } else if (outcome.kind === 'late') {
             // The database took longer than the grace period to take it: MISSED, not late.
             this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
@@ -419,8 +419,8 @@ export class Runtime implements SweptRuntime {
     })();
   }
 
-  private execute(run: RunRecord, timeoutSeconds: number | null): void {
-    this.executor.execute(run, timeoutSeconds).catch((err) => this.o.log.error({ err, runId: run.id }, 'run executor failed'));
+  private execute(run: RunRecord, limits: RunLimits): void {
+    this.executor.execute(run, limits).catch((err) => this.o.log.error({ err, runId: run.id }, 'run executor failed'));
   }
 
   private track<T>(work: Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, CatchUpPolicy, OverlapPolicy, ScheduleType } from '../domain/enums.js';
-import type { RetryPolicy } from '../domain/job.js';
+import { DEFAULT_CAPTURE_BYTES, MAX_CAPTURE_BYTES, type RetryPolicy } from '../domain/job.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
 import { checkJson, checkText } from './stored-input.js';
@@ -33,6 +33,8 @@ export interface DefinitionInput {
   maxConcurrentRuns?: number | null;
   /** @default 0 */
   jitterSeconds?: number | null;
+  /** `http` output: bytes of the response body kept. @default 4096 */
+  captureBytes?: number | null;
 }
 
 /** A retry policy as given (defaults: EXPONENTIAL, 5 s, no cap, every retryable code). */
@@ -59,6 +61,7 @@ export interface ValidDefinition {
   overlap: OverlapPolicy;
   maxConcurrentRuns: number;
   jitterSeconds: number;
+  captureBytes: number;
 }
 
 export interface RuleOptions {
@@ -169,6 +172,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     retry: validateRetry(input.retry),
     ...validateOverlap(input.overlap, input.maxConcurrentRuns),
     jitterSeconds: validateJitter(input.jitterSeconds, cronExpression, timezone, o.now),
+    captureBytes: validateCaptureBytes(input.captureBytes),
   };
 }
 
@@ -182,6 +186,13 @@ const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 const policyError = (field: string, message: string) => new CronqlError('INVALID_POLICY', message, { field });
 const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
+/** Bytes of an `http` response kept: 0 to 1 MiB (null or omitted: 4 KiB). */
+export function validateCaptureBytes(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_CAPTURE_BYTES;
+  if (!isInt(value, 0, MAX_CAPTURE_BYTES)) throw policyError('captureBytes', `captureBytes must be an integer from 0 to ${MAX_CAPTURE_BYTES}`);
+  return value;
+}
 
 /** The retry policy: null (no retry), or attempts 1–10 with a backoff of whole seconds. */
 export function validateRetry(input: RetryPolicyInput | null | undefined): RetryPolicy | null {

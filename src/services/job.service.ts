@@ -60,6 +60,7 @@ export function toSnapshot(job: JobDefinition): JobSnapshot {
     overlap: job.overlap,
     maxConcurrentRuns: job.maxConcurrentRuns,
     jitterSeconds: job.jitterSeconds,
+    captureBytes: job.captureBytes,
     revision: job.revision,
     updatedAt: job.updatedAt,
   };
@@ -209,6 +210,7 @@ export class JobService {
         maxConcurrentRuns:
           input.maxConcurrentRuns !== undefined ? input.maxConcurrentRuns : input.overlap != null && input.overlap !== old.overlap ? null : old.maxConcurrentRuns,
         jitterSeconds: input.jitterSeconds !== undefined ? input.jitterSeconds : old.jitterSeconds,
+        captureBytes: input.captureBytes !== undefined ? input.captureBytes : old.captureBytes,
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );

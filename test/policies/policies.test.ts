@@ -191,6 +191,8 @@ describe('policy values are validated: INVALID_POLICY, and nothing changes', () 
     ['negative jitter', { jitterSeconds: -1 }],
     ['jitter over a day', { jitterSeconds: 86_401 }],
     ['jitter longer than the interval', { jitterSeconds: 601 }],
+    ['captureBytes -1', { captureBytes: -1 }],
+    ['captureBytes over 1 MiB', { captureBytes: 1_048_577 }],
   ];
 
   for (const [name, fields] of bad) {
@@ -213,25 +215,25 @@ describe('policy values are validated: INVALID_POLICY, and nothing changes', () 
   it('null and omitted mean the defaults; a new version copies policies it does not name', async () => {
     const made = await gql<{ createJob: { id: string; retry: unknown; overlap: string; maxConcurrentRuns: number; jitterSeconds: number } }, unknown>(
       api.url,
-      `mutation($input: CreateJobInput!) { createJob(input: $input) { id retry { maxAttempts } overlap maxConcurrentRuns jitterSeconds } }`,
-      { input: { key: 'defaults', ...base, retry: null, overlap: null, maxConcurrentRuns: null, jitterSeconds: null } },
+      `mutation($input: CreateJobInput!) { createJob(input: $input) { id retry { maxAttempts } overlap maxConcurrentRuns jitterSeconds captureBytes } }`,
+      { input: { key: 'defaults', ...base, retry: null, overlap: null, maxConcurrentRuns: null, jitterSeconds: null, captureBytes: null } },
       api.adminToken,
     );
-    expect(made.data!.createJob).toMatchObject({ retry: null, overlap: 'SKIP', maxConcurrentRuns: 1, jitterSeconds: 0 });
+    expect(made.data!.createJob).toMatchObject({ retry: null, overlap: 'SKIP', maxConcurrentRuns: 1, jitterSeconds: 0, captureBytes: 4096 });
     const v2 = await gql<{ createJobVersion: { id: string; retry: { maxAttempts: number } | null; overlap: string; maxConcurrentRuns: number; jitterSeconds: number } }, unknown>(
       api.url,
       `mutation($id: ID!, $input: NewJobVersionInput!) { createJobVersion(id: $id, input: $input) { id retry { maxAttempts } overlap maxConcurrentRuns jitterSeconds } }`,
-      { id: made.data!.createJob.id, input: { retry: { maxAttempts: 4 }, overlap: 'ALLOW', maxConcurrentRuns: 3, jitterSeconds: 30 } },
+      { id: made.data!.createJob.id, input: { retry: { maxAttempts: 4 }, overlap: 'ALLOW', maxConcurrentRuns: 3, jitterSeconds: 30, captureBytes: 0 } },
       api.adminToken,
     );
     expect(v2.data!.createJobVersion).toMatchObject({ retry: { maxAttempts: 4 }, overlap: 'ALLOW', maxConcurrentRuns: 3, jitterSeconds: 30 });
     const v3 = await gql<{ createJobVersion: { retry: { maxAttempts: number } | null; overlap: string; maxConcurrentRuns: number; jitterSeconds: number } }, unknown>(
       api.url,
-      `mutation($id: ID!) { createJobVersion(id: $id, input: { timeoutSeconds: 5 }) { retry { maxAttempts } overlap maxConcurrentRuns jitterSeconds } }`,
+      `mutation($id: ID!) { createJobVersion(id: $id, input: { timeoutSeconds: 5 }) { retry { maxAttempts } overlap maxConcurrentRuns jitterSeconds captureBytes } }`,
       { id: v2.data!.createJobVersion.id },
       api.adminToken,
     );
-    expect(v3.data!.createJobVersion).toMatchObject({ retry: { maxAttempts: 4 }, overlap: 'ALLOW', maxConcurrentRuns: 3, jitterSeconds: 30 });
+    expect(v3.data!.createJobVersion).toMatchObject({ retry: { maxAttempts: 4 }, overlap: 'ALLOW', maxConcurrentRuns: 3, jitterSeconds: 30, captureBytes: 0 });
   });
 });
 

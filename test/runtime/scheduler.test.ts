@@ -16,6 +16,7 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
   overlap: OverlapPolicy.SKIP,
   maxConcurrentRuns: 1,
   jitterSeconds: 0,
+  captureBytes: 4096,
   cronExpression: '* * * * *',
   runAt: null,
   timezone: 'UTC',

@@ -40,6 +40,16 @@ beforeAll(async () => {
       case '/big':
         res.end('é'.repeat(5_000)); // 10,000 bytes, two per character
         return;
+      case '/cookies':
+        res.setHeader('set-cookie', ['session=abc; HttpOnly', 'other=1']);
+        res.setHeader('X-Request-Id', 'req-42');
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify({ ok: true, items: [1, 2, 3] }));
+        return;
+      case '/json-big':
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ padding: 'x'.repeat(200) }));
+        return;
       case '/fail':
         res.statusCode = 503;
         res.end('down for maintenance');
@@ -102,7 +112,7 @@ describe('http target', () => {
   it('POSTs a JSON body by default and returns status, duration and body', async () => {
     const output = (await run({ url: `${base}/echo`, body: { day: '2030-01-01' } })) as Record<string, unknown>;
     expect(output).toMatchObject({ status: 200, durationMs: expect.any(Number) });
-    const echo = JSON.parse(output.body as string);
+    const echo = json(output.body);
     expect(echo).toMatchObject({ method: 'POST', body: '{"day":"2030-01-01"}' });
     expect(echo.headers['content-type']).toBe('application/json');
   });
@@ -114,7 +124,7 @@ describe('http target', () => {
       headers: { 'Content-Type': 'text/csv', 'X-Job': 'close-day' },
       body: 'a,b\n1,2',
     })) as { body: string };
-    const echo = JSON.parse(output.body);
+    const echo = json(output.body);
     expect(echo).toMatchObject({ method: 'PUT', body: 'a,b\n1,2' });
     expect(echo.headers).toMatchObject({ 'content-type': 'text/csv', 'x-job': 'close-day' });
   });
@@ -124,14 +134,42 @@ describe('http target', () => {
   });
 
   it('keeps the first 4 KiB of the body without splitting a character', async () => {
-    const { body } = (await run({ url: `${base}/big`, method: 'GET' })) as { body: string };
+    const { body, truncated } = (await run({ url: `${base}/big`, method: 'GET' })) as { body: string; truncated?: true };
     expect(body).toBe('é'.repeat(2_048));
+    expect(truncated).toBe(true);
+  });
+
+  it('captures the response headers (lower-case names, no set-cookie) and a JSON body as JSON', async () => {
+    const output = (await run({ url: `${base}/cookies`, method: 'GET' })) as { headers: Record<string, string>; body: unknown; truncated?: true };
+    expect(output.body).toEqual({ ok: true, items: [1, 2, 3] });
+    expect(output.headers['x-request-id']).toBe('req-42');
+    expect(output.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Object.keys(output.headers).filter((h) => h.toLowerCase() === 'set-cookie')).toEqual([]);
+    expect(JSON.stringify(output)).not.toContain('session=abc');
+    expect(output.truncated).toBeUndefined();
+  });
+
+  it('keeps captureBytes of the body: a JSON body cut short is kept as text, marked truncated; 0 keeps nothing', async () => {
+    const withCapture = (captureBytes: number) => {
+      const ctx = context({ url: `${base}/json-big`, method: 'GET' });
+      ctx.run.captureBytes = captureBytes;
+      return Promise.resolve(createHttpTarget({ allowPrivate: true }).handler(ctx)) as Promise<{ body: unknown; truncated?: true }>;
+    };
+    const whole = await withCapture(1_048_576);
+    expect(whole.body).toEqual({ padding: 'x'.repeat(200) });
+    expect(whole.truncated).toBeUndefined();
+    const cut = await withCapture(20);
+    expect(cut).toMatchObject({ body: '{"padding":"xxxxxxxx', truncated: true });
+    expect(await withCapture(0)).toMatchObject({ body: '', truncated: true });
+    const exact = await withCapture(JSON.stringify({ padding: 'x'.repeat(200) }).length);
+    expect(exact.body).toEqual({ padding: 'x'.repeat(200) });
   });
 
   it('fails HTTP_STATUS with the status and the start of the body', async () => {
     const err = await failure(run({ url: `${base}/fail` }));
     expect(err.code).toBe('HTTP_STATUS');
-    expect(err.details).toEqual({ status: 503, body: 'down for maintenance' });
+    expect(err.details).toMatchObject({ status: 503, body: 'down for maintenance' });
+    expect((err.details as { headers: Record<string, string> }).headers).toBeTypeOf('object');
   });
 
   it('blocks loopback by default, before any request is sent', async () => {
@@ -149,14 +187,14 @@ describe('http target', () => {
 
   it('follows redirects, turning a POST into a GET on 302', async () => {
     const { body } = (await run({ url: `${base}/redirect`, body: { x: 1 } })) as { body: string };
-    expect(JSON.parse(body)).toMatchObject({ method: 'GET', body: '' });
-    expect(JSON.parse(body).headers['content-type']).toBeUndefined();
+    expect(json(body)).toMatchObject({ method: 'GET', body: '' });
+    expect(json(body).headers['content-type']).toBeUndefined();
     expect(hits).toEqual(['POST /redirect', 'GET /echo']);
   });
 
   it('keeps method and body on 307', async () => {
     const { body } = (await run({ url: `${base}/redirect?status=307`, body: 'keep' })) as { body: string };
-    expect(JSON.parse(body)).toMatchObject({ method: 'POST', body: 'keep' });
+    expect(json(body)).toMatchObject({ method: 'POST', body: 'keep' });
   });
 
   it('drops credentials when a redirect leaves the origin', async () => {
@@ -166,10 +204,10 @@ describe('http target', () => {
     const cross = (await run({ url: `http://localhost:${port}/redirect?to=${to}`, method: 'GET', headers })) as {
       body: string;
     };
-    expect(JSON.parse(cross.body).headers).toMatchObject({ 'x-keep': 'yes' });
-    expect(JSON.parse(cross.body).headers.authorization).toBeUndefined();
+    expect(json(cross.body).headers).toMatchObject({ 'x-keep': 'yes' });
+    expect(json(cross.body).headers.authorization).toBeUndefined();
     const same = (await run({ url: `${base}/redirect?to=/echo`, method: 'GET', headers })) as { body: string };
-    expect(JSON.parse(same.body).headers.authorization).toBe('Bearer secret');
+    expect(json(same.body).headers.authorization).toBe('Bearer secret');
   });
 
   it('gives up after 5 redirects with HTTP_NETWORK', async () => {
@@ -266,6 +304,11 @@ describe('http target', () => {
     expect(hits).toEqual(['GET /redirect', 'GET /echo']);
     expect(arrivedOn).toEqual(['127.0.0.2', '127.0.0.2']);
     // The Host header still names the host, as the server (and TLS) expect.
-    expect(JSON.parse(output.body).headers.host).toBe(`rebind2.test:${port}`);
+    expect(json(output.body).headers.host).toBe(`rebind2.test:${port}`);
   });
 });
+
+/** A captured body: the echo server answers JSON, stored as JSON (a string only when it was not). */
+function json(body: unknown): Record<string, any> {
+  return (typeof body === 'string' ? JSON.parse(body) : body) as Record<string, any>;
+}

@@ -77,6 +77,10 @@ export class JobDefinition {
   @Property({ type: 'integer', default: 0 })
   jitterSeconds: number & Opt = 0;
 
+  /** How much of an `http` response a run keeps in its output. */
+  @Property({ type: 'integer', default: 4096 })
+  captureBytes: number & Opt = 4096;
+
   /** The retry policy as one value (null: a failed run is final). */
   get retry(): RetryPolicy | null {
     if (this.retryMaxAttempts == null) return null;

@@ -10,6 +10,8 @@ export interface TargetRunInfo {
   triggerType: 'SCHEDULED' | 'MANUAL' | 'AD_HOC';
   /** 1 for the first attempt; a retry (the job's retry policy) is attempt n + 1 of the same slot. */
   attempt: number;
+  /** How much of a response to keep in the output (the job's `captureBytes`; the `http` target honours it). */
+  captureBytes?: number;
 }
 
 export interface TargetContext<P = any> {

@@ -34,13 +34,17 @@ export interface HttpPayload {
 export interface HttpOutput {
   status: number;
   durationMs: number;
-  /** The first 4 KiB of the response body, decoded as UTF-8. */
-  body: string;
+  /** The response headers, names in lower case, without `set-cookie`. */
+  headers: Record<string, string>;
+  /** The body: parsed JSON when the response says JSON and all of it was kept; else its first `captureBytes` as UTF-8 text. */
+  body: unknown;
+  /** Present (true) when the body was longer than `captureBytes` and cut. */
+  truncated?: true;
 }
 
 /** Redirects followed by hand, so that every hop goes through the address guard. */
 export const MAX_REDIRECTS = 5;
-/** Bytes of the response body kept in the output or the error details. */
+/** Bytes of the response body kept in the output or the error details, unless the job says otherwise (`captureBytes`). */
 export const BODY_LIMIT_BYTES = 4096;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Node's timers overflow past this and fire after 1 ms instead. */
@@ -113,14 +117,17 @@ function parsePayload(payload: unknown): HttpRequest {
   return { url, method: upper, headers, body, timeoutMs };
 }
 
-/** Reads at most BODY_LIMIT_BYTES and drops the rest, so a huge response costs nothing. */
-async function readBodyPrefix(res: Response): Promise<string> {
-  if (!res.body) return '';
+/**
+ * Reads at most `limit` bytes (one more, to know whether there was more) and drops the rest, so
+ * a huge response costs nothing.
+ */
+async function readBodyPrefix(res: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
+  if (!res.body) return { text: '', truncated: false };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    while (size < BODY_LIMIT_BYTES) {
+    while (size <= limit) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
@@ -129,9 +136,28 @@ async function readBodyPrefix(res: Response): Promise<string> {
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  const bytes = Buffer.concat(chunks).subarray(0, BODY_LIMIT_BYTES);
+  const bytes = Buffer.concat(chunks).subarray(0, limit);
   // stream: true holds back a multi-byte character cut at the limit instead of emitting U+FFFD.
-  return new TextDecoder().decode(bytes, { stream: true });
+  return { text: new TextDecoder().decode(bytes, { stream: true }), truncated: size > limit };
+}
+
+/** The response headers worth keeping: all but the cookies it sets. */
+function keptHeaders(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name.toLowerCase() !== 'set-cookie') out[name.toLowerCase()] = value;
+  });
+  return out;
+}
+
+/** A JSON body (by its content type) kept whole is stored as JSON; anything else as its text. */
+function capturedBody(res: Response, body: { text: string; truncated: boolean }): unknown {
+  if (body.truncated || !/\bjson\b/i.test(res.headers.get('content-type') ?? '')) return body.text;
+  try {
+    return JSON.parse(body.text);
+  } catch {
+    return body.text;
+  }
 }
 
 /** Rejects with the signal's reason as soon as it aborts (DNS lookups cannot be cancelled). */
@@ -232,15 +258,21 @@ async function answer(
     ctx.log.debug({ from: req.url.href, to: next.href, status: res.status }, 'http target redirect');
     return { kind: 'redirect', next: redirectRequest(req, res.status, next) };
   }
-  const body = await readBodyPrefix(res);
+  const limit = ctx.run.captureBytes ?? BODY_LIMIT_BYTES;
+  const read = await readBodyPrefix(res, limit);
+  const body = capturedBody(res, read);
+  const headers = keptHeaders(res);
   const durationMs = Math.round(performance.now() - started);
+  const truncated = read.truncated ? ({ truncated: true } as const) : {};
   if (res.status < 200 || res.status >= 300) {
     throw new TargetError('HTTP_STATUS', `http: ${req.method} ${req.url.href} answered ${res.status}`, {
       status: res.status,
+      headers,
       body,
+      ...truncated,
     });
   }
-  return { kind: 'done', output: { status: res.status, durationMs, body } };
+  return { kind: 'done', output: { status: res.status, durationMs, headers, body, ...truncated } };
 }
 
 /** The `http` built-in target. */
