@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'INVALID_POLICY'
   /** A payload names a secret that does not exist. */
   | 'UNKNOWN_SECRET'
+  /** parseSchedule could not read the phrase (the message lists phrases that parse). */
+  | 'UNPARSEABLE_SCHEDULE'
   /** A secret's name is not `[A-Z][A-Z0-9_]*` (at most 64 characters). */
   | 'INVALID_SECRET_NAME'
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */

@@ -36,6 +36,7 @@ const API_CODES = new Set<string>([
   'INVALID_POLICY',
   'UNKNOWN_SECRET',
   'INVALID_SECRET_NAME',
+  'UNPARSEABLE_SCHEDULE',
   'DATABASE_UNAVAILABLE',
   'RESPONSE_TOO_LARGE',
 ] satisfies ErrorCode[]);

@@ -4,7 +4,8 @@ import type { RunRecord } from '../domain/run.js';
 import type { NewJobVersionInput as ServiceNewJobVersionInput } from '../services/job.service.js';
 import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
-import { RunStatus } from './enums.js';
+import { RunStatus, ScheduleType } from './enums.js';
+import { describeSchedule } from '../schedule/describe.js';
 import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
 import { Job } from './job.type.js';
 import { Run } from './run.type.js';
@@ -99,6 +100,16 @@ export class JobResolver {
   @Mutation(() => Job)
   async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
     return ctx.cronql.jobs.retire(id, ctx.principal.name);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'The schedule in English, e.g. "At 09:00, Monday through Friday (Europe/Paris time)"; null for ONE_TIME jobs.' })
+  scheduleDescription(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): string | null {
+    if (job.scheduleType !== ScheduleType.RECURRING || !job.cronExpression) return null;
+    try {
+      return describeSchedule(job.cronExpression, job.timezone, ctx.cronql.clock.now());
+    } catch {
+      return null; // a definition that no longer parses (a zone gone from tzdata) still lists
+    }
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'Handed to the target on each run. A VIEWER reads credential-looking values as "[redacted]".' })

@@ -1,4 +1,6 @@
-import { Arg, Authorized, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { describeSchedule } from '../schedule/describe.js';
+import { parseSchedulePhrase } from '../schedule/parse-english.js';
 import { CronqlError } from '../errors.js';
 import { canonicalTimezone, nextSlots, parseCronExpression } from '../schedule/index.js';
 import type { GraphQLContext } from './context.type.js';
@@ -7,8 +9,54 @@ import { DateTimeScalar } from './scalars.js';
 
 const MAX_PREVIEW_COUNT = LIMITS.maxPreviewCount;
 
+/** How many slots `parseSchedule` shows. */
+const PARSED_PREVIEW = 5;
+
+@ObjectType('ParsedSchedule', { description: 'A schedule read from plain English.' })
+export class ParsedSchedule {
+  @Field(() => String)
+  cronExpression!: string;
+
+  @Field(() => String, { description: 'The zone named in the text, else the one asked for.' })
+  timezone!: string;
+
+  @Field(() => String)
+  description!: string;
+
+  @Field(() => [DateTimeScalar], { description: 'The next five slots, in the zone, as UTC instants.' })
+  next!: Date[];
+}
+
 @Resolver()
 export class ScheduleResolver {
+  @Authorized()
+  @Query(() => String, { description: 'An English sentence for a cron expression in a zone, with what DST does to it where it matters.' })
+  describeSchedule(
+    @Arg('cronExpression', () => String) cronExpression: string,
+    @Arg('timezone', () => String, { nullable: true, defaultValue: 'UTC' }) timezone: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): string {
+    return describeSchedule(cronExpression, timezone ?? 'UTC', ctx.cronql.clock.now());
+  }
+
+  @Authorized()
+  @Query(() => ParsedSchedule, { description: 'Plain English ("every weekday at 9am", "every 5 minutes", "… in Europe/Berlin") to a cron expression; UNPARSEABLE_SCHEDULE with examples otherwise.' })
+  parseSchedule(
+    @Arg('text', () => String) text: string,
+    @Arg('timezone', () => String, { nullable: true, defaultValue: 'UTC' }) timezone: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): ParsedSchedule {
+    const parsed = parseSchedulePhrase(text);
+    const zone = parsed.timezone ?? canonicalTimezone(timezone ?? 'UTC');
+    const now = ctx.cronql.clock.now();
+    return {
+      cronExpression: parsed.cronExpression,
+      timezone: zone,
+      description: describeSchedule(parsed.cronExpression, zone, now),
+      next: nextSlots(parsed.cronExpression, zone, now, PARSED_PREVIEW),
+    };
+  }
+
   /** The same slot math and DST policy as the runtime (src/schedule), without creating a job. */
   @Authorized()
   @Query(() => [DateTimeScalar], {

@@ -1,4 +1,5 @@
 import { CronqlError } from '../errors.js';
+import { NO_DAY_RULES, type DayRules } from './day-rules.js';
 
 /**
  * A parsed cron expression: for each field, the sorted, de-duplicated values it allows. Immutable
@@ -26,6 +27,8 @@ export interface CronExpression {
    * at both instants of a repeated (fall-back) wall-clock time, fixed-hour ones only at the first.
    */
   readonly hourIsWildcardOrStep: boolean;
+  /** `L`, `L-n`, `nW`, `LW` in day-of-month and `nL`, `n#k` in day-of-week (see day-rules.ts). */
+  readonly dayRules: DayRules;
 }
 
 interface FieldSpec {
@@ -81,7 +84,12 @@ const MAX_DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * Day-of-month and day-of-week combine as in Vixie cron: when both are restricted (neither is
  * literally `*` or `?`; a step such as `1/2` counts as restricted), a day matches if either matches.
  *
- * Rejected, with `INVALID_CRON_EXPRESSION`: Quartz extensions (`L`, `W`, `#`), `@reboot`,
+ * Day rules, as Quartz, croner and cron-parser accept them (day-rules.ts): `L`, `L-n`, `nW` and `LW`
+ * in day-of-month, `nL` and `n#k` in day-of-week (names allowed: `FRIL`, `MON#1`), alone or in a
+ * list with plain values. A field holding one is restricted, and combines with the other day field
+ * like any restricted field.
+ *
+ * Rejected, with `INVALID_CRON_EXPRESSION`: those modifiers anywhere else, `@reboot`,
  * reversed ranges (`5-1`), steps of 0 or longer than the field's span (a step of 90 minutes
  * would only ever hit minute 0, not every 90 minutes), out-of-range values, empty list items,
  * a wrong field count, and expressions that can never fire (`0 0 30 2 *`).
@@ -117,21 +125,32 @@ function parse(expr: string): CronExpression {
     ? fields
     : ['0', ...fields];
 
+  const domRules = splitDayRules(expr, dayOfMonth, DAY_OF_MONTH);
+  const dowRules = splitDayRules(expr, dayOfWeek, DAY_OF_WEEK);
   const parsed: CronExpression = {
     source: expr,
     hasSeconds,
     seconds: parseField(expr, second, SECOND),
     minutes: parseField(expr, minute, MINUTE),
     hours: parseField(expr, hour, HOUR),
-    daysOfMonth: parseField(expr, dayOfMonth, DAY_OF_MONTH),
+    daysOfMonth: domRules.rest === '' ? Object.freeze([]) : parseField(expr, domRules.rest, DAY_OF_MONTH),
     months: parseField(expr, month, MONTH),
-    daysOfWeek: parseField(expr, dayOfWeek, DAY_OF_WEEK),
+    daysOfWeek: dowRules.rest === '' ? Object.freeze([]) : parseField(expr, dowRules.rest, DAY_OF_WEEK),
     daysOfMonthWildcard: isWildcard(dayOfMonth),
     daysOfWeekWildcard: isWildcard(dayOfWeek),
     hourIsWildcardOrStep: hour === '*' || hour.includes('/'),
+    dayRules: domRules.rules === NO_DAY_RULES && dowRules.rules === NO_DAY_RULES
+      ? NO_DAY_RULES
+      : Object.freeze({ ...domRules.rules, lastOfWeekdays: dowRules.rules.lastOfWeekdays, nthWeekdays: dowRules.rules.nthWeekdays }),
   };
   assertCanFire(parsed);
   return Object.freeze(parsed);
+}
+
+/** The five or six fields of an expression, macros (`@daily`) expanded. */
+export function cronFields(expr: string): string {
+  const trimmed = expr.trim();
+  return trimmed.startsWith('@') ? expandMacro(expr, trimmed) : trimmed;
 }
 
 function expandMacro(expr: string, macro: string): string {
@@ -143,6 +162,60 @@ function expandMacro(expr: string, macro: string): string {
 }
 
 const isWildcard = (field: string): boolean => field === '*' || field === '?';
+
+/**
+ * Takes the day rules out of a day field's list: what is left (`rest`, '' when nothing) is parsed
+ * as plain values. In any other field, or malformed, a modifier is refused with a clear message.
+ */
+function splitDayRules(expr: string, field: string, spec: FieldSpec): { rules: DayRules; rest: string } {
+  if (!/[LW#]/i.test(field) || /^[a-z]{3}$/i.test(field)) return { rules: NO_DAY_RULES, rest: field };
+  const fail = (why: string) => invalid(expr, `${spec.name} field "${field}": ${why}`);
+  const lastDayOffsets: number[] = [];
+  const nearestWeekdays: number[] = [];
+  let lastWeekday = false;
+  const lastOfWeekdays: number[] = [];
+  const nthWeekdays: [number, number][] = [];
+  const rest: string[] = [];
+  const weekday = (text: string): number => {
+    const v = /^\d$/.test(text) ? Number(text) : DAY_OF_WEEK.names!.indexOf(text.toUpperCase());
+    if (v < 0 || v > 7) throw fail(`"${text}" is not a day of the week (0-7 or SUN-SAT)`);
+    return v % 7;
+  };
+  for (const item of field.split(',')) {
+    const u = item.toUpperCase();
+    let m: RegExpMatchArray | null;
+    if (spec === DAY_OF_MONTH) {
+      if (u === 'L') lastDayOffsets.push(0);
+      else if (u === 'LW' || u === 'WL') lastWeekday = true;
+      else if ((m = u.match(/^L-(\d+)$/))) {
+        const n = Number(m[1]);
+        if (n < 1 || n > 30) throw fail(`"${item}": L-n takes n from 1 to 30`);
+        lastDayOffsets.push(n);
+      } else if ((m = u.match(/^(\d+)W$/))) {
+        const n = Number(m[1]);
+        if (n < 1 || n > 31) throw fail(`"${item}": nW takes a day from 1 to 31`);
+        nearestWeekdays.push(n);
+      } else if (/[LW#]/.test(u)) throw fail(`"${item}" is not L, L-n, nW or LW (# is for the day-of-week field)`);
+      else rest.push(item);
+    } else {
+      if ((m = u.match(/^(\d|[A-Z]{3})L$/))) lastOfWeekdays.push(weekday(m[1]));
+      else if ((m = u.match(/^(\d|[A-Z]{3})#(\d+)$/))) {
+        const nth = Number(m[2]);
+        if (nth < 1 || nth > 5) throw fail(`"${item}": n#k takes k from 1 to 5`);
+        nthWeekdays.push([weekday(m[1]), nth]);
+      } else if (/[LW#]/.test(u) && !/^[A-Z]{3}(-[A-Z]{3})?(\/\d+)?$/.test(u)) throw fail(`"${item}" is not nL or n#k (L-n, W and LW are for the day-of-month field)`);
+      else rest.push(item);
+    }
+  }
+  const rules: DayRules = Object.freeze({
+    lastDayOffsets: Object.freeze([...new Set(lastDayOffsets)]),
+    nearestWeekdays: Object.freeze([...new Set(nearestWeekdays)]),
+    lastWeekday,
+    lastOfWeekdays: Object.freeze([...new Set(lastOfWeekdays)]),
+    nthWeekdays: Object.freeze(nthWeekdays),
+  });
+  return { rules, rest: rest.join(',') };
+}
 
 /** Returns the sorted, unique, frozen values a field allows. */
 function parseField(expr: string, field: string, spec: FieldSpec): readonly number[] {
@@ -180,7 +253,7 @@ function parseField(expr: string, field: string, spec: FieldSpec): readonly numb
   return Object.freeze([...new Set(normalised)].sort((a, b) => a - b));
 }
 
-/** `L`, `LW`, `15W`, `5L`, `5#3`: last/nearest-weekday/nth-weekday, which cronql does not offer. */
+/** `L`, `LW`, `15W`, `5L`, `5#3` outside the day fields. */
 const QUARTZ_MODIFIER = /^(\d*L|LW|\d+W)$|#/i;
 
 function parseValue(text: string, spec: FieldSpec, fail: (why: string) => CronqlError): number {
@@ -192,7 +265,7 @@ function parseValue(text: string, spec: FieldSpec, fail: (why: string) => Cronql
   } else if (text === '') {
     throw fail('missing value');
   } else if (QUARTZ_MODIFIER.test(text)) {
-    throw fail(`"${text}": the Quartz modifiers L, W and # are not supported`);
+    throw fail(`"${text}": L, W and # are only allowed in the day-of-month (L, L-n, nW, LW) and day-of-week (nL, n#k) fields`);
   } else {
     const kind = spec.names ? `a number or a ${spec.name} name (${spec.names[0]}…)` : 'a number';
     throw fail(`"${text}" is not ${kind}`);
@@ -225,6 +298,13 @@ function range(from: number, to: number, step: number): number[] {
  */
 function assertCanFire(cron: CronExpression): void {
   if (cron.daysOfMonthWildcard || !cron.daysOfWeekWildcard) return;
+  // L, L-n (n ≤ 27 fits every month; longer ones some month) and LW fire every month; nW when some allowed month has day n.
+  const r = cron.dayRules;
+  if (r.lastWeekday || r.lastDayOffsets.some((n) => cron.months.some((month) => n < MAX_DAYS_IN_MONTH[month]))) return;
+  if (r.nearestWeekdays.some((n) => cron.months.some((month) => n <= MAX_DAYS_IN_MONTH[month]))) return;
+  if (cron.daysOfMonth.length === 0) {
+    throw invalid(cron.source, `day-of-month "${cron.source}" selects no day in month ${cron.months.join(',')}, so the expression can never fire`);
+  }
   const firstDay = cron.daysOfMonth[0];
   if (cron.months.some((month) => firstDay <= MAX_DAYS_IN_MONTH[month])) return;
   throw invalid(cron.source, `day-of-month ${cron.daysOfMonth.join(',')} never occurs in ` +

@@ -1,9 +1,12 @@
 import { parseCronExpression, type CronExpression } from './cron-expression.js';
 import { WallClock, type WallClockInstants } from './timezone.js';
+import { hasDayOfMonthRules, hasDayOfWeekRules, matchesDayOfMonthRules, matchesDayOfWeekRules, type DayRules } from './day-rules.js';
 
 /**
- * How far past the starting point the search goes before giving up. A valid expression fires at
- * least once every 8 years (the leap-day gap around 2100), so this only bounds pathological input.
+ * How far past the last slot found (or the starting point) the search goes before giving up. A
+ * valid expression fires at least once every 8 years (the leap-day gap around 2100), so this only
+ * bounds pathological input; measured from the last slot, it never cuts a long list of sparse
+ * slots short (`0 0 29 2 *`, 20 of them, runs to 2100 and beyond).
  */
 const HORIZON_YEARS = 30;
 
@@ -12,7 +15,7 @@ const HORIZON_YEARS = 30;
  * seconds. Slots are computed on the wall clock of `timezone` and mapped to instants by the DST
  * policy (see PRODUCT.md): a non-existent local time is shifted forward by the gap's length; a
  * repeated one fires at its first occurrence, or at both when the hour field is `*` or a step.
- * Returns fewer than `count` slots only if none are left within 30 years.
+ * Returns fewer than `count` slots only if 30 years pass without one.
  */
 export function nextSlots(
   expression: CronExpression | string,
@@ -145,7 +148,7 @@ function firingInstants(cron: CronExpression, at: WallClockInstants): number[] {
  */
 class LocalCursor {
   private readonly tables: FieldTables;
-  private readonly lastYear: number;
+  private lastYear: number;
   private year: number;
   private month: number;
   private day: number;
@@ -197,15 +200,18 @@ class LocalCursor {
         continue;
       }
       this.second = second + 1;
+      this.lastYear = this.year + HORIZON_YEARS;
       return Date.UTC(this.year, this.month - 1, this.day, this.hour, this.minute, second);
     }
   }
 
-  /** Vixie semantics: with both day fields restricted, either may match. */
+  /** Vixie semantics: with both day fields restricted, either may match (day rules count as the field's values). */
   private dayMatches(): boolean {
     const t = this.tables;
-    const byMonthDay = t.daysOfMonth[this.day];
-    const byWeekDay = t.daysOfWeek[new Date(Date.UTC(this.year, this.month - 1, this.day)).getUTCDay()];
+    let byMonthDay = t.daysOfMonth[this.day];
+    let byWeekDay = t.daysOfWeek[new Date(Date.UTC(this.year, this.month - 1, this.day)).getUTCDay()];
+    if (t.dayOfMonthRules && !byMonthDay) byMonthDay = matchesDayOfMonthRules(t.dayRules, this.year, this.month, this.day);
+    if (t.dayOfWeekRules && !byWeekDay) byWeekDay = matchesDayOfWeekRules(t.dayRules, this.year, this.month, this.day);
     if (t.daysOfMonthWildcard) return byWeekDay;
     if (t.daysOfWeekWildcard) return byMonthDay;
     return byMonthDay || byWeekDay;
@@ -232,6 +238,9 @@ interface FieldTables {
   readonly daysOfWeek: readonly boolean[];
   readonly daysOfMonthWildcard: boolean;
   readonly daysOfWeekWildcard: boolean;
+  readonly dayRules: DayRules;
+  readonly dayOfMonthRules: boolean;
+  readonly dayOfWeekRules: boolean;
 }
 
 const tablesCache = new WeakMap<CronExpression, FieldTables>();
@@ -248,6 +257,9 @@ function tablesFor(cron: CronExpression): FieldTables {
       daysOfWeek: membership(cron.daysOfWeek, 7),
       daysOfMonthWildcard: cron.daysOfMonthWildcard,
       daysOfWeekWildcard: cron.daysOfWeekWildcard,
+      dayRules: cron.dayRules,
+      dayOfMonthRules: hasDayOfMonthRules(cron.dayRules),
+      dayOfWeekRules: hasDayOfWeekRules(cron.dayRules),
     };
     tablesCache.set(cron, tables);
   }

@@ -1,0 +1,85 @@
+import cronstrue from 'cronstrue';
+import { IANAZone } from 'luxon';
+import { cronFields, parseCronExpression, type CronExpression } from './cron-expression.js';
+import { slotsBetween } from './slots.js';
+import { canonicalTimezone, WallClock } from './timezone.js';
+
+/**
+ * An English sentence for a schedule: cronstrue's reading of the expression (5 fields, or 6 with
+ * seconds first; L, W and # included), the zone when it is not UTC, and — where the schedule meets
+ * a daylight-saving change of that zone in the coming year — what cronql does then (PRODUCT.md):
+ * a time the clock skips runs as much later as the clock jumped; a repeated time runs once, at its
+ * first occurrence, unless the hour field is `*` or a step, which runs both.
+ * @throws CronqlError INVALID_CRON_EXPRESSION / INVALID_TIMEZONE, as everywhere else
+ */
+export function describeSchedule(expression: string, timezone = 'UTC', now = new Date()): string {
+  const cron = parseCronExpression(expression);
+  const zone = canonicalTimezone(timezone);
+  // A page of jobs asks for many, mostly alike: one computation per expression, zone and day.
+  const key = `${expression}\u0000${zone}\u0000${now.toISOString().slice(0, 10)}`;
+  const known = described.get(key);
+  if (known !== undefined) return known;
+  const text = describe(cron, expression, zone, now);
+  if (described.size >= MAX_CACHED) described.clear();
+  described.set(key, text);
+  return text;
+}
+
+const described = new Map<string, string>();
+const MAX_CACHED = 10_000;
+
+function describe(cron: CronExpression, expression: string, zone: string, now: Date): string {
+  let text = cronstrue.toString(cronFields(expression), { use24HourTimeFormat: true, verbose: false, throwExceptionOnParseError: true });
+  if (zone !== 'UTC') text += ` (${zone} time)`;
+  const dst = dstEncounters(cron, zone, now);
+  const clauses: string[] = [];
+  if (dst.skipped) clauses.push('on the day the clocks spring forward, a time they skip runs as much later as they jumped');
+  if (dst.repeated) {
+    clauses.push(cron.hourIsWildcardOrStep
+      ? 'on the day the clocks fall back, the repeated hour runs twice'
+      : 'on the day the clocks fall back, a repeated time runs once, at its first occurrence');
+  }
+  return clauses.length ? `${text}; ${clauses.join('; ')}` : text;
+}
+
+/** The DST changes of `zone` in the year after `now`, as instants. */
+function transitions(zone: string, now: Date): number[] {
+  const z = IANAZone.create(zone);
+  const found: number[] = [];
+  const day = 86_400_000;
+  let t = now.getTime();
+  let offset = z.offset(t);
+  for (let i = 0; i < 370; i++, t += day) {
+    const next = z.offset(t + day);
+    if (next === offset) continue;
+    let [lo, hi] = [t, t + day]; // the change is in (lo, hi]: find it to the minute
+    while (hi - lo > 60_000) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (z.offset(mid) === offset) lo = mid;
+      else hi = mid;
+    }
+    found.push(hi);
+    offset = next;
+  }
+  return found;
+}
+
+/** Whether the schedule has a slot in a skipped (spring-forward) or a repeated (fall-back) local time in the coming year. */
+function dstEncounters(cron: CronExpression, zone: string, now: Date): { skipped: boolean; repeated: boolean } {
+  const result = { skipped: false, repeated: false };
+  if (zone === 'UTC') return result;
+  const z = IANAZone.create(zone);
+  const clock = new WallClock(zone);
+  const hours = new Set(cron.hours);
+  const minutes = new Set(cron.minutes);
+  for (const at of transitions(zone, now)) {
+    // Four hours either side hold every local time a change can skip or repeat.
+    for (const slot of slotsBetween(cron, zone, new Date(at - 4 * 3_600_000), new Date(at + 4 * 3_600_000), 30_000)) {
+      const local = slot.getTime() + z.offset(slot.getTime()) * 60_000;
+      const d = new Date(local);
+      if (!hours.has(d.getUTCHours()) || !minutes.has(d.getUTCMinutes())) result.skipped = true; // shifted out of a gap
+      else if (clock.resolve(local).kind === 'overlap') result.repeated = true;
+    }
+  }
+  return result;
+}
