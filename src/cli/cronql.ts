@@ -12,6 +12,7 @@ import {
   JobsDocument,
   PauseJobDocument,
   PreviewScheduleDocument,
+  ParseScheduleDocument,
   ResumeJobDocument,
   RetireJobDocument,
   RunChangedDocument,
@@ -57,7 +58,10 @@ function output(value: unknown, rows?: Record<string, unknown>[]): void {
   for (const r of rows) console.log(cols.map((c, i) => text(r[c]).padEnd(widths[i])).join('  ').trimEnd());
 }
 
-const jobRow = (j: JobFieldsFragment) => ({ id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpression ?? j.runAt, tz: j.timezone, next: j.nextRunAt });
+const jobRow = (j: JobFieldsFragment) => ({
+  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpression ?? j.runAt, tz: j.timezone, next: j.nextRunAt,
+  description: j.scheduleDescription,
+});
 const json = (text: string | undefined, what: string): unknown => {
   if (text === undefined) return undefined;
   try {
@@ -223,7 +227,18 @@ program
   .option('--count <n>', 'how many', '5')
   .action(async (cron: string, o: { tz: string; count: string }) => {
     const data = await request(endpoint(), PreviewScheduleDocument, { cronExpression: cron, timezone: o.tz, count: Number(o.count) });
-    output(data.previewSchedule, data.previewSchedule.map((at) => ({ at })));
+    if (!asJson()) console.log(data.describeSchedule);
+    output({ description: data.describeSchedule, next: data.previewSchedule }, data.previewSchedule.map((at) => ({ at })));
+  });
+program
+  .command('parse <text>')
+  .description('plain English to a cron expression ("every weekday at 9am", "every 5 minutes in Europe/Berlin")')
+  .option('--tz <zone>', 'IANA time zone, unless the text names one', 'UTC')
+  .action(async (text: string, o: { tz: string }) => {
+    const data = await request(endpoint(), ParseScheduleDocument, { text, timezone: o.tz });
+    const p = data.parseSchedule;
+    if (!asJson()) console.log(`${p.cronExpression}  (${p.timezone})  ${p.description}`);
+    output(p, p.next.map((at) => ({ at })));
   });
 
 // --- jobs as code ----------------------------------------------------------------------------------

@@ -41,7 +41,11 @@ describe('the cronql CLI', () => {
 
   it('targets, preview, and the job and run commands', async () => {
     expect((await runJson(['targets'])).map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['http', 'log', 'sleep']));
-    expect(await runJson(['preview', '30 2 * * *', '--tz', 'America/New_York', '--count', '2'])).toHaveLength(2);
+    const preview = await runJson(['preview', '30 2 * * *', '--tz', 'America/New_York', '--count', '2']);
+    expect(preview.next).toHaveLength(2);
+    expect(preview.description).toMatch(/^At 02:30 \(America\/New_York time\); on the day the clocks spring forward/);
+    expect(await runJson(['parse', 'every weekday at 9am in Europe/Berlin'])).toMatchObject({ cronExpression: '0 9 * * 1-5', timezone: 'Europe/Berlin' });
+    expect((await run(['preview', '0 9 * * 1-5'])).stdout.split('\n')[0]).toBe('At 09:00, Monday through Friday');
     const job = await runJson(['jobs', 'create', '--key', 'cli.hello', '--target', 'log', '--cron', '0 3 * * *', '--payload', '{"message":"hi"}']);
     expect(job).toMatchObject({ key: 'cli.hello', status: 'ACTIVE', payload: { message: 'hi' } });
     expect((await runJson(['jobs', 'list'])).map((j: { key: string }) => j.key)).toContain('cli.hello');
