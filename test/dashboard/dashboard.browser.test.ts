@@ -96,6 +96,29 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await page.locator('#job-title').innerText()).toContain('dash-every-second');
   });
 
+  it('job policies in the form: a schedule said in English, retries and overlap; an out-of-range value is refused next to its field', async () => {
+    await go('#/jobs/new');
+    await page.locator('#f-key').fill('dash-policies');
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('#f-english').fill('every weekday at 9am in Europe/Berlin');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await expect.poll(() => page.locator('#f-cronExpression').inputValue()).toBe('0 9 * * 1-5');
+    expect(await page.locator('#f-timezone').inputValue()).toBe('Europe/Berlin');
+    await page.locator('#f-retryMaxAttempts').fill('11');
+    await page.locator('#f-overlap').selectOption('BUFFER_ONE');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const retryError = page.locator('[data-field=retryMaxAttempts] .field-error');
+    await retryError.waitFor();
+    expect(await retryError.getAttribute('data-code')).toBe('INVALID_POLICY');
+    await page.locator('#f-retryMaxAttempts').fill('3');
+    await page.locator('#f-retryDelaySeconds').fill('30');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    expect(await page.locator('[data-testid=retry-policy]').innerText()).toBe('up to 3 attempts, EXPONENTIAL backoff from 30 s');
+    expect(await page.locator('[data-testid=overlap-policy]').innerText()).toBe('BUFFER_ONE');
+    expect(await page.locator('article[data-job-id]').innerText()).toContain('At 09:00, Monday through Friday (Europe/Berlin time)');
+  });
+
   it('shows its runs appearing live in Execution jobs, without a reload', async () => {
     await page.getByRole('link', { name: 'Execution jobs' }).click();
     const rows = page.locator('[data-testid=runs-table] tbody tr[data-run-id]');
@@ -275,7 +298,8 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
       await shot('execution-jobs', false);
       await go('#/jobs');
       await page.locator('input[name=key]').fill('dash');
-      await expect.poll(() => page.locator('[data-testid=jobs-table] tbody tr[data-job-id]').count()).toBe(3);
+      // dash-every-second, dash-policies, dash-dst and dash-failing
+      await expect.poll(() => page.locator('[data-testid=jobs-table] tbody tr[data-job-id]').count()).toBe(4);
       await page.locator('[data-testid=jobs-table] tr[data-job-key=dash-failing] td.last-run .status-failed').waitFor();
       await shot('scheduled-jobs', false);
       await go('#/runs');

@@ -22,7 +22,7 @@ export function JobDetailView({ id }: { id: string }) {
   if (error && !job) return <ErrorBox error={error} />;
   if (!data) return <p aria-busy="true">Loading…</p>;
   if (!job) return <p role="alert">No job with id {id}.</p>;
-  const described = describeCron(job.cronExpression);
+  const described = job.scheduleDescription ?? describeCron(job.cronExpression);
   return (
     <article aria-labelledby="job-title" class="detail" data-job-id={job.id} data-status={job.status}>
       <div class="view-head">
@@ -86,6 +86,21 @@ export function JobDetailView({ id }: { id: string }) {
               catch-up {job.catchUp}
               {job.catchUpLimit ? ` (at most ${job.catchUpLimit})` : ''}
             </dd>
+            <dt>Retries</dt>
+            <dd data-testid="retry-policy">
+              {job.retry
+                ? `up to ${job.retry.maxAttempts} attempts, ${job.retry.backoff} backoff from ${job.retry.delaySeconds} s${job.retry.maxDelaySeconds !== null ? ` (at most ${job.retry.maxDelaySeconds} s)` : ''}${job.retry.retryOn ? ` on ${job.retry.retryOn.join(', ')}` : ''}`
+                : 'none'}
+            </dd>
+            <dt>Overlap</dt>
+            <dd data-testid="overlap-policy">
+              {job.overlap}
+              {job.overlap === 'ALLOW' ? ` (up to ${job.maxConcurrentRuns} at once)` : ''}
+            </dd>
+            <dt>Jitter</dt>
+            <dd>{job.jitterSeconds ? `up to ${job.jitterSeconds} s after each slot` : 'none'}</dd>
+            <dt>HTTP capture</dt>
+            <dd>{job.captureBytes.toLocaleString('en')} bytes of the response body</dd>
             <dt>Created</dt>
             <dd>
               <Time iso={job.createdAt} /> by {job.createdBy ?? '—'}

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { describeCron } from './describe.js';
 import { useQuery } from './hooks.js';
-import { Q, type CatchUpPolicy, type JobDetail, type ScheduleType } from './queries.js';
+import { Q, type BackoffKind, type CatchUpPolicy, type JobDetail, type OverlapPolicy, type ScheduleType } from './queries.js';
 import { href, navigate } from './router.js';
 import { useSession } from './session-context.js';
 import { SlotTable } from './JobDetailView.js';
@@ -22,6 +22,15 @@ interface Values {
   catchUp: CatchUpPolicy;
   catchUpLimit: string;
   pauseAfterFailures: string;
+  retryMaxAttempts: string; // empty: no retry
+  retryBackoff: BackoffKind;
+  retryDelaySeconds: string;
+  retryMaxDelaySeconds: string;
+  retryOn: string; // comma-separated codes
+  overlap: OverlapPolicy;
+  maxConcurrentRuns: string;
+  jitterSeconds: string;
+  captureBytes: string;
 }
 
 type FieldName = keyof Values;
@@ -34,11 +43,24 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   INVALID_TIMEZONE: 'timezone',
   INVALID_RUN_AT: 'runAt',
   PAYLOAD_TOO_LARGE: 'payload',
+  UNKNOWN_SECRET: 'payload',
+};
+
+/** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
+const POLICY_FIELDS: Record<string, FieldName> = {
+  retry: 'retryMaxAttempts',
+  'retry.maxAttempts': 'retryMaxAttempts',
+  'retry.backoff': 'retryBackoff',
+  'retry.delaySeconds': 'retryDelaySeconds',
+  'retry.maxDelaySeconds': 'retryMaxDelaySeconds',
+  'retry.retryOn': 'retryOn',
 };
 
 function fieldOf(error: unknown, values: Values): FieldName | null {
   if (!(error instanceof ApiError)) return null;
-  const named = error.field?.replace(/^input\./, '').split(/[.[]/)[0];
+  const path = error.field?.replace(/^input\./, '');
+  if (path && POLICY_FIELDS[path]) return POLICY_FIELDS[path];
+  const named = path?.split(/[.[]/)[0];
   if (named && named in values) return named as FieldName;
   return FIELD_OF_CODE[error.code] ?? null;
 }
@@ -62,6 +84,15 @@ const EMPTY: Values = {
   catchUp: 'NONE',
   catchUpLimit: '',
   pauseAfterFailures: '',
+  retryMaxAttempts: '',
+  retryBackoff: 'EXPONENTIAL',
+  retryDelaySeconds: '5',
+  retryMaxDelaySeconds: '',
+  retryOn: '',
+  overlap: 'SKIP',
+  maxConcurrentRuns: '',
+  jitterSeconds: '',
+  captureBytes: '',
 };
 
 function fromJob(job: JobDetail): Values {
@@ -77,6 +108,15 @@ function fromJob(job: JobDetail): Values {
     catchUp: job.catchUp,
     catchUpLimit: job.catchUpLimit?.toString() ?? '',
     pauseAfterFailures: job.pauseAfterFailures?.toString() ?? '',
+    retryMaxAttempts: job.retry?.maxAttempts.toString() ?? '',
+    retryBackoff: job.retry?.backoff ?? 'EXPONENTIAL',
+    retryDelaySeconds: job.retry?.delaySeconds.toString() ?? '5',
+    retryMaxDelaySeconds: job.retry?.maxDelaySeconds?.toString() ?? '',
+    retryOn: job.retry?.retryOn?.join(', ') ?? '',
+    overlap: job.overlap,
+    maxConcurrentRuns: job.overlap === 'ALLOW' ? job.maxConcurrentRuns.toString() : '',
+    jitterSeconds: job.jitterSeconds ? job.jitterSeconds.toString() : '',
+    captureBytes: job.captureBytes === 4096 ? '' : job.captureBytes.toString(),
   };
 }
 
@@ -135,6 +175,21 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.timeoutSeconds = int('timeoutSeconds', values.timeoutSeconds);
       input.catchUpLimit = int('catchUpLimit', values.catchUpLimit);
       input.pauseAfterFailures = int('pauseAfterFailures', values.pauseAfterFailures);
+      const attempts = int('retryMaxAttempts', values.retryMaxAttempts);
+      input.retry =
+        attempts === null
+          ? null
+          : {
+              maxAttempts: attempts,
+              backoff: values.retryBackoff,
+              delaySeconds: int('retryDelaySeconds', values.retryDelaySeconds) ?? 5,
+              maxDelaySeconds: int('retryMaxDelaySeconds', values.retryMaxDelaySeconds),
+              retryOn: values.retryOn.trim() ? values.retryOn.split(/[\s,]+/).filter(Boolean) : null,
+            };
+      input.overlap = values.overlap;
+      input.maxConcurrentRuns = values.overlap === 'ALLOW' ? int('maxConcurrentRuns', values.maxConcurrentRuns) : null;
+      input.jitterSeconds = int('jitterSeconds', values.jitterSeconds);
+      input.captureBytes = int('captureBytes', values.captureBytes);
     } catch (err) {
       setError(err);
       return;
@@ -217,6 +272,9 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
             </datalist>
           </>,
         )}
+        {values.scheduleType === 'RECURRING' && (
+          <InEnglish timezone={values.timezone} onParsed={(cronExpression, timezone) => setValues((v) => ({ ...v, cronExpression, timezone }))} />
+        )}
         {values.scheduleType === 'RECURRING' && <FormPreview expression={values.cronExpression} timezone={values.timezone} />}
         {field('payload', 'Payload (JSON, optional)', <textarea {...aria('payload')} class="mono" rows={5} value={values.payload} onInput={set('payload')} />, 'handed to the target as ctx.payload; may hold ${secrets.NAME} where supported')}
         <div class="field-row">
@@ -233,6 +291,40 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
           {field('catchUpLimit', 'Catch-up limit', <input {...aria('catchUpLimit')} inputMode="numeric" value={values.catchUpLimit} onInput={set('catchUpLimit')} />)}
           {field('pauseAfterFailures', 'Pause after failures in a row', <input {...aria('pauseAfterFailures')} inputMode="numeric" value={values.pauseAfterFailures} onInput={set('pauseAfterFailures')} />)}
         </div>
+        <fieldset class="field policies">
+          <legend>Policies</legend>
+          <div class="field-row">
+            {field('retryMaxAttempts', 'Attempts per slot (retries)', <input {...aria('retryMaxAttempts')} inputMode="numeric" placeholder="1 (no retry)" value={values.retryMaxAttempts} onInput={set('retryMaxAttempts')} />, '1–10, the first included')}
+            {field(
+              'retryBackoff',
+              'Backoff',
+              <select {...aria('retryBackoff')} value={values.retryBackoff} onChange={set('retryBackoff')}>
+                <option value="EXPONENTIAL">EXPONENTIAL — d·2ⁿ⁻¹</option>
+                <option value="LINEAR">LINEAR — d·n</option>
+                <option value="FIXED">FIXED — d</option>
+              </select>,
+            )}
+            {field('retryDelaySeconds', 'Base delay d (s)', <input {...aria('retryDelaySeconds')} inputMode="numeric" value={values.retryDelaySeconds} onInput={set('retryDelaySeconds')} />)}
+            {field('retryMaxDelaySeconds', 'Longest delay (s)', <input {...aria('retryMaxDelaySeconds')} inputMode="numeric" value={values.retryMaxDelaySeconds} onInput={set('retryMaxDelaySeconds')} />)}
+            {field('retryOn', 'Retry only on codes', <input {...aria('retryOn')} class="mono" placeholder="all retryable" value={values.retryOn} onInput={set('retryOn')} />)}
+          </div>
+          <div class="field-row">
+            {field(
+              'overlap',
+              'When a run is still active',
+              <select {...aria('overlap')} value={values.overlap} onChange={set('overlap')}>
+                <option value="SKIP">SKIP — record the slot skipped</option>
+                <option value="BUFFER_ONE">BUFFER_ONE — one waits, then runs</option>
+                <option value="CANCEL_PREVIOUS">CANCEL_PREVIOUS — cancel it, run the new one</option>
+                <option value="ALLOW">ALLOW — run side by side</option>
+              </select>,
+            )}
+            {values.overlap === 'ALLOW' &&
+              field('maxConcurrentRuns', 'At most at once', <input {...aria('maxConcurrentRuns')} inputMode="numeric" placeholder="1" value={values.maxConcurrentRuns} onInput={set('maxConcurrentRuns')} />)}
+            {field('jitterSeconds', 'Jitter (s)', <input {...aria('jitterSeconds')} inputMode="numeric" placeholder="0" value={values.jitterSeconds} onInput={set('jitterSeconds')} />, 'spread starts over this window after each slot')}
+            {field('captureBytes', 'HTTP capture (bytes)', <input {...aria('captureBytes')} inputMode="numeric" placeholder="4096" value={values.captureBytes} onInput={set('captureBytes')} />)}
+          </div>
+        </fieldset>
         {error && !errorField && <ErrorBox error={error} />}
         <div class="form-buttons">
           <button type="submit" class="primary" disabled={busy}>
@@ -244,6 +336,41 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
         </div>
       </form>
     </section>
+  );
+}
+
+/** "every weekday at 9am" → the expression (and the zone, when the text names one), from the API. */
+function InEnglish({ timezone, onParsed }: { timezone: string; onParsed: (cronExpression: string, timezone: string) => void }) {
+  const { api } = useSession();
+  const [text, setText] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const use = async () => {
+    setError(null);
+    setSaid(null);
+    try {
+      const { parseSchedule } = await api.request<{ parseSchedule: { cronExpression: string; timezone: string; description: string } }>(Q.parseSchedule, {
+        text,
+        timezone: timezone.trim() || 'UTC',
+      });
+      onParsed(parseSchedule.cronExpression, parseSchedule.timezone);
+      setSaid(parseSchedule.description);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <div class="field" data-field="english">
+      <label for="f-english">Or say it in English</label>
+      <div class="inline">
+        <input id="f-english" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="every weekday at 9am" autoComplete="off" />
+        <button type="button" onClick={() => void use()} disabled={!text.trim()}>
+          Use
+        </button>
+      </div>
+      {said && <div class="hint">{said}</div>}
+      <FieldError error={error instanceof ApiError ? error : undefined} id="f-english-error" />
+    </div>
   );
 }
 

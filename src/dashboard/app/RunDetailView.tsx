@@ -51,6 +51,20 @@ export function RunDetailView({ id }: { id: string }) {
         </dd>
         <dt>Duration</dt>
         <dd>{formatDuration(run.durationMs)}</dd>
+        <dt>Attempt</dt>
+        <dd data-testid="attempt">
+          {run.attempt}
+          {run.retryOf && (
+            <>
+              {' '}— retries <a href={href.run(run.retryOf.id)}>attempt {run.retryOf.attempt}</a>
+            </>
+          )}
+          {run.nextAttemptAt && (
+            <>
+              {' '}— starts <Time iso={run.nextAttemptAt} />
+            </>
+          )}
+        </dd>
         <dt>Runner</dt>
         <dd class="mono">{run.runnerInstanceId ?? '—'}</dd>
         <dt>Run id</dt>

@@ -8,6 +8,16 @@ export type RunStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCEL
 export type TriggerType = 'SCHEDULED' | 'MANUAL' | 'AD_HOC';
 export type ScheduleType = 'RECURRING' | 'ONE_TIME';
 export type CatchUpPolicy = 'NONE' | 'LATEST' | 'ALL';
+export type OverlapPolicy = 'SKIP' | 'BUFFER_ONE' | 'CANCEL_PREVIOUS' | 'ALLOW';
+export type BackoffKind = 'FIXED' | 'LINEAR' | 'EXPONENTIAL';
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoff: BackoffKind;
+  delaySeconds: number;
+  maxDelaySeconds: number | null;
+  retryOn: string[] | null;
+}
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
@@ -38,15 +48,18 @@ export interface RunRow {
   durationMs: number | null;
   failureCode: string | null;
   failureMessage: string | null;
+  attempt: number;
 }
 
-const RUN_ROW = `id jobKey jobVersion target triggerType status scheduledAt startedAt finishedAt durationMs failureCode failureMessage`;
+const RUN_ROW = `id jobKey jobVersion target triggerType status scheduledAt startedAt finishedAt durationMs failureCode failureMessage attempt`;
 
 export interface RunDetail extends RunRow {
   payloadSnapshot: unknown;
   output: unknown;
   failureDetails: unknown;
   runnerInstanceId: string | null;
+  retryOf: { id: string; attempt: number } | null;
+  nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
   job: { id: string };
@@ -77,6 +90,12 @@ export interface JobDetail extends JobRow {
   catchUp: CatchUpPolicy;
   catchUpLimit: number | null;
   pauseAfterFailures: number | null;
+  retry: RetryPolicy | null;
+  overlap: OverlapPolicy;
+  maxConcurrentRuns: number;
+  jitterSeconds: number;
+  captureBytes: number;
+  scheduleDescription: string | null;
   lastSuccessAt: string | null;
   lastFailureAt: string | null;
   supersedes: { id: string; version: number } | null;
@@ -88,6 +107,7 @@ export interface JobDetail extends JobRow {
 }
 
 const JOB_DETAIL = `${JOB_ROW} payload timeoutSeconds catchUp catchUpLimit pauseAfterFailures lastSuccessAt lastFailureAt
+  retry { maxAttempts backoff delaySeconds maxDelaySeconds retryOn } overlap maxConcurrentRuns jitterSeconds captureBytes scheduleDescription
   supersedes { id version } supersededBy { id version } createdBy updatedBy createdAt updatedAt`;
 
 export interface JobVersion {
@@ -132,6 +152,9 @@ export const Q = {
       nodes { id version status scheduleType cronExpression runAt timezone target createdAt createdBy supersedes { id version } }
     }
   }`,
+  parseSchedule: `query DashboardParse($text: String!, $timezone: String) {
+    parseSchedule(text: $text, timezone: $timezone) { cronExpression timezone description }
+  }`,
   preview: `query DashboardPreview($cronExpression: String!, $timezone: String, $count: Int, $from: DateTime) {
     previewSchedule(cronExpression: $cronExpression, timezone: $timezone, count: $count, from: $from)
   }`,
@@ -139,7 +162,7 @@ export const Q = {
     runs(filter: $filter, first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ${RUN_ROW} } }
   }`,
   run: `query DashboardRun($id: ID!) {
-    run(id: $id) { ${RUN_ROW} payloadSnapshot output failureDetails runnerInstanceId createdAt updatedAt job { id } }
+    run(id: $id) { ${RUN_ROW} payloadSnapshot output failureDetails runnerInstanceId retryOf { id attempt } nextAttemptAt createdAt updatedAt job { id } }
   }`,
   /** The live feed: narrow rows, so 100 runs/s stay cheap for the server and the page. */
   runChanged: `subscription DashboardRunChanged { runChanged { previousStatus changedAt run { ${RUN_ROW} } } }`,
