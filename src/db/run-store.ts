@@ -281,6 +281,14 @@ const changedRows = (changed: string, extra: string[] = [], also: string[] = [])
   UNION ALL
   SELECT ${qualified('y')}${extra.map((e) => `, NULL AS ${e}`).join('')}, true AS retry FROM retried y`;
 
+/**
+ * `changedRows` for a caller that knows the changed runs already (the executor's ends of runs):
+ * only their ids come back, and each retry whole as `row` (JSON) — not thousands of rows' text.
+ */
+const changedIds = (changed: string) => `SELECT x.id, false AS retry, NULL::jsonb AS row FROM ${changed} x, job_notices
+  UNION ALL
+  SELECT y.id, true AS retry, to_jsonb(y) AS row FROM retried y`;
+
 /** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot). */
 const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
@@ -332,13 +340,12 @@ export class RunStore {
    * from `previous` (or its row's `previous_status`) and each retry it made as created, hands the
    * retries to `waiting`, and returns the changed runs.
    */
-  private ended(rows: Record<string, unknown>[], previous?: RunStatus): RunChange[] {
+  private ended(rows: Record<string, unknown>[], previous?: RunStatus, known?: ReadonlyMap<string, RunRecord>): RunChange[] {
     const changes: RunChange[] = [];
     const retries: RunRecord[] = [];
     for (const row of rows) {
-      const run = rowToRun(row);
-      if (row.retry) retries.push(run);
-      else changes.push(moved(run, previous ?? (row.previous_status as RunStatus)));
+      if (row.retry) retries.push(rowToRun((row.row as Record<string, unknown> | undefined) ?? row));
+      else changes.push(moved(known?.get(row.id as string) ?? rowToRun(row), previous ?? (row.previous_status as RunStatus)));
     }
     const retriedIds = new Set(retries.map((r) => r.retryOf));
     for (const c of changes) if (retriedIds.has(c.run.id)) c.retried = true;
@@ -579,22 +586,23 @@ export class RunStore {
    * someone else meanwhile): terminal states never change. Runs ending in the same turn of the
    * event loop are recorded together.
    */
-  finish(runId: string, finish: Finish): Promise<RunRecord | null> {
-    return this.finishes.add({ runId, finish });
+  finish(run: RunRecord | string, finish: Finish): Promise<RunRecord | null> {
+    return this.finishes.add(ending(run, finish));
   }
 
   /** `finish` for one run on its own, outside any batch (after its batch failed). */
-  async finishAlone(runId: string, finish: Finish): Promise<RunRecord | null> {
-    return (await this.finishBatch([{ runId, finish }]))[0];
+  async finishAlone(run: RunRecord | string, finish: Finish): Promise<RunRecord | null> {
+    return (await this.finishBatch([ending(run, finish)]))[0];
   }
 
-  private async finishBatch(all: { runId: string; finish: Finish }[]): Promise<(RunRecord | null)[]> {
+  private async finishBatch(all: Ending[]): Promise<(RunRecord | null)[]> {
     // Co-due slots first: this UPDATE would compete with their INSERT for the same indexes.
     if (this.firing.size > 0) await Promise.allSettled([...this.firing]);
     const now = this.now();
     // One outcome per run: a second one in the same batch loses.
     const seen = new Set<string>();
     const items = all.filter((i) => !seen.has(i.runId) && seen.add(i.runId)).sort((a, b) => (a.runId < b.runId ? -1 : 1));
+    const slim = items.every((i) => i.run);
     const res = await this.pool.query(
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[])
@@ -606,7 +614,7 @@ export class RunStore {
          WHERE r.id = i.id AND r.status = ${S.RUNNING}
          RETURNING ${qualified('r')}
        ), ${afterRunsEnd('done', '$7')}
-       ${changedRows('done')}`,
+       ${slim ? changedIds('done') : changedRows('done')}`,
       [
         items.map((i) => i.runId),
         items.map((i) => i.finish.status),
@@ -617,7 +625,9 @@ export class RunStore {
         now,
       ],
     );
-    const byId = new Map(this.ended(res.rows, RunStatus.RUNNING).map((c) => [c.run.id, c.run]));
+    // The ended runs as the rows now hold them: known ones built here (what the statement wrote).
+    const known = slim ? new Map(items.map((i) => [i.runId, endedRun(i.run!, i.finish, now)])) : undefined;
+    const byId = new Map(this.ended(res.rows, RunStatus.RUNNING, known).map((c) => [c.run.id, c.run]));
     return all.map((i) => {
       const run = byId.get(i.runId) ?? null;
       byId.delete(i.runId);
@@ -913,6 +923,30 @@ export class RunStore {
     const res = await this.pool.query('SELECT id, status FROM cron_job_runs WHERE id = ANY($1::uuid[])', [runIds]);
     return new Map(res.rows.map((r) => [r.id as string, r.status as RunStatus]));
   }
+}
+
+/** A run's end to record; with the run as this instance knows it, the statement need not send it back. */
+interface Ending {
+  runId: string;
+  run?: RunRecord;
+  finish: Finish;
+}
+
+const ending = (run: RunRecord | string, finish: Finish): Ending =>
+  typeof run === 'string' ? { runId: run, finish } : { runId: run.id, run, finish };
+
+/** What a RUNNING run becomes when `finish` is recorded at `now` (what the finishing statement writes). */
+function endedRun(run: RunRecord, f: Finish, now: Date): RunRecord {
+  return {
+    ...run,
+    status: f.status,
+    finishedAt: now,
+    updatedAt: now,
+    output: f.output === undefined ? null : (f.output ?? null),
+    failureCode: f.failureCode ?? null,
+    failureMessage: f.failureMessage ?? null,
+    failureDetails: f.failureDetails === undefined ? null : (f.failureDetails ?? null),
+  };
 }
 
 /** A statement on the pool or on one transaction's connection. */

@@ -252,7 +252,7 @@ export class RunExecutor {
   private async record(run: RunRecord, outcome: Finish): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await (attempt === 0 ? this.store.finish(run.id, outcome) : this.store.finishAlone(run.id, outcome));
+        await (attempt === 0 ? this.store.finish(run, outcome) : this.store.finishAlone(run, outcome));
         if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
         return;
       } catch (err) {

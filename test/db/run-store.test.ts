@@ -122,7 +122,13 @@ describe('run store: one writer, one change per transition', () => {
       const id = await job();
       const fired = await fire(id, 10);
       if (fired.kind !== 'claimed') throw new Error('not claimed');
-      await transitions(() => store.finish(fired.run.id, { status, failureCode: status === RunStatus.SUCCEEDED ? null : 'X' }), [[RunStatus.RUNNING, status]]);
+      // Ended by the executor, which knows the run: the change is built, not read back, and must be what the row holds.
+      const output = status === RunStatus.SUCCEEDED ? { ok: true, nested: { list: [1, 'two', null], n: 1.5 } } : undefined;
+      const details = status === RunStatus.FAILED ? { why: 'because', at: [1, 2] } : undefined;
+      await transitions(
+        () => store.finish(fired.run, { status, output, failureCode: status === RunStatus.SUCCEEDED ? null : 'X', failureMessage: status === RunStatus.SUCCEEDED ? null : 'boom', failureDetails: details }),
+        [[RunStatus.RUNNING, status]],
+      );
       await transitions(() => store.finish(fired.run.id, { status: RunStatus.SUCCEEDED }), []);
       await transitions(() => store.finishAlone(fired.run.id, { status: RunStatus.SUCCEEDED }), []);
     }
