@@ -9,6 +9,7 @@ import { Migration20261124140000_last_success_from_runs } from './Migration20261
 import { Migration20261124160000_job_policies } from './Migration20261124160000_job_policies.js';
 import { Migration20261124170000_secrets } from './Migration20261124170000_secrets.js';
 import { Migration20261124180000_capture_bytes } from './Migration20261124180000_capture_bytes.js';
+import { Migration20261124190000_ownership } from './Migration20261124190000_ownership.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration20261124160000_job_policies', class: Migration20261124160000_job_policies },
   { name: 'Migration20261124170000_secrets', class: Migration20261124170000_secrets },
   { name: 'Migration20261124180000_capture_bytes', class: Migration20261124180000_capture_bytes },
+  { name: 'Migration20261124190000_ownership', class: Migration20261124190000_ownership },
 ];

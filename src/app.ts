@@ -2,7 +2,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Role } from './config.js';
 import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './options.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
-import { listInstances, type InstanceRecord } from './db/instances.js';
+import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
 import { Notifier } from './db/notifier.js';
 import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
@@ -97,6 +97,16 @@ export class Cronql {
     return this.need(this._databaseUrl);
   }
 
+  /** How many scheduler instances arm each job (CRONQL_JOB_REPLICAS; 0: all). */
+  get jobReplicas(): number {
+    return this.options.jobReplicas;
+  }
+
+  /** The scheduler instances armed and beating now: the members among which jobs are shared. */
+  liveSchedulers(): Promise<string[]> {
+    return liveSchedulers(this.pool, this.options.lostAfterMs);
+  }
+
   /** The runtimes recorded alive (or recently seen) in the database, with their RUNNING runs. */
   instances(): Promise<InstanceRecord[]> {
     return listInstances(this.pool);
@@ -148,6 +158,7 @@ export class Cronql {
         notifier: this.notifier,
         store,
         secrets: this._secrets,
+        jobReplicas: o.jobReplicas,
       });
     }
     const pool = this._pool;

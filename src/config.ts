@@ -54,6 +54,8 @@ export interface Config {
   metricsToken?: string;
   /** Runs created longer ago than this many days are deleted; 0 keeps everything. @default 180 */
   retentionDays: number;
+  /** How many scheduler instances arm each job (0: every instance arms every job). @default 2 */
+  jobReplicas: number;
   /** Where failure alerts are POSTed as JSON. @default unset (no alerts) */
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body. @default unset */
@@ -81,6 +83,7 @@ export const TUNABLES = {
   maxConnections: { env: 'CRONQL_MAX_CONNECTIONS', default: 5_000, min: 1, max: 1_000_000 },
   maxResponseBytes: { env: 'CRONQL_MAX_RESPONSE_BYTES', default: 8_388_608, min: 1_024, max: 1_073_741_824 },
   retentionDays: { env: 'CRONQL_RETENTION_DAYS', default: 180, min: 0, max: 36_500 },
+  jobReplicas: { env: 'CRONQL_JOB_REPLICAS', default: 2, min: 0, max: 16 },
 } as const;
 
 export type Tunable = keyof typeof TUNABLES;
@@ -195,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxResponseBytes: tunable(env, 'maxResponseBytes'),
     metricsToken: str(env, 'CRONQL_METRICS_TOKEN'),
     retentionDays: tunable(env, 'retentionDays'),
+    jobReplicas: tunable(env, 'jobReplicas'),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
     secretsKey: secretsKey(env),

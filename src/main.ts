@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     dbConnectTimeoutMs: config.dbConnectTimeoutMs,
     dbQueryTimeoutMs: config.dbQueryTimeoutMs,
     retentionDays: config.retentionDays,
+    jobReplicas: config.jobReplicas,
     alertWebhookUrl: config.alertWebhookUrl,
     alertWebhookSecret: config.alertWebhookSecret,
     secretsKey: config.secretsKey,

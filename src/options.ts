@@ -36,6 +36,8 @@ export interface CronqlOptions {
   secretsKey?: string;
   /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
   retentionDays?: number;
+  /** How many scheduler instances arm each job; 0: every instance arms every job. @default 2 */
+  jobReplicas?: number;
   /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
   dbConnectTimeoutMs?: number;
   /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */

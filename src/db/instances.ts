@@ -11,6 +11,8 @@ export interface InstanceRecord {
   heartbeatAt: Date;
   /** RUNNING runs the database says it runs. */
   activeRuns: number;
+  /** Jobs it arms (its share; recorded with its heartbeat). */
+  ownedJobs: number;
 }
 
 export interface InstanceIdentity {
@@ -25,18 +27,45 @@ export interface InstanceIdentity {
  * Records the instance alive, now (database time: instances compare heartbeats on one clock).
  * An upsert, so a beat also brings back a row that was pruned while this instance was cut off.
  */
-export async function beat(pool: Pool, me: InstanceIdentity): Promise<void> {
+export async function beat(pool: Pool, me: InstanceIdentity, ownedJobs?: number): Promise<void> {
   await pool.query(
     `INSERT INTO cron_instances (id, role, host, pid, version, started_at, heartbeat_at)
      VALUES ($1, $2, $3, $4, $5, now(), now())
-     ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
-    [me.id, me.role, me.host, me.pid, me.version],
+     ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), owned_jobs = coalesce($6, cron_instances.owned_jobs)`,
+    [me.id, me.role, me.host, me.pid, me.version, ownedJobs ?? null],
   );
+}
+
+/**
+ * The scheduler instances that arm jobs now: armed (their share loaded) and beating within
+ * `lostAfterMs` (judged on the database's clock), ids sorted — plus `me` (a starting instance
+ * counts itself when it computes its own share).
+ */
+export async function liveSchedulers(pool: Pool, lostAfterMs: number): Promise<string[]> {
+  const res = await pool.query(
+    `SELECT id FROM cron_instances
+     WHERE role IN ('all', 'scheduler') AND armed_at IS NOT NULL
+       AND heartbeat_at >= now() - make_interval(secs => $1::double precision / 1000)
+     ORDER BY id`,
+    [lostAfterMs],
+  );
+  return res.rows.map((r) => r.id as string);
+}
+
+/** This instance has loaded its share: it counts among the members from now on (and says how many jobs it holds). */
+export async function markArmed(pool: Pool, id: string, ownedJobs: number): Promise<void> {
+  await pool.query(
+    `UPDATE cron_instances SET armed_at = coalesce(armed_at, now()), owned_jobs = $2 WHERE id = $1`,
+    [id, ownedJobs],
+  );
+  await pool.query(`SELECT pg_notify('cronql_membership', $1)`, [id]);
 }
 
 /** A clean stop: the instance is gone, and none of its runs is left RUNNING. */
 export async function removeInstance(pool: Pool, id: string): Promise<void> {
   await pool.query('DELETE FROM cron_instances WHERE id = $1', [id]);
+  // The others take its share over at once rather than a heartbeat later.
+  await pool.query(`SELECT pg_notify('cronql_membership', $1)`, [id]);
 }
 
 /** Rows of instances silent for longer than `ms` (their runs were settled long before). */
@@ -51,7 +80,7 @@ export async function pruneInstances(pool: Pool, ms: number): Promise<number> {
 
 export async function listInstances(pool: Pool): Promise<InstanceRecord[]> {
   const res = await pool.query(
-    `SELECT i.id, i.role, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, coalesce(a.n, 0)::int AS active_runs
+    `SELECT i.id, i.role, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.owned_jobs, coalesce(a.n, 0)::int AS active_runs
      FROM cron_instances i
      LEFT JOIN (SELECT runner_instance_id, count(*) AS n FROM cron_job_runs WHERE status = 'RUNNING' GROUP BY runner_instance_id) a
        ON a.runner_instance_id = i.id
@@ -66,5 +95,6 @@ export async function listInstances(pool: Pool): Promise<InstanceRecord[]> {
     startedAt: new Date(r.started_at),
     heartbeatAt: new Date(r.heartbeat_at),
     activeRuns: Number(r.active_runs),
+    ownedJobs: Number(r.owned_jobs ?? 0),
   }));
 }

@@ -23,4 +23,7 @@ export class Instance {
 
   @Field(() => Int, { description: 'RUNNING runs the database says it runs.' })
   activeRuns!: number;
+
+  @Field(() => Int, { description: 'Jobs it arms: its share of the ACTIVE jobs (recorded with its heartbeat; 0 for an API-only instance).' })
+  ownedJobs!: number;
 }

@@ -4,7 +4,8 @@ import type { RunRecord } from '../domain/run.js';
 import type { NewJobVersionInput as ServiceNewJobVersionInput } from '../services/job.service.js';
 import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
-import { RunStatus, ScheduleType } from './enums.js';
+import { JobStatus, RunStatus, ScheduleType } from './enums.js';
+import { ownersOf, partitionOfKey } from '../domain/partitions.js';
 import { describeSchedule } from '../schedule/describe.js';
 import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
 import { Job } from './job.type.js';
@@ -100,6 +101,13 @@ export class JobResolver {
   @Mutation(() => Job)
   async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
     return ctx.cronql.jobs.retire(id, ctx.principal.name);
+  }
+
+  @FieldResolver(() => [String], { description: 'The scheduler instances arming it now (ids): the CRONQL_JOB_REPLICAS live schedulers its partition falls to; none unless ACTIVE.' })
+  async armedOn(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<string[]> {
+    if (job.status !== JobStatus.ACTIVE) return [];
+    const members = await ctx.loaders.schedulers.load('all');
+    return ownersOf(partitionOfKey(job.jobKey), members, ctx.cronql.jobReplicas);
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The schedule in English, e.g. "At 09:00, Monday through Friday (Europe/Paris time)"; null for ONE_TIME jobs.' })

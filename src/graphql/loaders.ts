@@ -22,6 +22,8 @@ export class Loaders {
   readonly job: DataLoader<string, JobDefinition | null>;
   /** The version that replaced a job version, by the replaced version's id. */
   readonly successor: DataLoader<string, JobDefinition | null>;
+  /** The live, armed scheduler instances (one read per request, whatever the key). */
+  readonly schedulers: DataLoader<string, string[]>;
   /** Runs by id. */
   readonly run: DataLoader<string, RunRecord | null>;
   /** The latest run (by scheduledAt) of a job version. */
@@ -34,6 +36,10 @@ export class Loaders {
     this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids));
     this.lastRun = new DataLoader((ids) => cronql.runs.lastRuns(ids));
     this.run = new DataLoader((ids) => cronql.runs.getMany(ids));
+    this.schedulers = new DataLoader(async (keys) => {
+      const members = await cronql.liveSchedulers();
+      return keys.map(() => members);
+    });
     this.jobRuns = new DataLoader((keys) => cronql.runs.listByJobs(keys), {
       cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]),
     });

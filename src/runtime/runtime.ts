@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
-import { beat, type InstanceIdentity } from '../db/instances.js';
+import { beat, liveSchedulers, markArmed, type InstanceIdentity } from '../db/instances.js';
+import { ownedPartitions, PARTITION_OF_KEY, PARTITIONS, partitionOfKey } from '../domain/partitions.js';
 import { isDatabaseUnavailable, type Pool } from '../db/pool.js';
 import { Channel, type Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
   notifier?: Notifier;
   /** The values of the secrets payloads reference, read when a run starts. */
   secrets?: SecretResolver;
+  /** How many scheduler instances arm each job (0: every instance arms every job). @default 2 */
+  jobReplicas?: number;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -79,6 +82,10 @@ export class Runtime implements SweptRuntime {
   private readonly catchingUp = new Map<string, Date[]>();
   /** Alarms that claim waiting runs (retries) when they are due, by run id. */
   private readonly wakers = new Map<string, Alarm>();
+  /** The partitions whose jobs this instance arms (src/domain/partitions.ts); null until known. */
+  private owned: Set<number> | null = null;
+  /** Rebalances run one after another. */
+  private rebalancing: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: RuntimeOptions) {
     this.store = o.store;
@@ -151,6 +158,8 @@ export class Runtime implements SweptRuntime {
     notifier?.on(Channel.JOB_CHANGED, (id) => isUuid(id) && this.reloadJob(id));
     notifier?.on(Channel.RUN_CREATED, (id) => isUuid(id) && void this.claimAndExecute([id]));
     notifier?.on(Channel.RUN_CANCELED, (id) => isUuid(id) && void this.abortIfCanceled(id));
+    // Another scheduler armed its share or stopped: the assignment is recomputed from the table.
+    notifier?.on(Channel.MEMBERSHIP, () => void this.rebalance());
 
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
@@ -166,14 +175,18 @@ export class Runtime implements SweptRuntime {
     const pending = await this.store.pendingIds();
     if (pending.length) log.info({ pending: pending.length }, 'recovery: running PENDING runs');
     await this.claimAndExecute(pending);
-    // Armed before the jobs are read: a job changed meanwhile is applied either way.
+    // Armed before the jobs are read: a job changed meanwhile is applied either way. Only this
+    // instance's share is read (the partitions it arms among the armed schedulers and itself);
+    // until it says it is armed, the others keep arming that share, so nothing is left unarmed.
     this.scheduler.start();
-    const jobs = await this.loadActiveJobs();
+    this.owned = await this.share();
+    const jobs = await this.loadActiveJobs(this.owned);
     if (this.state !== 'armed') return;
     for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
     this.ready = true;
+    await markArmed(pool, this.identity.id, this.actorCount);
     this.sweeper.start();
-    log.info({ jobs: jobs.length }, 'runtime armed');
+    log.info({ jobs: jobs.length, partitions: this.owned.size }, 'runtime armed');
   }
 
   /** Applies a job change made in this process (services call it; other instances get a NOTIFY). */
@@ -181,12 +194,55 @@ export class Runtime implements SweptRuntime {
     this.apply(job);
   }
 
+  /** Whether this instance arms `job` (its partition is one of this instance's). */
+  private owns(job: Pick<JobSnapshot, 'jobKey'>): boolean {
+    return this.owned === null || this.owned.has(partitionOfKey(job.jobKey));
+  }
+
+  /** The partitions this instance arms, among the armed schedulers and itself. */
+  private async share(): Promise<Set<number>> {
+    const members = await liveSchedulers(this.o.pool, this.o.lostAfterMs ?? 30_000);
+    return ownedPartitions(this.identity.id, members, this.o.jobReplicas ?? 2);
+  }
+
+  /**
+   * Recomputes the assignment from the instances table (on a membership notification, and every
+   * sweep): disarms the jobs of partitions this instance lost, arms those of the partitions it
+   * gained with their ledger (a slot that fell in the handover is accounted for like any missed
+   * slot; with replicas, another instance fired it). Never throws.
+   */
+  rebalance(): Promise<void> {
+    this.rebalancing = this.rebalancing.then(async () => {
+      if (this.state !== 'armed' || !this.ready || this.owned === null) return;
+      try {
+        const next = await this.share();
+        const gained = [...next].filter((p) => !this.owned!.has(p));
+        const lost = [...this.owned].filter((p) => !next.has(p));
+        if (gained.length === 0 && lost.length === 0) return;
+        this.owned = next;
+        const lostSet = new Set(lost);
+        for (const id of this.scheduler.jobIds()) {
+          const job = this.scheduler.job(id);
+          if (job && lostSet.has(partitionOfKey(job.jobKey))) this.scheduler.remove(id);
+        }
+        const jobs = gained.length ? await this.loadActiveJobs(new Set(gained)) : [];
+        if (this.state !== 'armed') return;
+        for (const { job, ledger } of jobs) if (this.owns(job)) this.scheduler.upsert(job, ledger);
+        this.o.log.info({ gained: gained.length, lost: lost.length, partitions: next.size, jobs: this.actorCount }, 'rebalanced the jobs among the schedulers');
+      } catch (err) {
+        this.o.log.warn({ err }, 'could not rebalance the jobs; the next sweep tries again');
+      }
+    });
+    return this.rebalancing;
+  }
+
   /**
    * Arms or disarms the job's actor; a job no longer ACTIVE also ends its waiting retries and
    * buffered slot (the sweep does it too, should this instance stop first).
    */
   private apply(job: JobSnapshot, ledger: Date | null = null): void {
-    this.scheduler.upsert(job, ledger);
+    if (this.owns(job)) this.scheduler.upsert(job, ledger);
+    else this.scheduler.remove(job.id);
     if (job.status !== JobStatus.ACTIVE && this.state === 'armed') {
       void this.track(this.store.stopChains([job.id])).catch((err) => this.o.log.warn({ err, jobId: job.id }, 'could not end the waiting runs of a stopped job'));
     }
@@ -327,7 +383,7 @@ export class Runtime implements SweptRuntime {
   async resync(): Promise<void> {
     if (this.state !== 'armed') return;
     try {
-      const jobs = await this.loadActiveJobs();
+      const jobs = await this.loadActiveJobs(this.owned);
       const active = new Set(jobs.map((j) => j.job.id));
       // The ledger only for jobs not armed here: an armed job's actor kept handing its slots on
       // (or deferring them while the database was away); its gap is not a process being down.
@@ -452,11 +508,14 @@ export class Runtime implements SweptRuntime {
    * SCHEDULED run (the slot key's index answers it per job), or the instant the job became
    * ACTIVE, whichever is later.
    */
-  private async loadActiveJobs(): Promise<{ job: JobSnapshot; ledger: Date }[]> {
+  private async loadActiveJobs(partitions: Set<number> | null): Promise<{ job: JobSnapshot; ledger: Date }[]> {
+    // The share by partition (an expression index answers it), not every job filtered here.
+    const all = partitions === null || partitions.size === PARTITIONS;
     const res = await this.o.pool.query(
       `SELECT ${JOB_COLUMNS}, greatest(j.active_since,
          (SELECT max(r.scheduled_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.trigger_type = 'SCHEDULED' AND r.attempt = 1)) AS ledger
-       FROM cron_job_definitions j WHERE j.status = 'ACTIVE'`,
+       FROM cron_job_definitions j WHERE j.status = 'ACTIVE'${all ? '' : ` AND ${PARTITION_OF_KEY} = ANY($1::int[])`}`,
+      all ? [] : [[...partitions!]],
     );
     return res.rows.map((row) => ({ job: rowToJobSnapshot(row), ledger: new Date(row.ledger) }));
   }

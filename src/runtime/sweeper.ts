@@ -21,6 +21,10 @@ export interface SweptRuntime {
   setOutage(outage: boolean): void;
   /** Sets alarms that claim waiting runs (retries) when due. */
   wake(runs: readonly WaitingRun[]): void;
+  /** Recomputes which jobs this instance arms from the live schedulers. */
+  rebalance(): Promise<void>;
+  /** Jobs armed here (recorded with each beat). */
+  readonly actorCount: number;
 }
 
 export interface SweeperOptions {
@@ -109,7 +113,7 @@ export class Sweeper {
     const rt = this.o.runtime;
     if (this.stopped) return;
     try {
-      await beat(pool, identity);
+      await beat(pool, identity, rt.actorCount);
       this.lastBeatAt = new Date();
     } catch (err) {
       if (!this.down) log.warn({ err }, 'the database does not answer: slots are deferred until it does');
@@ -135,6 +139,8 @@ export class Sweeper {
       const promoted = await store.promoteStranded(PENDING_PER_ROUND);
       if (promoted.length) await rt.claimAndExecute(promoted);
       await store.stopChains();
+      // Membership: a crashed scheduler's share is taken over once its heartbeat is old enough.
+      await rt.rebalance();
 
       // Runs recorded as ours before the oldest write still in flight: their answer was lost.
       const cutoff = rt.oldestPendingWrite() ?? this.o.now();
