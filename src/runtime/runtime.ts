@@ -199,9 +199,15 @@ export class Runtime implements SweptRuntime {
     return this.owned === null || this.owned.has(partitionOfKey(job.jobKey));
   }
 
-  /** The partitions this instance arms, among the armed schedulers and itself. */
+  /** The members the current share was computed for (the share changes only when they do). */
+  private members = '';
+
+  /** The partitions this instance arms, among the armed schedulers and itself (unchanged members: the same share). */
   private async share(): Promise<Set<number>> {
     const members = await liveSchedulers(this.o.pool, this.o.lostAfterMs ?? 30_000);
+    const key = members.filter((m) => m !== this.identity.id).join('\u0000');
+    if (this.owned && key === this.members) return this.owned;
+    this.members = key;
     return ownedPartitions(this.identity.id, members, this.o.jobReplicas ?? 2);
   }
 
