@@ -119,6 +119,15 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await page.locator('article[data-job-id]').innerText()).toContain('At 09:00, Monday through Friday (Europe/Berlin time)');
   });
 
+  it('lists the instances, each with the jobs it arms (ADMIN)', async () => {
+    await page.getByRole('link', { name: 'Instances' }).click();
+    const rows = page.locator('[data-testid=instances-table] tbody tr[data-instance-id]');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    // Its heartbeat records its share: every ACTIVE job here (one scheduler).
+    await expect.poll(async () => Number(await rows.first().locator('[data-testid=owned-jobs]').innerText()), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+  });
+
   it('shows its runs appearing live in Execution jobs, without a reload', async () => {
     await page.getByRole('link', { name: 'Execution jobs' }).click();
     const rows = page.locator('[data-testid=runs-table] tbody tr[data-run-id]');

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, createApi } from './api.js';
 import { JobDetailView } from './JobDetailView.js';
 import { JobFormView } from './JobForm.js';
+import { InstancesView } from './InstancesView.js';
 import { JobsView } from './JobsView.js';
 import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
 import { Q } from './queries.js';
@@ -98,9 +99,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -116,6 +117,11 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
           <a href={href.runs()} aria-current={section === 'runs' ? 'page' : undefined}>
             Execution jobs
           </a>
+          {session.role === 'ADMIN' && (
+            <a href={href.instances()} aria-current={section === 'instances' ? 'page' : undefined}>
+              Instances
+            </a>
+          )}
         </nav>
         <LiveIndicator live={session.live} />
         <span class={`role role-${session.role.toLowerCase()}`} data-testid="role">
@@ -132,6 +138,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'new-job' && <JobFormView />}
         {route.view === 'new-version' && <JobFormView key={route.id} versionOf={route.id} />}
         {route.view === 'run' && <RunDetailView key={route.id} id={route.id} />}
+        {route.view === 'instances' && <InstancesView />}
       </main>
     </>
   );

@@ -124,6 +124,17 @@ export interface JobVersion {
   supersedes: { id: string; version: number } | null;
 }
 
+export interface InstanceRow {
+  id: string;
+  role: string;
+  host: string | null;
+  version: string | null;
+  startedAt: string;
+  heartbeatAt: string;
+  activeRuns: number;
+  ownedJobs: number;
+}
+
 export interface JobFilter {
   status?: JobStatus[];
   target?: string;
@@ -143,6 +154,7 @@ export const Q = {
   /** ADMIN-only by the contract (API.md): whether it answers tells the dashboard which actions to offer. */
   role: `query DashboardRole { instances { id } }`,
   targets: `query DashboardTargets { targets { name description } }`,
+  instances: `query DashboardInstances { instances { id role host version startedAt heartbeatAt activeRuns ownedJobs } }`,
   jobs: `query DashboardJobs($filter: JobFilter, $first: Int, $after: String) {
     jobs(filter: $filter, first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ${JOB_ROW} } }
   }`,

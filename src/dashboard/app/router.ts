@@ -10,13 +10,15 @@ export type Route =
   | { view: 'job'; id: string }
   | { view: 'new-job' }
   | { view: 'new-version'; id: string }
-  | { view: 'run'; id: string };
+  | { view: 'run'; id: string }
+  | { view: 'instances' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0]!.replace(/\/+$/, '');
   const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
   if (parts[0] === 'runs' && parts[1]) return { view: 'run', id: parts[1] };
   if (parts[0] === 'runs') return { view: 'runs' };
+  if (parts[0] === 'instances') return { view: 'instances' };
   if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
   if (parts[0] === 'jobs' && parts[1] && parts[2] === 'new-version') return { view: 'new-version', id: parts[1] };
   if (parts[0] === 'jobs' && parts[1]) return { view: 'job', id: parts[1] };
@@ -30,6 +32,7 @@ export const href = {
   newJob: () => '#/jobs/new',
   newVersion: (id: string) => `#/jobs/${encodeURIComponent(id)}/new-version`,
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
+  instances: () => '#/instances',
 };
 
 export function navigate(to: string): void {
