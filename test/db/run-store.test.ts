@@ -241,6 +241,34 @@ describe('run store: one writer, one change per transition', () => {
     expect((await transitions(() => fire(id, 41), [])).result.kind).toBe('taken');
   });
 
+  it('run-now follows the job’s policies: its failure is retried as MANUAL; under CANCEL_PREVIOUS it replaces the active run; under BUFFER_ONE it waits', async () => {
+    const retried = await job({ retryMaxAttempts: 2, retryDelaySeconds: 0 });
+    const manual = (await store.insertManual(retried, undefined))!.run;
+    await store.claim([manual.id]);
+    const { changes } = await transitions(() => store.finish(manual.id, { status: RunStatus.FAILED, failureCode: 'BOOM' }), [
+      [RunStatus.RUNNING, RunStatus.FAILED],
+      [null, RunStatus.PENDING],
+    ]);
+    expect(changes[1].run).toMatchObject({ triggerType: 'MANUAL', attempt: 2, retryOf: manual.id });
+
+    const replacing = await job({ overlap: OverlapPolicy.CANCEL_PREVIOUS });
+    const active = await fire(replacing, 60);
+    if (active.kind !== 'claimed') throw new Error('not claimed');
+    const now1 = await transitions(() => store.insertManual(replacing, undefined), [
+      [RunStatus.RUNNING, RunStatus.CANCELED],
+      [null, RunStatus.PENDING],
+    ]);
+    expect(now1.result!.replaced.map((r) => r.id)).toEqual([active.run.id]);
+    expect(now1.changes[0].run.failureCode).toBe('REPLACED');
+
+    const buffering = await job({ overlap: OverlapPolicy.BUFFER_ONE });
+    const running = await fire(buffering, 61);
+    if (running.kind !== 'claimed') throw new Error('not claimed');
+    const waiting = (await transitions(() => store.insertManual(buffering, undefined), [[null, RunStatus.PENDING]])).result!.run;
+    await transitions(() => store.claim([waiting.id]), []); // waits for the active run
+    await transitions(() => store.insertManual(buffering, { again: true }), [[null, RunStatus.SKIPPED]]); // the buffer holds one
+  });
+
   it('ALLOW: up to maxConcurrentRuns at once, then SKIPPED', async () => {
     const id = await job({ overlap: OverlapPolicy.ALLOW, maxConcurrentRuns: 2 });
     expect((await fire(id, 50)).kind).toBe('claimed');
