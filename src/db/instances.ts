@@ -38,16 +38,17 @@ export async function beat(pool: Pool, me: InstanceIdentity, ownedJobs?: number)
 
 /**
  * The scheduler instances that arm jobs now: armed (their share loaded) and beating within
- * `lostAfterMs` (judged on the database's clock), ids sorted — plus `me` (a starting instance
- * counts itself when it computes its own share).
+ * `lostAfterMs` (judged on the database's clock), ids sorted. `withStarting`: those still starting
+ * too — what a starting instance computes its own first share among, so that a fleet starting
+ * together does not each load every job.
  */
-export async function liveSchedulers(pool: Pool, lostAfterMs: number): Promise<string[]> {
+export async function liveSchedulers(pool: Pool, lostAfterMs: number, withStarting = false): Promise<string[]> {
   const res = await pool.query(
     `SELECT id FROM cron_instances
-     WHERE role IN ('all', 'scheduler') AND armed_at IS NOT NULL
+     WHERE role IN ('all', 'scheduler') AND ($2 OR armed_at IS NOT NULL)
        AND heartbeat_at >= now() - make_interval(secs => $1::double precision / 1000)
      ORDER BY id`,
-    [lostAfterMs],
+    [lostAfterMs, withStarting],
   );
   return res.rows.map((r) => r.id as string);
 }

@@ -36,6 +36,7 @@ interface Entry {
 }
 
 const byTime = (a: Entry, b: Entry) => a.at - b.at || a.seq - b.seq;
+const NOOP = () => {};
 
 /**
  * Alarms kept in one min-heap, woken by a single node-cron task that ticks every second (UTC,
@@ -85,8 +86,10 @@ export class SystemClock implements Clock {
   private cancel(entry: Entry): void {
     if (entry.cancelled) return;
     entry.cancelled = true;
+    // What the callback holds (an actor, its job) is free at once, not when the entry leaves the heap.
+    entry.fn = NOOP;
     // Jobs re-armed often with far-away slots would otherwise pile up cancelled alarms.
-    if (++this.cancelled > 1_000 && this.cancelled > this.heap.size / 2) {
+    if (++this.cancelled > 1_000 && this.cancelled * 2 >= this.heap.size) {
       const live = new MinHeap<Entry>(byTime);
       for (const e of this.heap.toArray()) if (!e.cancelled) live.push(e);
       this.heap = live;

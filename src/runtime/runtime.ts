@@ -179,7 +179,7 @@ export class Runtime implements SweptRuntime {
     // instance's share is read (the partitions it arms among the armed schedulers and itself);
     // until it says it is armed, the others keep arming that share, so nothing is left unarmed.
     this.scheduler.start();
-    this.owned = await this.share();
+    this.owned = await this.share(true);
     const jobs = await this.loadActiveJobs(this.owned);
     if (this.state !== 'armed') return;
     for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
@@ -202,9 +202,14 @@ export class Runtime implements SweptRuntime {
   /** The members the current share was computed for (the share changes only when they do). */
   private members = '';
 
-  /** The partitions this instance arms, among the armed schedulers and itself (unchanged members: the same share). */
-  private async share(): Promise<Set<number>> {
-    const members = await liveSchedulers(this.o.pool, this.o.lostAfterMs ?? 30_000);
+  /**
+   * The partitions this instance arms (unchanged members: the same share). Running, among the
+   * armed schedulers and itself: an instance drops a partition only once the one taking it over
+   * has armed it. Starting, among every beating scheduler: instances starting together each load
+   * only their own share (the armed ones keep arming everything until then).
+   */
+  private async share(starting = false): Promise<Set<number>> {
+    const members = await liveSchedulers(this.o.pool, this.o.lostAfterMs ?? 30_000, starting);
     const key = members.filter((m) => m !== this.identity.id).join('\u0000');
     if (this.owned && key === this.members) return this.owned;
     this.members = key;

@@ -22,6 +22,13 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
     return new Map(res.data!.instances.map((i) => [i.id, i.ownedJobs]));
   };
   const within = (n: number, expected: number, tolerance: number) => Math.abs(n - expected) <= expected * tolerance;
+  /** Waits until `ok` holds for the owned jobs as `p` lists them; a timeout says what was seen last. */
+  const waitOwned = async (label: string, p: CronqlProcess, ok: (o: Map<string, number>) => boolean, ms: number) => {
+    let last = new Map<string, number>();
+    await eventually(async () => ok((last = await owned(p))), ms).catch(() => {
+      throw new Error(`${label}: not reached within ${ms} ms; owned jobs last seen ${JSON.stringify([...last])}`);
+    });
+  };
 
   it('each arms ≈ 2/3 of the jobs; kill -9, a fourth instance and a clean stop rebalance; every slot once', async () => {
     // The schema, then the jobs in bulk (one statement), then the schedulers.
@@ -41,10 +48,7 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
       const b = await spawn('scale-b');
       const c = await spawn('scale-c');
       const share = (2 / 3) * JOBS;
-      await eventually(async () => {
-        const o = await owned(a);
-        return ['scale-a', 'scale-b', 'scale-c'].every((id) => within(o.get(id) ?? 0, share, 0.1));
-      }, 15_000);
+      await waitOwned('three schedulers', a, (o) => ['scale-a', 'scale-b', 'scale-c'].every((id) => within(o.get(id) ?? 0, share, 0.1)), 15_000);
       const t0 = Date.now();
       // A few slots with all three up.
       await new Promise((r) => setTimeout(r, 2 * EVERY * 1000));
@@ -53,27 +57,18 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
       await c.exited;
       const killedAt = Date.now();
       // The survivors arm everything (two of them, two replicas) within the lost-after bound.
-      await eventually(async () => {
-        const o = await owned(a);
-        return o.get('scale-a') === JOBS && o.get('scale-b') === JOBS;
-      }, 30_000);
+      await waitOwned('after kill -9', a, (o) => o.get('scale-a') === JOBS && o.get('scale-b') === JOBS, 30_000);
       const rearmedMs = Date.now() - killedAt;
 
       const d = await spawn('scale-d');
       const startedAt = Date.now();
-      await eventually(async () => {
-        const o = await owned(a);
-        return ['scale-a', 'scale-b', 'scale-d'].every((id) => within(o.get(id) ?? 0, share, 0.1));
-      }, 10_000);
+      await waitOwned('a fourth started', a, (o) => ['scale-a', 'scale-b', 'scale-d'].every((id) => within(o.get(id) ?? 0, share, 0.1)), 10_000);
       const rebalancedMs = Date.now() - startedAt;
 
       a.kill('SIGTERM');
       await a.exited;
       const stoppedAt = Date.now();
-      await eventually(async () => {
-        const o = await owned(b);
-        return !o.has('scale-a') && o.get('scale-b') === JOBS && o.get('scale-d') === JOBS;
-      }, 10_000);
+      await waitOwned('after a clean stop', b, (o) => !o.has('scale-a') && o.get('scale-b') === JOBS && o.get('scale-d') === JOBS, 10_000);
       const handedOverMs = Date.now() - stoppedAt;
       await new Promise((r) => setTimeout(r, 2 * EVERY * 1000));
       const t1 = Date.now();
@@ -91,7 +86,9 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
       );
       expect(slots.rows.length).toBeGreaterThanOrEqual(4);
       for (const s of slots.rows) {
-        expect({ at: s.scheduled_at, runs: s.runs, jobs: s.jobs, overlap: s.overlap }).toEqual({ at: s.scheduled_at, runs: JOBS, jobs: JOBS, overlap: 0 });
+        expect({ at: s.scheduled_at, runs: s.runs, jobs: s.jobs, overlap: s.overlap }, `slot ${s.scheduled_at.toISOString()} (t0 ${new Date(t0).toISOString()})`).toEqual({
+          at: s.scheduled_at, runs: JOBS, jobs: JOBS, overlap: 0,
+        });
       }
       // Runs cut short by the kill are settled RUNNER_LOST; every other run succeeded.
       const bad = await db.query(
