@@ -1,5 +1,6 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { CliError } from './client.js';
+import { DEFAULT_CAPTURE_BYTES, RETRY_DEFAULTS } from '../domain/job.js';
 
 /**
  * Jobs as code: a YAML (or JSON) file of job definitions, applied idempotently.
@@ -113,8 +114,8 @@ export function retryDefinition(r: RetrySpec | null | undefined): Required<Retry
   if (!r) return null;
   return {
     maxAttempts: r.maxAttempts,
-    backoff: r.backoff ?? 'EXPONENTIAL',
-    delaySeconds: r.delaySeconds ?? 5,
+    backoff: r.backoff ?? RETRY_DEFAULTS.backoff,
+    delaySeconds: r.delaySeconds ?? RETRY_DEFAULTS.delaySeconds,
     maxDelaySeconds: r.maxDelaySeconds ?? null,
     retryOn: r.retryOn ?? null,
   };
@@ -136,7 +137,7 @@ export function specDefinition(spec: JobSpec): Definition {
     overlap: spec.overlap ?? 'SKIP',
     maxConcurrentRuns: spec.maxConcurrentRuns ?? 1,
     jitterSeconds: spec.jitterSeconds ?? 0,
-    captureBytes: spec.captureBytes ?? 4096,
+    captureBytes: spec.captureBytes ?? DEFAULT_CAPTURE_BYTES,
   };
 }
 
@@ -172,7 +173,7 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
   if (d.overlap !== 'SKIP') spec.overlap = d.overlap;
   if (d.maxConcurrentRuns !== 1) spec.maxConcurrentRuns = d.maxConcurrentRuns;
   if (d.jitterSeconds !== 0) spec.jitterSeconds = d.jitterSeconds;
-  if (d.captureBytes !== 4096) spec.captureBytes = d.captureBytes;
+  if (d.captureBytes !== DEFAULT_CAPTURE_BYTES) spec.captureBytes = d.captureBytes;
   return spec;
 }
 

@@ -1,3 +1,4 @@
+import { Channel } from './notifier.js';
 import type { Pool } from './pool.js';
 
 /** A runtime that records itself alive (table `cron_instances`). */
@@ -56,17 +57,16 @@ export async function liveSchedulers(pool: Pool, lostAfterMs: number, withStarti
 /** This instance has loaded its share: it counts among the members from now on (and says how many jobs it holds). */
 export async function markArmed(pool: Pool, id: string, ownedJobs: number): Promise<void> {
   await pool.query(
-    `UPDATE cron_instances SET armed_at = coalesce(armed_at, now()), owned_jobs = $2 WHERE id = $1`,
+    `WITH armed AS (UPDATE cron_instances SET armed_at = coalesce(armed_at, now()), owned_jobs = $2 WHERE id = $1 RETURNING id)
+     SELECT pg_notify('${Channel.MEMBERSHIP}', id) FROM armed`,
     [id, ownedJobs],
   );
-  await pool.query(`SELECT pg_notify('cronql_membership', $1)`, [id]);
 }
 
 /** A clean stop: the instance is gone, and none of its runs is left RUNNING. */
 export async function removeInstance(pool: Pool, id: string): Promise<void> {
-  await pool.query('DELETE FROM cron_instances WHERE id = $1', [id]);
   // The others take its share over at once rather than a heartbeat later.
-  await pool.query(`SELECT pg_notify('cronql_membership', $1)`, [id]);
+  await pool.query(`WITH gone AS (DELETE FROM cron_instances WHERE id = $1 RETURNING id) SELECT pg_notify('${Channel.MEMBERSHIP}', id) FROM gone`, [id]);
 }
 
 /** Rows of instances silent for longer than `ms` (their runs were settled long before). */

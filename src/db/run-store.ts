@@ -435,7 +435,7 @@ export class RunStore {
    */
   private async replace(slot: DueSlot, now: Date): Promise<FireOutcome | null> {
     const rows = await this.inTransaction(async (q) => {
-      await q(`SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7))`, [slot.jobId]);
+      await lockJob(q, slot.jobId);
       const taken = await q(
         `SELECT 1 FROM cron_job_runs WHERE job_definition_id = $1 AND scheduled_at = $2 AND trigger_type = ${SCHEDULED} AND attempt = 1`,
         [slot.jobId, slot.slot],
@@ -667,7 +667,7 @@ export class RunStore {
     if (!run && overlap === OverlapPolicy.BUFFER_ONE) run = await insert(q, RunStatus.PENDING, null, null, String(BUFFER_LANE));
     if (!run && overlap === OverlapPolicy.CANCEL_PREVIOUS) {
       const done = await this.inTransaction(async (tq) => {
-        await tq(`SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7))`, [jobId]);
+        await lockJob(tq, jobId);
         const canceled = await this.cancelActive(tq, jobId, now);
         return { canceled, run: await insert(tq, RunStatus.PENDING, null, null, '0') };
       });
@@ -840,15 +840,10 @@ export class RunStore {
    * advisory lock, so one instance prunes at a time; null when another instance holds it.
    */
   async pruneBatch(cutoff: Date, limit: number, lockKey: number): Promise<number | null> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const locked = await client.query('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey]);
-      if (!locked.rows[0].ok) {
-        await client.query('ROLLBACK');
-        return null;
-      }
-      const res = await client.query(
+    return this.inTransaction(async (q) => {
+      const locked = await q('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey]);
+      if (!locked.rows[0].ok) return null; // another instance prunes (committing nothing is rolling back)
+      const res = await q(
         `DELETE FROM cron_job_runs WHERE id IN (
            SELECT r.id FROM cron_job_runs r
            WHERE r.created_at < $1 AND r.status IN (${S.TERMINAL})
@@ -865,14 +860,8 @@ export class RunStore {
            FOR UPDATE SKIP LOCKED)`,
         [cutoff, limit],
       );
-      await client.query('COMMIT');
       return res.rowCount ?? 0;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
@@ -948,6 +937,9 @@ function endedRun(run: RunRecord, f: Finish, now: Date): RunRecord {
     failureDetails: f.failureDetails === undefined ? null : (f.failureDetails ?? null),
   };
 }
+
+/** Within a transaction: waits for the job's advisory lock (CANCEL_PREVIOUS's cancel-and-start, one instance at a time). */
+const lockJob = (q: Query, jobId: string) => q('SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7))', [jobId]);
 
 /** A statement on the pool or on one transaction's connection. */
 type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;

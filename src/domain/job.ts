@@ -17,6 +17,27 @@ export interface RetryPolicy {
   retryOn: string[] | null;
 }
 
+/** What a retry policy says when it does not say it: exponential backoff from 5 s. */
+export const RETRY_DEFAULTS = { backoff: BackoffKind.EXPONENTIAL, delaySeconds: 5 } as const;
+
+/** The retry policy held by a job's five `retry_*` columns (null attempts: no retry). */
+export function retryPolicyOf(c: {
+  maxAttempts: number | null | undefined;
+  backoff: BackoffKind | null | undefined;
+  delaySeconds: number | null | undefined;
+  maxDelaySeconds: number | null | undefined;
+  retryOn: string[] | null | undefined;
+}): RetryPolicy | null {
+  if (c.maxAttempts == null) return null;
+  return {
+    maxAttempts: Number(c.maxAttempts),
+    backoff: c.backoff ?? RETRY_DEFAULTS.backoff,
+    delaySeconds: Number(c.delaySeconds ?? 0),
+    maxDelaySeconds: c.maxDelaySeconds == null ? null : Number(c.maxDelaySeconds),
+    retryOn: c.retryOn ?? null,
+  };
+}
+
 /** What the runtime needs of a job definition: a plain snapshot, detached from any ORM session. */
 export interface JobSnapshot {
   id: string;
@@ -55,14 +76,13 @@ export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type
 
 /** The retry policy of a job row (its `retry_*` columns). */
 export function rowToRetry(row: Record<string, unknown>): RetryPolicy | null {
-  if (row.retry_max_attempts == null) return null;
-  return {
-    maxAttempts: Number(row.retry_max_attempts),
-    backoff: row.retry_backoff as BackoffKind,
-    delaySeconds: Number(row.retry_delay_seconds ?? 0),
-    maxDelaySeconds: row.retry_max_delay_seconds == null ? null : Number(row.retry_max_delay_seconds),
-    retryOn: (row.retry_on as string[] | null) ?? null,
-  };
+  return retryPolicyOf({
+    maxAttempts: row.retry_max_attempts as number | null,
+    backoff: row.retry_backoff as BackoffKind | null,
+    delaySeconds: row.retry_delay_seconds as number | null,
+    maxDelaySeconds: row.retry_max_delay_seconds as number | null,
+    retryOn: row.retry_on as string[] | null,
+  });
 }
 
 export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {

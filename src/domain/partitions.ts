@@ -32,7 +32,7 @@ export function ownersOf(partition: number, members: readonly string[], replicas
   if (replicas === 0 || members.length <= replicas) return [...members].sort();
   return [...members]
     .map((id) => ({ id, w: weight(id, partition) }))
-    .sort((a, b) => (a.w === b.w ? (a.id < b.id ? -1 : 1) : a.w > b.w ? -1 : 1))
+    .sort((a, b) => (beats(a.w, a.id, b.w, b.id) ? -1 : 1))
     .slice(0, replicas)
     .map((m) => m.id);
 }
@@ -55,4 +55,7 @@ export function ownedPartitions(me: string, members: readonly string[], replicas
   return owned;
 }
 
-const beats = (w: bigint, id: string, other: bigint, otherId: string): boolean => (w === other ? id < otherId : w > other);
+/** Whether a member of weight `w` ranks before one of weight `other` (ties: the smaller id). */
+function beats(w: bigint, id: string, other: bigint, otherId: string): boolean {
+  return w === other ? id < otherId : w > other;
+}

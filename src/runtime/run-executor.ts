@@ -187,7 +187,10 @@ export class RunExecutor {
         return;
       }
     }
-    const handlerLog = secrets.size > 0 ? () => redactingLogger(parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target }), secrets) : () => parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
+    const handlerLog = () => {
+      const child = parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
+      return secrets.size > 0 ? redactingLogger(child, secrets) : child;
+    };
     let timer: NodeJS.Timeout | undefined;
     if (timeoutSeconds) {
       timer = setTimeout(

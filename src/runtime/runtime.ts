@@ -407,8 +407,11 @@ export class Runtime implements SweptRuntime {
     await this.sweeper.sweep();
   }
 
-  /** The fire path of an on-time slot (due at `dueAt` when jittered). */
-  private fire(job: JobSnapshot, slot: Date, dueAt?: Date): void {
+  /**
+   * The fire path of a slot: on time (due at `dueAt` when jittered, recorded within the grace),
+   * or a missed one the ledger runs now (`deadline` from now).
+   */
+  private fire(job: JobSnapshot, slot: Date, dueAt?: Date, deadline = new Date((dueAt ?? slot).getTime() + this.graceMs)): void {
     if (this.state !== 'armed') return;
     this.scheduler.fired(job);
     if (this.outage) {
@@ -416,7 +419,7 @@ export class Runtime implements SweptRuntime {
       this.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
       return;
     }
-    void this.record(job, slot, new Date((dueAt ?? slot).getTime() + this.graceMs), dueAt);
+    void this.record(job, slot, deadline, dueAt);
   }
 
   /** Records one slot and starts its run; resolves when the run ended (or at once if it does not run). */
@@ -459,12 +462,7 @@ export class Runtime implements SweptRuntime {
     const deadline = () => new Date(this.o.clock.now().getTime() + this.graceMs);
     const queued = this.catchingUp.get(job.id);
     if (queued) return void queued.push(...slots); // one chain per job: it takes these too
-    if (slots.length === 1) {
-      if (this.state !== 'armed') return;
-      this.scheduler.fired(job);
-      if (this.outage) return this.ledger.defer(job, new Date(slots[0].getTime() - 1), slots[0], MissedReason.DATABASE_UNREACHABLE);
-      return void this.record(job, slots[0], deadline());
-    }
+    if (slots.length === 1) return this.fire(job, slots[0], undefined, deadline());
     const queue = [...slots];
     this.catchingUp.set(job.id, queue);
     void (async () => {

@@ -1,5 +1,4 @@
 import cronstrue from 'cronstrue';
-import { IANAZone } from 'luxon';
 import { cronFields, parseCronExpression, type CronExpression } from './cron-expression.js';
 import { slotsBetween } from './slots.js';
 import { canonicalTimezone, WallClock } from './timezone.js';
@@ -42,40 +41,16 @@ function describe(cron: CronExpression, expression: string, zone: string, now: D
   return clauses.length ? `${text}; ${clauses.join('; ')}` : text;
 }
 
-/** The DST changes of `zone` in the year after `now`, as instants. */
-function transitions(zone: string, now: Date): number[] {
-  const z = IANAZone.create(zone);
-  const found: number[] = [];
-  const day = 86_400_000;
-  let t = now.getTime();
-  let offset = z.offset(t);
-  for (let i = 0; i < 370; i++, t += day) {
-    const next = z.offset(t + day);
-    if (next === offset) continue;
-    let [lo, hi] = [t, t + day]; // the change is in (lo, hi]: find it to the minute
-    while (hi - lo > 60_000) {
-      const mid = lo + Math.floor((hi - lo) / 2);
-      if (z.offset(mid) === offset) lo = mid;
-      else hi = mid;
-    }
-    found.push(hi);
-    offset = next;
-  }
-  return found;
-}
-
 /** Whether the schedule has a slot in a skipped (spring-forward) or a repeated (fall-back) local time in the coming year. */
 function dstEncounters(cron: CronExpression, zone: string, now: Date): { skipped: boolean; repeated: boolean } {
   const result = { skipped: false, repeated: false };
-  if (zone === 'UTC') return result;
-  const z = IANAZone.create(zone);
   const clock = new WallClock(zone);
   const hours = new Set(cron.hours);
   const minutes = new Set(cron.minutes);
-  for (const at of transitions(zone, now)) {
+  for (const at of clock.changesBetween(now.getTime(), now.getTime() + 370 * 86_400_000)) {
     // Four hours either side hold every local time a change can skip or repeat.
     for (const slot of slotsBetween(cron, zone, new Date(at - 4 * 3_600_000), new Date(at + 4 * 3_600_000), 30_000)) {
-      const local = slot.getTime() + z.offset(slot.getTime()) * 60_000;
+      const local = clock.localOf(slot.getTime());
       const d = new Date(local);
       if (!hours.has(d.getUTCHours()) || !minutes.has(d.getUTCMinutes())) result.skipped = true; // shifted out of a gap
       else if (clock.resolve(local).kind === 'overlap') result.repeated = true;

@@ -137,13 +137,34 @@ export class WallClock {
     const before = this.offsetAt(lo);
     const after = this.offsetAt(hi);
     if (before === after) return { before, after, transitionAt: Number.NaN };
+    return { before, after, transitionAt: this.changeIn(lo, hi) };
+  }
+
+  /** The first second in (lo, hi] with another offset than at `lo` (there is one). */
+  private changeIn(lo: number, hi: number): number {
+    const before = this.offsetAt(lo);
     // Binary search to the second: offset(lo) === before, offset(hi) !== before.
     while (hi - lo > 1000) {
       const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
       if (this.offsetAt(mid) === before) lo = mid;
       else hi = mid;
     }
-    return { before, after, transitionAt: hi };
+    return hi;
+  }
+
+  /** The instants in [from, until) at which the zone's offset changes (DST), a day's step apart at least. */
+  changesBetween(from: number, until: number): number[] {
+    const found: number[] = [];
+    if (this.cache.fixed !== undefined) return found;
+    for (let t = from; t < until; t += DAY_MS) {
+      if (this.offsetAt(t) !== this.offsetAt(Math.min(t + DAY_MS, until))) found.push(this.changeIn(t, Math.min(t + DAY_MS, until)));
+    }
+    return found;
+  }
+
+  /** The local wall-clock time of `instant`, as naive epoch ms (fields encoded as UTC). */
+  localOf(instant: number): number {
+    return instant + this.offsetAt(instant);
   }
 
   /**

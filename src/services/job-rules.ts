@@ -1,6 +1,6 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, CatchUpPolicy, OverlapPolicy, ScheduleType } from '../domain/enums.js';
-import { DEFAULT_CAPTURE_BYTES, MAX_CAPTURE_BYTES, type RetryPolicy } from '../domain/job.js';
+import { DEFAULT_CAPTURE_BYTES, MAX_CAPTURE_BYTES, RETRY_DEFAULTS, type RetryPolicy } from '../domain/job.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
 import { checkJson, checkText } from './stored-input.js';
@@ -198,13 +198,13 @@ export function validateCaptureBytes(value: unknown): number {
 export function validateRetry(input: RetryPolicyInput | null | undefined): RetryPolicy | null {
   if (input === undefined || input === null) return null;
   if (typeof input !== 'object') throw policyError('retry', 'retry must be an object');
-  const { maxAttempts, backoff = BackoffKind.EXPONENTIAL, delaySeconds = 5, maxDelaySeconds = null, retryOn = null } = input;
+  const { maxAttempts, backoff, delaySeconds, maxDelaySeconds = null, retryOn = null } = input;
   if (!isInt(maxAttempts, 1, MAX_ATTEMPTS)) {
     throw policyError('retry.maxAttempts', `retry.maxAttempts must be an integer from 1 to ${MAX_ATTEMPTS} (the first attempt included)`);
   }
-  const kind = backoff ?? BackoffKind.EXPONENTIAL;
+  const kind = backoff ?? RETRY_DEFAULTS.backoff;
   if (!Object.values(BackoffKind).includes(kind)) throw policyError('retry.backoff', 'retry.backoff must be FIXED, LINEAR or EXPONENTIAL');
-  const delay = delaySeconds ?? 5;
+  const delay = delaySeconds ?? RETRY_DEFAULTS.delaySeconds;
   if (!isInt(delay, 0, MAX_RETRY_DELAY_SECONDS)) {
     throw policyError('retry.delaySeconds', `retry.delaySeconds must be an integer from 0 to ${MAX_RETRY_DELAY_SECONDS}`);
   }

@@ -1,7 +1,7 @@
 import { ArrayType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../domain/enums.js';
-import type { RetryPolicy } from '../../domain/job.js';
+import { DEFAULT_CAPTURE_BYTES, retryPolicyOf, type RetryPolicy } from '../../domain/job.js';
 
 /**
  * A versioned job definition. `(jobKey, version)` is unique; at most one version per key is not
@@ -78,19 +78,18 @@ export class JobDefinition {
   jitterSeconds: number & Opt = 0;
 
   /** How much of an `http` response a run keeps in its output. */
-  @Property({ type: 'integer', default: 4096 })
-  captureBytes: number & Opt = 4096;
+  @Property({ type: 'integer', default: DEFAULT_CAPTURE_BYTES })
+  captureBytes: number & Opt = DEFAULT_CAPTURE_BYTES;
 
   /** The retry policy as one value (null: a failed run is final). */
   get retry(): RetryPolicy | null {
-    if (this.retryMaxAttempts == null) return null;
-    return {
+    return retryPolicyOf({
       maxAttempts: this.retryMaxAttempts,
-      backoff: this.retryBackoff ?? BackoffKind.EXPONENTIAL,
-      delaySeconds: this.retryDelaySeconds ?? 0,
-      maxDelaySeconds: this.retryMaxDelaySeconds ?? null,
-      retryOn: this.retryOn ?? null,
-    };
+      backoff: this.retryBackoff,
+      delaySeconds: this.retryDelaySeconds,
+      maxDelaySeconds: this.retryMaxDelaySeconds,
+      retryOn: this.retryOn,
+    });
   }
 
   /** FAILED runs since the last SUCCEEDED one; kept by the statements that end runs. */

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as pinnedFetch, type Dispatcher } from 'undici';
 import { assertPublicUrl, blockedAddressReason, type AddressLookup } from '../address-guard.js';
+import { DEFAULT_CAPTURE_BYTES } from '../../../domain/job.js';
 import { TargetError, type TargetContext, type TargetDefinition } from '../target.js';
 
 export interface HttpTargetOptions {
@@ -45,7 +46,7 @@ export interface HttpOutput {
 /** Redirects followed by hand, so that every hop goes through the address guard. */
 export const MAX_REDIRECTS = 5;
 /** Bytes of the response body kept in the output or the error details, unless the job says otherwise (`captureBytes`). */
-export const BODY_LIMIT_BYTES = 4096;
+export const BODY_LIMIT_BYTES = DEFAULT_CAPTURE_BYTES;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Node's timers overflow past this and fire after 1 ms instead. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
