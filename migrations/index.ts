@@ -10,6 +10,7 @@ import { Migration20261124160000_job_policies } from './Migration20261124160000_
 import { Migration20261124170000_secrets } from './Migration20261124170000_secrets.js';
 import { Migration20261124180000_capture_bytes } from './Migration20261124180000_capture_bytes.js';
 import { Migration20261124190000_ownership } from './Migration20261124190000_ownership.js';
+import { Migration20261125000000_lean_run_indexes } from './Migration20261125000000_lean_run_indexes.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration20261124170000_secrets', class: Migration20261124170000_secrets },
   { name: 'Migration20261124180000_capture_bytes', class: Migration20261124180000_capture_bytes },
   { name: 'Migration20261124190000_ownership', class: Migration20261124190000_ownership },
+  { name: 'Migration20261125000000_lean_run_indexes', class: Migration20261125000000_lean_run_indexes },
 ];

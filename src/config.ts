@@ -52,7 +52,7 @@ export interface Config {
   maxResponseBytes: number;
   /** Bearer token `/metrics` requires when set. @default unset (open, like /healthz) */
   metricsToken?: string;
-  /** Runs created longer ago than this many days are deleted; 0 keeps everything. @default 180 */
+  /** Runs scheduled longer ago than this many days (their slot, or a run-now's creation) are deleted; 0 keeps everything. @default 180 */
   retentionDays: number;
   /** How many scheduler instances arm each job (0: every instance arms every job). @default 2 */
   jobReplicas: number;

@@ -34,7 +34,7 @@ export interface CronqlOptions {
   alertWebhookSecret?: string;
   /** 32-byte key (base64 or hex) encrypting secrets at rest; unset: `<dataDir>/secrets-key`, generated with the first secret. */
   secretsKey?: string;
-  /** Runs created longer ago than this are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
+  /** Runs scheduled longer ago than this (their slot, or a run-now's creation) are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
   retentionDays?: number;
   /** How many scheduler instances arm each job; 0: every instance arms every job. @default 2 */
   jobReplicas?: number;

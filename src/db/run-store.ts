@@ -388,18 +388,24 @@ export class RunStore {
     for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
     this.publish(changes);
 
-    const outcomes = new Map<string, FireOutcome>();
-    for (const [k, run] of running) outcomes.set(k, { kind: 'claimed', run });
-    let rest = slots.filter((s) => !running.has(slotKey(s.jobId, s.slot)));
+    // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
+    const outcomes = new Map<DueSlot, FireOutcome>();
+    for (const [due, run] of running) outcomes.set(due, { kind: 'claimed', run });
+    let rest = running.size === slots.length ? [] : slots.filter((s) => !running.has(s));
+    const settle = (slotsOf: DueSlot[], runs: Map<string, RunRecord>, kind: 'buffered' | 'skipped') => {
+      for (const s of slotsOf) {
+        const run = runs.get(slotKey(s.jobId, s.slot));
+        if (run && !outcomes.has(s)) outcomes.set(s, { kind, run });
+      }
+    };
     const byPolicy = (policy: OverlapPolicy) => rest.filter((s) => s.job.overlap === policy);
-    if (byPolicy(OverlapPolicy.BUFFER_ONE).length > 0) {
-      for (const [k, run] of await this.buffer(byPolicy(OverlapPolicy.BUFFER_ONE), now)) outcomes.set(k, { kind: 'buffered', run });
-    }
+    const buffering = byPolicy(OverlapPolicy.BUFFER_ONE);
+    if (buffering.length > 0) settle(buffering, await this.buffer(buffering, now), 'buffered');
     for (const s of byPolicy(OverlapPolicy.CANCEL_PREVIOUS)) {
       const won = await this.replace(s, now);
-      if (won) outcomes.set(slotKey(s.jobId, s.slot), won);
+      if (won) outcomes.set(s, won);
     }
-    rest = rest.filter((s) => !outcomes.has(slotKey(s.jobId, s.slot)));
+    rest = rest.filter((s) => !outcomes.has(s));
     if (rest.length > 0) {
       const res = await this.pool.query(
         `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
@@ -409,11 +415,10 @@ export class RunStore {
       );
       const skipped = bySlot(res.rows.filter((r) => !r.retry));
       this.publish([...skipped.values()].map(created));
-      for (const [k, run] of skipped) outcomes.set(k, { kind: 'skipped', run });
+      settle(rest, skipped, 'skipped');
     }
 
-    const kept = new Set(slots);
-    return all.map((s): FireOutcome => (kept.has(s) ? (outcomes.get(slotKey(s.jobId, s.slot)) ?? { kind: 'taken' }) : { kind: 'late' }));
+    return all.map((s): FireOutcome => outcomes.get(s) ?? (s.deadline && s.deadline.getTime() < now.getTime() ? { kind: 'late' } : { kind: 'taken' }));
   }
 
   /** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
@@ -491,16 +496,22 @@ export class RunStore {
    * The RUNNING runs a slim insert made, built from what was inserted: the job's fixed columns,
    * the slot, this instance and the statement's instant — what the row holds.
    */
-  private builtRuns(rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<string, RunRecord> {
-    const bySlotKey = new Map(slots.map((s) => [slotKey(s.jobId, s.slot), s]));
-    const runs = new Map<string, RunRecord>();
+  private builtRuns(rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<DueSlot, RunRecord> {
+    // A batch holds a job once, but for a catch-up several slots of one job can share it.
+    const byJob = new Map<string, DueSlot | DueSlot[]>();
+    for (const s of slots) {
+      const seen = byJob.get(s.jobId);
+      byJob.set(s.jobId, seen === undefined ? s : Array.isArray(seen) ? [...seen, s] : [seen, s]);
+    }
+    const runs = new Map<DueSlot, RunRecord>();
     for (const row of rows) {
       const jobId = row.job_definition_id as string;
-      const scheduledAt = new Date(row.slot_ms as number);
-      const key = slotKey(jobId, scheduledAt);
-      const due = bySlotKey.get(key)!;
+      const slotMs = row.slot_ms as number;
+      const found = byJob.get(jobId)!;
+      const due = Array.isArray(found) ? found.find((s) => s.slot.getTime() === slotMs && !runs.has(s))! : found;
+      const scheduledAt = due.slot.getTime() === slotMs ? due.slot : new Date(slotMs);
       const job = due.job;
-      runs.set(key, {
+      runs.set(due, {
         id: row.id as string,
         jobId,
         jobKey: job.jobKey,
@@ -834,7 +845,7 @@ export class RunStore {
   }
 
   /**
-   * Deletes up to `limit` runs created before `cutoff` that are terminal, sparing each job's
+   * Deletes up to `limit` terminal runs scheduled before `cutoff` (their slot, or a run-now's creation), sparing each job's
    * newest run, its latest SCHEDULED slot (the slot ledger) and its newest success (its
    * `lastSuccessAt`). One short transaction under an
    * advisory lock, so one instance prunes at a time; null when another instance holds it.
@@ -846,7 +857,7 @@ export class RunStore {
       const res = await q(
         `DELETE FROM cron_job_runs WHERE id IN (
            SELECT r.id FROM cron_job_runs r
-           WHERE r.created_at < $1 AND r.status IN (${S.TERMINAL})
+           WHERE r.scheduled_at < $1 AND r.status IN (${S.TERMINAL})
              AND r.id <> (SELECT l.id FROM cron_job_runs l WHERE l.job_definition_id = r.job_definition_id
                           ORDER BY l.scheduled_at DESC, l.id DESC LIMIT 1)
              AND NOT (r.trigger_type = ${SCHEDULED} AND r.scheduled_at = (
@@ -855,7 +866,7 @@ export class RunStore {
              AND r.id IS DISTINCT FROM (SELECT w.id FROM cron_job_runs w
                  WHERE w.job_definition_id = r.job_definition_id AND w.status = ${S.SUCCEEDED}
                  ORDER BY w.finished_at DESC LIMIT 1)
-           ORDER BY r.created_at
+           ORDER BY r.scheduled_at
            LIMIT $2
            FOR UPDATE SKIP LOCKED)`,
         [cutoff, limit],
@@ -891,12 +902,15 @@ export class RunStore {
     return res.rows.map((r) => ({ id: r.id as string, dueAt: new Date(r.due_at) }));
   }
 
-  /** The RUNNING runs the database says this instance runs (to find claims whose answer was lost). */
-  async runningHere(): Promise<ClaimedRun[]> {
+  /**
+   * The RUNNING runs the database says this instance runs, started before `startedBefore` and not
+   * among `executing` (to find claims whose answer was lost: only those rows are read whole).
+   */
+  async runningHere(startedBefore: Date, executing: readonly string[] = []): Promise<ClaimedRun[]> {
     const res = await this.pool.query(
       `SELECT ${qualified('r')}, d.timeout_seconds, d.capture_bytes FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
-       WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = $1`,
-      [this.instanceId],
+       WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = $1 AND r.started_at < $2 AND r.id <> ALL($3::uuid[])`,
+      [this.instanceId, startedBefore, executing],
     );
     return res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
   }

@@ -39,7 +39,7 @@ export class JobFailures {
   @Field(() => Int) runs!: number;
 }
 
-@ObjectType('Stats', { description: 'Run history over a window (runs created in it).' })
+@ObjectType('Stats', { description: 'Run history over a window (runs scheduled in it: a slot in the window, or a run-now made in it).' })
 export class Stats {
   @Field(() => DateTimeScalar) since!: Date;
   @Field(() => DateTimeScalar) until!: Date;

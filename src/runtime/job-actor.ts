@@ -93,12 +93,13 @@ export class JobActor {
 
   private armNext(): void {
     const next = nextSlot(this.expression!, this.job.timezone, this.cursor);
-    if (!next) {
-      this.log.warn({ jobKey: this.job.jobKey }, 'schedule has no further slot');
-      this.nextAt = null;
-      return;
-    }
+    if (!next) return this.noFurtherSlot();
     this.setAlarm(next);
+  }
+
+  private noFurtherSlot(): void {
+    this.log.warn({ jobKey: this.job.jobKey }, 'schedule has no further slot');
+    this.nextAt = null;
   }
 
   /** When `slot` starts: the slot, plus its offset for a job with jitter. */
@@ -146,6 +147,20 @@ export class JobActor {
       this.nextAt = null;
       this.handTo(this.job.runAt!);
       return;
+    }
+    // The common case: the alarm's slot is due and the next one is not yet — one computation
+    // finds both (the slot after the alarm's is what the general path would arm anyway).
+    const at = this.nextAt;
+    if (at && at.getTime() <= now.getTime() && at.getTime() > this.cursor.getTime()) {
+      const next = nextSlot(this.expression!, this.job.timezone, at);
+      if (!next || next.getTime() > now.getTime()) {
+        if (now.getTime() - this.dueAt(at).getTime() <= this.options.graceMs) this.handTo(at);
+        else this.sink.late(this.job, this.cursor, at, this.clock.lateReason());
+        this.cursor = at;
+        if (next) this.setAlarm(next);
+        else this.noFurtherSlot();
+        return;
+      }
     }
     const latest = latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
     if (latest) {

@@ -4,7 +4,7 @@ import type { RunStore } from '../db/run-store.js';
 export interface RetentionOptions {
   store: RunStore;
   log: Logger;
-  /** Runs created longer ago than this many days are deleted; 0 keeps everything. @default 180 */
+  /** Runs scheduled longer ago than this many days (their slot, or a run-now's creation) are deleted; 0 keeps everything. @default 180 */
   days: number;
   now(): Date;
   /** Rows per DELETE: small, so no statement holds locks for long. @default 1000 */

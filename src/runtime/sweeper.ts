@@ -144,8 +144,7 @@ export class Sweeper {
 
       // Runs recorded as ours before the oldest write still in flight: their answer was lost.
       const cutoff = rt.oldestPendingWrite() ?? this.o.now();
-      const here = new Set(rt.inFlight());
-      const orphans = (await store.runningHere()).filter((c) => !here.has(c.run.id) && c.run.startedAt! < cutoff);
+      const orphans = await store.runningHere(cutoff, rt.inFlight());
       if (orphans.length) {
         log.warn({ runs: orphans.length }, 'resuming runs recorded as running here whose start was not confirmed');
         rt.resume(orphans);

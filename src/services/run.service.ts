@@ -45,9 +45,11 @@ export function runFilterSql(filter: RunFilter, params: unknown[]): string[] {
   checkText('filter.jobKey', filter.jobKey);
   checkText('filter.target', filter.target);
   if (filter.jobId) add('job_definition_id = ?', isUuid(filter.jobId) ? filter.jobId : '00000000-0000-0000-0000-000000000000');
-  if (filter.jobKey) add('job_key = ?', filter.jobKey);
+  // A run's key is its job version's: the versions' runs are found through the job index.
+  if (filter.jobKey) add('job_definition_id IN (SELECT id FROM cron_job_definitions WHERE job_key = ?)', filter.jobKey);
   if (filter.status?.length) add('status = ANY(?::text[])', filter.status);
-  if (filter.target) add('target = ?', filter.target);
+  // A run's target is its job version's: found through the jobs' target index (runs have none).
+  if (filter.target) add('job_definition_id IN (SELECT id FROM cron_job_definitions WHERE target = ?)', filter.target);
   if (filter.triggerType?.length) add('trigger_type = ANY(?::text[])', filter.triggerType);
   if (filter.scheduledAfter) add('scheduled_at > ?', filter.scheduledAfter);
   if (filter.scheduledBefore) add('scheduled_at < ?', filter.scheduledBefore);
@@ -103,22 +105,36 @@ export class RunService {
     return res.rows[0].n;
   }
 
-  /** One page of runs without counting the matches (`count` does). */
+  /**
+   * One page of runs without counting the matches (`count` does). One job's runs (by key, over
+   * all its versions) are read newest first per version and merged: a page reads at most a page
+   * per version, however long the job's history is.
+   */
   async page(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
     const size = pageSize(first);
     const params: unknown[] = [];
-    const where = runFilterSql(filter, params);
+    const byKey = filter.jobKey && !filter.jobId ? filter.jobKey : undefined;
+    if (byKey) checkText('filter.jobKey', byKey);
+    const where = runFilterSql(byKey ? { ...filter, jobKey: undefined } : filter, params);
     const position = decodeCursor(after);
     if (position) {
       params.push(position.at, position.id);
       where.push(`(scheduled_at, id) < ($${params.length - 1}, $${params.length}::uuid)`);
     }
     params.push(size + 1);
-    const rows = await this.d.pool.query(
-      `SELECT ${RUN_COLUMNS} FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY scheduled_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const limit = `$${params.length}`;
+    let text: string;
+    if (byKey) {
+      params.push(byKey);
+      text = `SELECT r.* FROM (SELECT id FROM cron_job_definitions WHERE job_key = $${params.length}) v
+        CROSS JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE ${['job_definition_id = v.id', ...where].join(' AND ')}
+          ORDER BY scheduled_at DESC, id DESC LIMIT ${limit}) r
+        ORDER BY r.scheduled_at DESC, r.id DESC LIMIT ${limit}`;
+    } else {
+      text = `SELECT ${RUN_COLUMNS} FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY scheduled_at DESC, id DESC LIMIT ${limit}`;
+    }
+    const rows = await this.d.pool.query(text, params);
     const { totalCount: _, ...page } = toPage(rows.rows.map(rowToRun), size, (r) => ({ at: r.scheduledAt, id: r.id }), 0);
     return page;
   }

@@ -19,10 +19,10 @@ export interface Stats {
 }
 
 /**
- * The PDR's operational signals over a window of run history (runs created in it): counts by
+ * The PDR's operational signals over a window of run history (runs scheduled in it: a slot in the window, or a run-now made in it): counts by
  * status, target (with the failure rate: FAILED among finished-or-failed runs) and trigger;
  * fire-lateness percentiles; the jobs failing most. Two statements, both driven by the index on
- * `created_at`, so the cost follows the window, not the table.
+ * `scheduled_at`, so the cost follows the window, not the table.
  */
 export async function runStats(pool: Pool, now: Date, windowHours: number | null | undefined): Promise<Stats> {
   const hours = windowHours ?? 24;
@@ -34,12 +34,12 @@ export async function runStats(pool: Pool, now: Date, windowHours: number | null
     pool.query(
       `SELECT status, target, trigger_type, count(*)::int AS n, count(*) FILTER (WHERE status = 'FAILED')::int AS failures,
          count(*) FILTER (WHERE status IN ('SUCCEEDED', 'FAILED'))::int AS ended
-       FROM cron_job_runs WHERE created_at >= $1 AND created_at <= $2
+       FROM cron_job_runs WHERE scheduled_at >= $1 AND scheduled_at <= $2
        GROUP BY GROUPING SETS ((status), (target), (trigger_type))`,
       [since, now],
     ),
     pool.query(
-      `WITH w AS (SELECT * FROM cron_job_runs WHERE created_at >= $1 AND created_at <= $2),
+      `WITH w AS (SELECT * FROM cron_job_runs WHERE scheduled_at >= $1 AND scheduled_at <= $2),
        late AS (
          SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - coalesce(due_at, scheduled_at))) AS p,
                 max(extract(epoch FROM started_at - coalesce(due_at, scheduled_at))) AS mx

@@ -14,7 +14,7 @@ function percentile(sorted: number[], p: number): number {
 describe('the stats query', () => {
   const now = new Date('2026-06-10T12:00:00.000Z');
   let api: Api;
-  interface Row { job: number; status: string; target: string; trigger: string; createdAgoH: number; lateMs: number | null }
+  interface Row { job: number; status: string; target: string; trigger: string; slotAgoH: number; lateMs: number | null }
   const rows: Row[] = [];
 
   beforeAll(async () => {
@@ -31,17 +31,19 @@ describe('the stats query', () => {
       const status = ['SUCCEEDED', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'][rand(5)];
       const trigger = ['SCHEDULED', 'SCHEDULED', 'MANUAL', 'AD_HOC'][rand(4)];
       const started = status !== 'SKIPPED';
-      rows.push({ job: rand(12), status, target: ['log', 'http', 'sleep'][rand(3)], trigger, createdAgoH: rand(72 * 60) / 60, lateMs: started ? rand(5_000) : null });
+      rows.push({ job: rand(12), status, target: ['log', 'http', 'sleep'][rand(3)], trigger, slotAgoH: rand(72 * 60) / 60, lateMs: started ? rand(5_000) : null });
     }
     await api.cronql.pool.query(
       `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, finished_at, created_at, updated_at)
        SELECT gen_random_uuid(), (ARRAY[${ids.map((id) => `'${id}'::uuid`).join(',')}])[r.job + 1], 'stats-' || r.job, 1, r.target, r.trigger,
-         r.created - make_interval(secs => 3600 + r.n), r.status,
-         CASE WHEN r.late IS NULL THEN NULL ELSE r.created - make_interval(secs => 3600 + r.n) + make_interval(secs => r.late / 1000.0) END,
-         r.created, r.created, r.created
+         r.slot, r.status,
+         CASE WHEN r.late IS NULL THEN NULL ELSE r.slot + make_interval(secs => r.late / 1000.0) END,
+         w.written, w.written, w.written
        FROM (SELECT * FROM json_to_recordset($1::json) AS x(job int, status text, target text, trigger text, ago float8, late float8, n int)) AS t,
-         LATERAL (SELECT t.job, t.status, t.target, t.trigger, $2::timestamptz - make_interval(secs => t.ago * 3600) AS created, t.late, t.n) AS r`,
-      [JSON.stringify(rows.map((r, n) => ({ job: r.job, status: r.status, target: r.target, trigger: r.trigger, ago: r.createdAgoH, late: r.lateMs, n }))), now],
+         LATERAL (SELECT t.job, t.status, t.target, t.trigger, $2::timestamptz - make_interval(secs => t.ago * 3600 + t.n / 1000.0) AS slot, t.late, t.n) AS r,
+         -- written up to two hours after the slot (a catch-up, a retry): the window goes by the slot
+         LATERAL (SELECT least($2::timestamptz, r.slot + make_interval(secs => 7200 - r.n)) AS written) AS w`,
+      [JSON.stringify(rows.map((r, n) => ({ job: r.job, status: r.status, target: r.target, trigger: r.trigger, ago: r.slotAgoH, late: r.lateMs, n }))), now],
     );
   });
   afterAll(async () => {
@@ -60,7 +62,8 @@ describe('the stats query', () => {
       total: number; byStatus: { status: string; count: number }[]; byTarget: { target: string; runs: number; failures: number; failureRate: number }[];
       byTrigger: { trigger: string; count: number }[]; lateness: Record<string, number> | null; mostFailing: { jobKey: string; failures: number; runs: number }[];
     };
-    const inWindow = rows.filter((r) => r.createdAgoH <= hours);
+    // Each row's slot is `slotAgoH` plus its index in milliseconds before now (slots are unique per job).
+    const inWindow = rows.filter((r, n) => r.slotAgoH * 3_600_000 + n <= hours * 3_600_000);
     expect(stats.total).toBe(inWindow.length);
     const count = <K extends keyof Row>(key: K) => {
       const m = new Map<Row[K], number>();
