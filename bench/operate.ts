@@ -63,7 +63,11 @@ async function seed(url: string, end: Date, days: number): Promise<void> {
   }
   await pool.query(`SET maintenance_work_mem = '512MB'`);
   for (const ix of indexes) await pool.query(ix.def);
+  // What autovacuum does within a minute of a bulk load; the jobs' statistics matter too (a
+  // target filter goes through them: with none, a target held by a third of the jobs was planned
+  // as a loop over its jobs, 1.5 s at 1,000,000 runs).
   await pool.query('VACUUM ANALYZE cron_job_runs');
+  await pool.query('ANALYZE cron_job_definitions');
   await pool.end();
 }
 
@@ -82,7 +86,7 @@ async function statsBench(serverUrl: string): Promise<void> {
     await runStats(app.pool, now, 24);
     stats.push(performance.now() - t);
     t = performance.now();
-    await app.pool.query('SELECT count(*) FROM cron_job_runs WHERE created_at >= $1', [new Date(now.getTime() - 86_400_000)]);
+    await app.pool.query('SELECT count(*) FROM cron_job_runs WHERE scheduled_at >= $1', [new Date(now.getTime() - 86_400_000)]);
     floor.push(performance.now() - t);
   }
   // Filtered 50-run pages (what the dashboard and `runs(filter:, first: 50)` ask), beside the

@@ -10,8 +10,9 @@ import { useProcessTest } from './support.js';
  * fourth takes its share within seconds, a clean stop hands over at once — and through it all every
  * slot is recorded once (the slot key) and run once.
  */
-const JOBS = 300;
-const EVERY = 5; // seconds
+// The full size, by hand: CRONQL_TEST_SCALE_JOBS=3000 CRONQL_TEST_SCALE_EVERY=2 npx vitest run test/process/scale-out.test.ts
+const JOBS = Number(process.env.CRONQL_TEST_SCALE_JOBS ?? 300);
+const EVERY = Number(process.env.CRONQL_TEST_SCALE_EVERY ?? 5); // seconds
 
 describe('jobs shared among scheduler instances, with a hot standby for each', () => {
   const t = useProcessTest();
