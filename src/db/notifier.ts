@@ -185,6 +185,5 @@ export async function notify(db: pg.Pool | pg.Client, channel: ChannelName, payl
 /** Several notifications on one channel in one statement (one round trip), delivered in order. */
 export async function notifyAll(db: pg.Pool | pg.Client, channel: ChannelName, payloads: readonly string[]): Promise<void> {
   if (payloads.length === 0) return;
-  if (payloads.length === 1) return notify(db, channel, payloads[0]);
   await db.query('SELECT count(pg_notify($1, p)) FROM unnest($2::text[]) AS p', [channel, payloads]);
 }

@@ -372,7 +372,8 @@ export class RunStore {
   private async fireBatch(all: DueSlot[]): Promise<FireOutcome[]> {
     const now = this.now();
     // Work that can no longer be done on time is dropped, not queued: the caller accounts for it.
-    const slots = all.filter((s) => !s.deadline || s.deadline.getTime() >= now.getTime());
+    const late = (s: DueSlot) => s.deadline !== undefined && s.deadline.getTime() < now.getTime();
+    const slots = all.filter((s) => !late(s));
     if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
     const inserted = await this.trackFire(this.pool.query(
@@ -418,7 +419,7 @@ export class RunStore {
       settle(rest, skipped, 'skipped');
     }
 
-    return all.map((s): FireOutcome => outcomes.get(s) ?? (s.deadline && s.deadline.getTime() < now.getTime() ? { kind: 'late' } : { kind: 'taken' }));
+    return all.map((s): FireOutcome => outcomes.get(s) ?? (late(s) ? { kind: 'late' } : { kind: 'taken' }));
   }
 
   /** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
@@ -509,7 +510,7 @@ export class RunStore {
       const slotMs = row.slot_ms as number;
       const found = byJob.get(jobId)!;
       const due = Array.isArray(found) ? found.find((s) => s.slot.getTime() === slotMs && !runs.has(s))! : found;
-      const scheduledAt = due.slot.getTime() === slotMs ? due.slot : new Date(slotMs);
+      const scheduledAt = due.slot;
       const job = due.job;
       runs.set(due, {
         id: row.id as string,

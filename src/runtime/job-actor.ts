@@ -149,26 +149,22 @@ export class JobActor {
       return;
     }
     // The common case: the alarm's slot is due and the next one is not yet — one computation
-    // finds both (the slot after the alarm's is what the general path would arm anyway).
+    // finds both (`following`: the slot after the latest, known already).
     const at = this.nextAt;
+    let latest: Date | null = null;
+    let following: Date | null | undefined;
     if (at && at.getTime() <= now.getTime() && at.getTime() > this.cursor.getTime()) {
       const next = nextSlot(this.expression!, this.job.timezone, at);
-      if (!next || next.getTime() > now.getTime()) {
-        if (now.getTime() - this.dueAt(at).getTime() <= this.options.graceMs) this.handTo(at);
-        else this.sink.late(this.job, this.cursor, at, this.clock.lateReason());
-        this.cursor = at;
-        if (next) this.setAlarm(next);
-        else this.noFurtherSlot();
-        return;
-      }
+      if (!next || next.getTime() > now.getTime()) [latest, following] = [at, next];
     }
-    const latest = latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
+    latest ??= latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
     if (latest) {
       const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - this.dueAt(latest).getTime() <= this.options.graceMs;
       if (onTime) this.handTo(latest);
       else this.sink.late(this.job, this.cursor, latest, this.clock.lateReason());
       this.cursor = latest;
     }
+    if (following !== undefined) return following ? this.setAlarm(following) : this.noFurtherSlot();
     // An alarm may wake a little early on some clocks (or the clock went back): re-arming from
     // the cursor covers both, and no slot at or before the cursor fires again.
     this.armNext();

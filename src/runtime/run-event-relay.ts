@@ -26,8 +26,8 @@ interface WireMessage {
 
 /** NOTIFY payloads must stay under 8000 bytes; a change takes about 100. */
 const CHANGES_PER_NOTIFY = 60;
-/** Messages sent by one statement. */
-const MESSAGES_PER_STATEMENT = 20;
+/** Changes sent by one statement: 20 messages. */
+const CHANGES_PER_STATEMENT = 20 * CHANGES_PER_NOTIFY;
 
 /**
  * Carries run state changes between instances over LISTEN/NOTIFY, so a subscriber on any
@@ -84,11 +84,10 @@ export class RunEventRelay {
     this.flushing = false;
     // A burst (10,000 co-due runs make 20,000 changes) goes a few dozen messages per statement,
     // not one round trip per message, and in slices so that the fire path's statements interleave.
-    for (let i = 0; i < batch.length; i += CHANGES_PER_NOTIFY * MESSAGES_PER_STATEMENT) {
+    for (let i = 0; i < batch.length; i += CHANGES_PER_STATEMENT) {
       const payloads: string[] = [];
-      for (let j = i; j < Math.min(batch.length, i + CHANGES_PER_NOTIFY * MESSAGES_PER_STATEMENT); j += CHANGES_PER_NOTIFY) {
-        const message: WireMessage = { i: this.instanceId, c: batch.slice(j, Math.min(j + CHANGES_PER_NOTIFY, i + CHANGES_PER_NOTIFY * MESSAGES_PER_STATEMENT)) };
-        payloads.push(JSON.stringify(message));
+      for (let j = i; j < Math.min(batch.length, i + CHANGES_PER_STATEMENT); j += CHANGES_PER_NOTIFY) {
+        payloads.push(JSON.stringify({ i: this.instanceId, c: batch.slice(j, j + CHANGES_PER_NOTIFY) } satisfies WireMessage));
       }
       try {
         await notifyAll(this.pool, Channel.RUN_CHANGED, payloads);
