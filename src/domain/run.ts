@@ -45,39 +45,5 @@ export interface RunRecord {
   updatedAt: Date;
 }
 
-/** The columns every run statement returns, in the order `rowToRun` reads them. */
-export const RUN_COLUMNS = `id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
-  scheduled_at, started_at, finished_at, status, failure_code, failure_message, failure_details, output,
-  runner_instance_id, attempt, retry_of, due_at, created_at, updated_at`;
-
-const date = (v: unknown): Date => (v instanceof Date ? v : new Date(v as string));
-const dateOrNull = (v: unknown): Date | null => (v == null ? null : date(v));
-
-export function rowToRun(row: Record<string, unknown>): RunRecord {
-  return {
-    id: row.id as string,
-    jobId: row.job_definition_id as string,
-    jobKey: row.job_key as string,
-    jobVersion: Number(row.job_version),
-    target: row.target as string,
-    payloadSnapshot: row.payload_snapshot ?? null,
-    triggerType: row.trigger_type as TriggerType,
-    scheduledAt: date(row.scheduled_at),
-    startedAt: dateOrNull(row.started_at),
-    finishedAt: dateOrNull(row.finished_at),
-    status: row.status as RunStatus,
-    failureCode: (row.failure_code as string) ?? null,
-    failureMessage: (row.failure_message as string) ?? null,
-    failureDetails: row.failure_details ?? null,
-    output: row.output ?? null,
-    runnerInstanceId: (row.runner_instance_id as string) ?? null,
-    attempt: row.attempt == null ? 1 : Number(row.attempt),
-    retryOf: (row.retry_of as string) ?? null,
-    dueAt: dateOrNull(row.due_at),
-    createdAt: date(row.created_at),
-    updatedAt: date(row.updated_at),
-  };
-}
-
 export const runDurationMs = (run: RunRecord): number | null =>
   run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null;

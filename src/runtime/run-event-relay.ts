@@ -1,9 +1,11 @@
 import type { Logger } from '../logger.js';
 import type { Pool } from '../db/pool.js';
 import { Channel, notifyAll, type Notifier } from '../db/notifier.js';
-import { RunStatus, isTerminal } from '../domain/enums.js';
+import { RunStatus } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
-import { RUN_COLUMNS, rowToRun, type RunRecord } from '../domain/run.js';
+import type { RunRecord } from '../domain/run.js';
+import { asOf, rowToRun } from '../db/runs/record.js';
+import { RUN_COLUMNS } from '../db/runs/vocabulary.js';
 import type { RunChange, RunEvents } from './run-events.js';
 
 /** One change as it travels between instances: ids and states only (NOTIFY payloads are small). */
@@ -171,25 +173,4 @@ function borneOut(run: RunRecord, c: WireChange): boolean {
       // Terminal states never change: the row's must be the message's.
       return run.status === c.s && (at(run.updatedAt) || at(run.finishedAt));
   }
-}
-
-/**
- * The run as it was right after a change. The row read back may be further along already
- * (a fast run is SUCCEEDED by the time its RUNNING change arrives): the fields that belong to
- * later states are cleared so that each event shows the state it announces.
- */
-function asOf(run: RunRecord, status: RunStatus): RunRecord {
-  if (run.status === status) return run;
-  const ended = isTerminal(status);
-  return {
-    ...run,
-    status,
-    startedAt: status === RunStatus.PENDING ? null : run.startedAt,
-    runnerInstanceId: status === RunStatus.PENDING ? null : run.runnerInstanceId,
-    finishedAt: ended ? run.finishedAt : null,
-    output: ended ? run.output : null,
-    failureCode: ended ? run.failureCode : null,
-    failureMessage: ended ? run.failureMessage : null,
-    failureDetails: ended ? run.failureDetails : null,
-  };
 }

@@ -1,0 +1,42 @@
+import type { Pool } from '../pool.js';
+import type { RunChange, RunRecord } from '../../domain/run.js';
+
+/** A statement on the pool or on one transaction's connection. */
+export type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+
+/** A run created waiting: a retry, due at the end of its backoff. */
+export type WaitingRun = Pick<RunRecord, 'id' | 'dueAt'>;
+
+/**
+ * What every part of the run store shares: where it writes, who it is, the time, and where its
+ * changes go. One per `RunStore`; the parts are functions of it, so that the store's state
+ * (which fire statements are in flight, who is told of waiting runs) is in one place.
+ */
+export interface RunContext {
+  readonly pool: Pool;
+  /** Recorded as the runner of the runs this instance claims. */
+  readonly instanceId: string;
+  readonly now: () => Date;
+  /** The one place run changes leave the store: told of every change each write made, in order, right after it returned. */
+  readonly publish: (changes: RunChange[]) => void;
+  /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */
+  readonly waiting: (runs: readonly WaitingRun[]) => void;
+  /** Fire statements in flight: ends of runs wait for those (fires first: a slot is due now, a run's end can wait). */
+  readonly firing: Set<Promise<unknown>>;
+}
+
+/** Runs `work` in one transaction on one connection. */
+export async function inTransaction<T>(pool: Pool, work: (q: Query) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work((text, params) => client.query(text, params));
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,148 @@
+import { RunStatus } from '../../domain/enums.js';
+import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
+import { Channel } from '../notifier.js';
+import type { RunContext } from './context.js';
+import { rowToRun } from './record.js';
+import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
+
+/**
+ * What follows when runs end — one rule each, in one place, in the statement that ended them (a
+ * CTE over the rows `changed` returns; the main query must read `job_notices` and `retried`,
+ * see `changedRows`):
+ * - `retried`: a FAILED attempt whose failure is retryable, of an ACTIVE job with attempts left,
+ *   gets its next attempt at once: a PENDING row of the same slot in the same lane (so the job
+ *   stays active for the overlap rule), due at the end of the backoff (`due_at`);
+ * - `promoted`: a BUFFER_ONE job whose run ended (and is not retried) moves its waiting slot into
+ *   the freed lane, where it is claimed like a run-now (`job_notices` announces it);
+ * - `jobs_after`: the job itself, as one UPDATE (two CTEs updating the same job row in one
+ *   statement would not both apply): a one-time job retires once its scheduled run is terminal
+ *   and not retried; a FAILED slot (its last attempt) adds a consecutive failure and sets
+ *   last_failure_at, a SUCCEEDED one resets the count (the last success is read from the runs,
+ *   so a success that ends no streak does not touch the job at all); canceled and skipped runs
+ *   change nothing; an ACTIVE job whose failures in a row reach `pause_after_failures` is PAUSED
+ *   by cronql, with a reason naming the count and the last failure;
+ * - `job_notices` tells every instance of the jobs cronql paused and of the runs it promoted.
+ *
+ * Every statement that ends runs (finish, cancel, replace, settling lost and stale runs, stopping
+ * chains, recording a skip) appends these, so the rules hold however a run ended.
+ */
+export const afterRunsEnd = (changed: string, at: string) =>
+  [retried(changed, at), promoted(changed, at), jobsAfter(changed, at), JOB_NOTICES].join(', ');
+
+/** The one-time job `d` retires with its ended run `c`: the rule, written once (`c` is terminal). */
+export const retiresOneTime = (c: string, d: string) =>
+  `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${ONE_TIME} AND ${d}.status <> ${JOB.RETIRED}`;
+/** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
+const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
+/** The job `d` of the ended run `c` retires (one-time, and `c` was its last attempt). */
+const RETIRES = `${retiresOneTime('c', 'd')} AND NOT ${RETRIED}`;
+/** The ACTIVE job `d` pauses: its failures in a row, with `c`'s (its last attempt), reach `pause_after_failures`. */
+const AUTO_PAUSES = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.pause_after_failures IS NOT NULL
+      AND d.consecutive_failures + 1 >= d.pause_after_failures AND NOT ${RETRIED}`;
+
+/**
+ * The backoff before the attempt after `c` (attempt n = c.attempt) of job `d`, in seconds:
+ * FIXED d, LINEAR d·n, EXPONENTIAL d·2ⁿ⁻¹, plus up to 10% of jitter (so the retries of jobs that
+ * failed together do not all come back in the same instant), capped by the policy's maximum.
+ */
+const BACKOFF_SECONDS = `least(coalesce(d.retry_max_delay_seconds, 2147483647)::float8,
+      (CASE d.retry_backoff WHEN ${BACKOFF.FIXED} THEN d.retry_delay_seconds
+        WHEN ${BACKOFF.LINEAR} THEN d.retry_delay_seconds * c.attempt
+        ELSE d.retry_delay_seconds * power(2, c.attempt - 1) END) * (1 + 0.1 * random()))`;
+
+/** A FAILED run `c` of job `d` that gets a next attempt: the retry rule, written once. */
+const RETRYABLE = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.retry_max_attempts > c.attempt
+      AND coalesce(c.failure_code, ${CODE.HANDLER_ERROR}) NOT IN (${CODE.NON_RETRYABLE})
+      AND (d.retry_on IS NULL OR coalesce(c.failure_code, ${CODE.HANDLER_ERROR}) = ANY (d.retry_on))`;
+
+/** Retries: the next attempt of each RETRYABLE run, PENDING in its lane, due after the backoff. */
+const retried = (changed: string, at: string) => `retried AS (
+    INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
+      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at)
+    SELECT gen_random_uuid(), c.job_definition_id, c.job_key, c.job_version, c.target, c.payload_snapshot, c.trigger_type,
+      c.scheduled_at, ${S.PENDING}, c.attempt + 1, c.id,
+      -- whole milliseconds: the instant a timer of this process can be set for, and claim at
+      date_trunc('milliseconds', ${at}::timestamptz + make_interval(secs => ${BACKOFF_SECONDS})), c.lane, ${at}, ${at}
+    FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
+    WHERE ${RETRYABLE}
+    ORDER BY c.job_definition_id, c.id
+    ON CONFLICT DO NOTHING
+    RETURNING ${ROW_COLUMNS}
+  )`;
+
+/** The buffer: a BUFFER_ONE job's waiting slot moves into the lane its ended (not retried) run freed. */
+const promoted = (changed: string, at: string) => `promoted AS (
+    -- only BUFFER_ONE jobs have a run in the buffer lane: found through the lane index, no job read
+    UPDATE cron_job_runs b SET lane = c.lane, updated_at = ${at}
+    FROM ${changed} c
+    WHERE c.lane = 0 AND c.status IN (${S.ENDED}) AND NOT ${RETRIED}
+      AND b.job_definition_id = c.job_definition_id AND b.lane = ${BUFFER_LANE} AND b.status = ${S.PENDING}
+    RETURNING b.id
+  )`;
+
+/** The job after its run's end: retired, auto-paused, its failure streak counted or reset — one UPDATE. */
+const jobsAfter = (changed: string, at: string) => `jobs_after AS (
+    UPDATE cron_job_definitions d SET
+      status = CASE WHEN ${RETIRES} THEN ${JOB.RETIRED} WHEN ${AUTO_PAUSES} THEN ${JOB.PAUSED} ELSE d.status END,
+      pause_reason = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES}
+        THEN format('auto-paused after %s consecutive failures; last: %s %s', d.consecutive_failures + 1,
+          coalesce(c.failure_code, ${S.FAILED}), left(coalesce(c.failure_message, ''), 500))
+        WHEN ${RETIRES} THEN NULL ELSE d.pause_reason END,
+      updated_by = CASE WHEN NOT (${RETIRES}) AND ${AUTO_PAUSES} THEN '${CRONQL}' ELSE d.updated_by END,
+      updated_at = CASE WHEN ${RETIRES} OR ${AUTO_PAUSES} THEN ${at}::timestamptz ELSE d.updated_at END,
+      consecutive_failures = CASE c.status WHEN ${S.FAILED} THEN d.consecutive_failures + 1 WHEN ${S.SUCCEEDED} THEN 0 ELSE d.consecutive_failures END,
+      last_failure_at = CASE WHEN c.status = ${S.FAILED} THEN ${at}::timestamptz ELSE d.last_failure_at END
+    FROM ${changed} c
+    WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL}) AND NOT ${RETRIED}
+      -- only rows that change: a success that ends no failure streak leaves its job alone
+      AND (c.status = ${S.FAILED} OR (c.status = ${S.SUCCEEDED} AND d.consecutive_failures > 0) OR (${retiresOneTime('c', 'd')}))
+    RETURNING d.id, d.status, d.updated_by
+  )`;
+
+/** Every instance is told of the jobs cronql paused and of the buffered runs it promoted. */
+const JOB_NOTICES = `job_notices AS (
+    SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j WHERE j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}')
+      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) AS n
+  )`;
+
+/**
+ * The main query of a statement ending runs: the changed rows (`retry` false, with `extra`
+ * columns of `changed`), having run job_notices (and the one-row CTEs `also`, which would not run
+ * unless read), then the retries they made (`retry` true).
+ */
+export const changedRows = (changed: string, extra: string[] = [], also: string[] = []) => `SELECT ${qualified('x')}${extra.map((e) => `, x.${e}`).join('')}, false AS retry
+    FROM ${changed} x, job_notices${also.map((a) => `, ${a}`).join('')}
+  UNION ALL
+  SELECT ${qualified('y')}${extra.map((e) => `, NULL AS ${e}`).join('')}, true AS retry FROM retried y`;
+
+/**
+ * `changedRows` for a caller that knows the changed runs already (the executor's ends of runs):
+ * only their ids come back, and each retry whole as `row` (JSON) — not thousands of rows' text.
+ */
+export const changedIds = (changed: string) => `SELECT x.id, false AS retry, NULL::jsonb AS row FROM ${changed} x, job_notices
+  UNION ALL
+  SELECT y.id, true AS retry, to_jsonb(y) AS row FROM retried y`;
+
+/**
+ * The rows of a statement that ended runs (`changedRows`/`changedIds`): publishes each changed
+ * run as moved from `previous` (or its row's `previous_status`) and each retry it made as created,
+ * hands the retries to `waiting`, and returns the changed runs (`known`: those the caller built).
+ */
+export function publishEnded(
+  ctx: RunContext,
+  rows: Record<string, unknown>[],
+  previous?: RunStatus,
+  known?: ReadonlyMap<string, RunRecord>,
+): RunChange[] {
+  const changes: RunChange[] = [];
+  const retries: RunRecord[] = [];
+  for (const row of rows) {
+    if (row.retry) retries.push(rowToRun((row.row as Record<string, unknown> | undefined) ?? row));
+    else changes.push(moved(known?.get(row.id as string) ?? rowToRun(row), previous ?? (row.previous_status as RunStatus)));
+  }
+  const retriedIds = new Set(retries.map((r) => r.retryOf));
+  for (const c of changes) if (retriedIds.has(c.run.id)) c.retried = true;
+  ctx.publish([...changes, ...retries.map(created)]);
+  if (retries.length) ctx.waiting(retries);
+  return changes;
+}

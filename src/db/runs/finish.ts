@@ -1,0 +1,66 @@
+import { RunStatus } from '../../domain/enums.js';
+import type { RunRecord } from '../../domain/run.js';
+import { jsonParam } from '../pool.js';
+import type { RunContext } from './context.js';
+import { afterRunsEnd, changedIds, changedRows, publishEnded } from './end-rules.js';
+import { endedRun, type Finish } from './record.js';
+import { S, qualified } from './vocabulary.js';
+
+/**
+ * The executor's ends of runs: RUNNING → SUCCEEDED | FAILED | CANCELED, runs ending together in
+ * one UPDATE, with what follows an end (`afterRunsEnd`) in the same statement.
+ */
+
+/** A run's end to record; with the run as this instance knows it, the statement need not send it back. */
+export interface Ending {
+  runId: string;
+  run?: RunRecord;
+  finish: Finish;
+}
+
+export const ending = (run: RunRecord | string, finish: Finish): Ending =>
+  typeof run === 'string' ? { runId: run, finish } : { runId: run.id, run, finish };
+
+/**
+ * Records the ends of `all` (RUNNING → terminal); null for a run that was no longer RUNNING
+ * (canceled or failed by someone else meanwhile): terminal states never change.
+ */
+export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunRecord | null)[]> {
+  // Co-due slots first: this UPDATE would compete with their INSERT for the same indexes.
+  if (ctx.firing.size > 0) await Promise.allSettled([...ctx.firing]);
+  const now = ctx.now();
+  // One outcome per run: a second one in the same batch loses.
+  const seen = new Set<string>();
+  const items = all.filter((i) => !seen.has(i.runId) && seen.add(i.runId)).sort((a, b) => (a.runId < b.runId ? -1 : 1));
+  const slim = items.every((i) => i.run);
+  const res = await ctx.pool.query(
+    `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[])
+           AS t(id, status, output, failure_code, failure_message, failure_details)
+       ), done AS (
+         UPDATE cron_job_runs r SET status = i.status, finished_at = $7, updated_at = $7, output = i.output,
+           failure_code = i.failure_code, failure_message = i.failure_message, failure_details = i.failure_details
+         FROM input i
+         WHERE r.id = i.id AND r.status = ${S.RUNNING}
+         RETURNING ${qualified('r')}
+       ), ${afterRunsEnd('done', '$7')}
+       ${slim ? changedIds('done') : changedRows('done')}`,
+    [
+      items.map((i) => i.runId),
+      items.map((i) => i.finish.status),
+      items.map((i) => jsonParam(i.finish.output)),
+      items.map((i) => i.finish.failureCode ?? null),
+      items.map((i) => i.finish.failureMessage ?? null),
+      items.map((i) => jsonParam(i.finish.failureDetails)),
+      now,
+    ],
+  );
+  // The ended runs as the rows now hold them: known ones built here (what the statement wrote).
+  const known = slim ? new Map(items.map((i) => [i.runId, endedRun(i.run!, i.finish, now)])) : undefined;
+  const byId = new Map(publishEnded(ctx, res.rows, RunStatus.RUNNING, known).map((c) => [c.run.id, c.run]));
+  return all.map((i) => {
+    const run = byId.get(i.runId) ?? null;
+    byId.delete(i.runId);
+    return run;
+  });
+}

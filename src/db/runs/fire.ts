@@ -1,0 +1,265 @@
+import { FailureCode, OverlapPolicy, RunStatus } from '../../domain/enums.js';
+import type { JobSnapshot } from '../../domain/job.js';
+import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
+import { inTransaction, type RunContext } from './context.js';
+import { afterRunsEnd, changedRows, publishEnded } from './end-rules.js';
+import { insertRuns } from './new-runs.js';
+import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
+import { asOf, firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
+import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
+
+/**
+ * The fire path: due slots become runs — claimed RUNNING here at once, buffered, started in place
+ * of the job's active run, or SKIPPED — and PENDING runs are claimed. Tuned for co-due slots
+ * (BENCHMARKS.md, "co-due" and "lifecycle"): one statement for a whole batch in the common case.
+ */
+
+/**
+ * Co-due slots per statement. One statement for all is the fastest way to RUNNING (every batch
+ * after the first waits behind it in the same indexes); the bound keeps one statement well
+ * inside the statement timeout on a loaded database.
+ */
+export const FIRE_BATCH = 20_000;
+
+/**
+ * What a run copies from its job version, and the job's overlap policy (fixed for the life of a
+ * job row: versions are new rows).
+ */
+export type FiringJob = Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload' | 'overlap'>;
+
+/** A slot that came due for a job. */
+export interface DueSlot {
+  jobId: string;
+  slot: Date;
+  /**
+   * The job as the firing actor knows it: the new run is built here rather than read back
+   * (`RETURNING` only the id), which takes the payload's and the timestamps' text off the fire
+   * path; its overlap policy says what an overlapping slot becomes.
+   */
+  job: FiringJob;
+  /** When the slot starts, if not at the slot: its jitter offset (recorded as the run's `dueAt`). */
+  dueAt?: Date;
+  /** Not recorded at all once this instant has passed: the slot is then `late` (MISSED by the caller). */
+  deadline?: Date;
+}
+
+/** A slot to record as SKIPPED/MISSED. */
+export interface MissedSlot {
+  jobId: string;
+  slot: Date;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** A run this instance claimed (PENDING → RUNNING), with what its job says of running it. */
+export interface ClaimedRun {
+  run: RunRecord;
+  limits: RunLimits;
+}
+
+/** What became of a due slot: it is ours to run, it was skipped, or another actor owns it. */
+export type FireOutcome =
+  /** Ours to run; `replaced`: the runs of the job it canceled (CANCEL_PREVIOUS), to abort. */
+  | { kind: 'claimed'; run: RunRecord; replaced?: RunRecord[] }
+  | { kind: 'skipped'; run: RunRecord }
+  /** Waiting for the job's active run to end (BUFFER_ONE). */
+  | { kind: 'buffered'; run: RunRecord }
+  | { kind: 'taken' }
+  | { kind: 'late' };
+
+/** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot). */
+const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
+    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
+
+/** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
+const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
+  slots.map((s) => s.jobId),
+  slots.map((s) => s.slot),
+  slots.map((s) => s.dueAt ?? null),
+  now,
+];
+
+const slotKey = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
+
+/** Rows of runs by (job, slot). */
+function bySlot(rows: Record<string, unknown>[]): Map<string, RunRecord> {
+  const map = new Map<string, RunRecord>();
+  for (const row of rows) {
+    const run = rowToRun(row);
+    map.set(slotKey(run.jobId, run.scheduledAt), run);
+  }
+  return map;
+}
+
+/** The run as it was, for an instant, before its claim: what the creation event announces. */
+const asPending = (run: RunRecord): RunRecord => asOf(run, RunStatus.PENDING, run.createdAt);
+
+/**
+ * Co-due slots in one statement, more only when some overlap. The first inserts every slot that
+ * has a free lane as a RUNNING run of this instance: insert and claim are one statement, so a
+ * connection lost after it committed leaves a run that says who owns it (the runtime resumes it)
+ * rather than a PENDING run that blocks its job. A slot that inserted nothing either belongs to
+ * someone else (the slot key) or overlaps an active run (the lane index): its job's policy then
+ * says what it becomes — buffered, started in place of the active run, or SKIPPED — and every
+ * one of those inserts is again refused by the slot key when the slot is someone else's.
+ * A claimed run is announced as two changes: created PENDING, then RUNNING.
+ */
+export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOutcome[]> {
+  const now = ctx.now();
+  // Work that can no longer be done on time is dropped, not queued: the caller accounts for it.
+  const late = (s: DueSlot) => s.deadline !== undefined && s.deadline.getTime() < now.getTime();
+  const slots = all.filter((s) => !late(s));
+  if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
+
+  const inserted = await trackFire(ctx, ctx.pool.query(
+    insertRuns(
+      DUE_SLOTS,
+      { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: NOT_BEHIND_BUFFER },
+      `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
+    ),
+    [...dueParams(slots, now), ctx.instanceId],
+  ));
+  const running = builtRuns(ctx, inserted.rows, slots, now);
+  const changes: RunChange[] = [];
+  for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
+  ctx.publish(changes);
+
+  // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
+  const outcomes = new Map<DueSlot, FireOutcome>();
+  for (const [due, run] of running) outcomes.set(due, { kind: 'claimed', run });
+  let rest = running.size === slots.length ? [] : slots.filter((s) => !running.has(s));
+  const settle = (slotsOf: DueSlot[], runs: Map<string, RunRecord>, kind: 'buffered' | 'skipped') => {
+    for (const s of slotsOf) {
+      const run = runs.get(slotKey(s.jobId, s.slot));
+      if (run && !outcomes.has(s)) outcomes.set(s, { kind, run });
+    }
+  };
+  const byPolicy = (policy: OverlapPolicy) => rest.filter((s) => s.job.overlap === policy);
+  const buffering = byPolicy(OverlapPolicy.BUFFER_ONE);
+  if (buffering.length > 0) settle(buffering, await buffer(ctx, buffering, now), 'buffered');
+  for (const s of byPolicy(OverlapPolicy.CANCEL_PREVIOUS)) {
+    const won = await replace(ctx, s, now);
+    if (won) outcomes.set(s, won);
+  }
+  rest = rest.filter((s) => !outcomes.has(s));
+  if (rest.length > 0) {
+    const res = await ctx.pool.query(
+      `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
+         ${afterRunsEnd('ins', '$4')}
+         ${changedRows('ins')}`,
+      [...dueParams(rest, now), FailureCode.OVERLAP, OVERLAP_MESSAGE],
+    );
+    const skipped = bySlot(res.rows.filter((r) => !r.retry));
+    ctx.publish([...skipped.values()].map(created));
+    settle(rest, skipped, 'skipped');
+  }
+
+  return all.map((s): FireOutcome => outcomes.get(s) ?? (late(s) ? { kind: 'late' } : { kind: 'taken' }));
+}
+
+/** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
+async function buffer(ctx: RunContext, slots: DueSlot[], now: Date): Promise<Map<string, RunRecord>> {
+  const res = await ctx.pool.query(
+    insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: String(BUFFER_LANE), due: 's.due' }),
+    dueParams(slots, now),
+  );
+  const buffered = bySlot(res.rows);
+  ctx.publish([...buffered.values()].map(created));
+  return buffered;
+}
+
+/**
+ * CANCEL_PREVIOUS: the job's active runs end CANCELED/REPLACED and the slot starts RUNNING here,
+ * in one transaction under the job's advisory lock — two instances firing the same slot take
+ * turns, and the second finds the slot recorded and cancels nothing. Runs running elsewhere are
+ * told (NOTIFY); those running here are in the outcome's `replaced`, for the caller to abort.
+ */
+async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireOutcome | null> {
+  const rows = await inTransaction(ctx.pool, async (q) => {
+    await lockJob(q, slot.jobId);
+    const taken = await q(
+      `SELECT 1 FROM cron_job_runs WHERE job_definition_id = $1 AND scheduled_at = $2 AND trigger_type = ${SCHEDULED} AND attempt = 1`,
+      [slot.jobId, slot.slot],
+    );
+    if (taken.rowCount) return null;
+    const canceled = await cancelActive(q, slot.jobId, now);
+    const ins = await q(
+      insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due' }),
+      [...dueParams([slot], now), ctx.instanceId],
+    );
+    return { canceled, inserted: ins.rows };
+  });
+  if (!rows) return null;
+  const replaced = publishEnded(ctx, rows.canceled);
+  const run = rows.inserted[0] ? rowToRun(rows.inserted[0]) : null;
+  if (run) ctx.publish([created(asPending(run)), moved(run, RunStatus.PENDING)]);
+  return run ? { kind: 'claimed', run, replaced: replaced.map((c) => c.run) } : null;
+}
+
+/**
+ * The RUNNING runs a slim insert made, built from what was inserted: the job's fixed columns,
+ * the slot, this instance and the statement's instant — what the row holds.
+ */
+function builtRuns(ctx: RunContext, rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<DueSlot, RunRecord> {
+  // A batch holds a job once, but for a catch-up several slots of one job can share it.
+  const byJob = new Map<string, DueSlot | DueSlot[]>();
+  for (const s of slots) {
+    const seen = byJob.get(s.jobId);
+    byJob.set(s.jobId, seen === undefined ? s : Array.isArray(seen) ? [...seen, s] : [seen, s]);
+  }
+  const runs = new Map<DueSlot, RunRecord>();
+  for (const row of rows) {
+    const jobId = row.job_definition_id as string;
+    const slotMs = row.slot_ms as number;
+    const found = byJob.get(jobId)!;
+    const due = Array.isArray(found) ? found.find((s) => s.slot.getTime() === slotMs && !runs.has(s))! : found;
+    runs.set(due, firedRun(row.id as string, jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null }, ctx.instanceId, now));
+  }
+  return runs;
+}
+
+/** Tracks a fire statement while it is in flight. */
+function trackFire<T>(ctx: RunContext, statement: Promise<T>): Promise<T> {
+  ctx.firing.add(statement);
+  const done = () => ctx.firing.delete(statement);
+  statement.then(done, done);
+  return statement;
+}
+
+/** Missed slots as SKIPPED/MISSED rows (batched like fires); a slot someone recorded meanwhile keeps its row (the slot key). */
+export async function missedBatch(ctx: RunContext, slots: MissedSlot[]): Promise<(RunRecord | null)[]> {
+  const now = ctx.now();
+  const source = `(SELECT job_id, slot, NULL::jsonb AS payload, message, details
+        FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[]) AS u(job_id, slot, message, details)) s
+      JOIN cron_job_definitions j ON j.id = s.job_id`;
+  const res = await ctx.pool.query(
+    insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: 's.message', details: 's.details', at: '$6' }),
+    [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.message), slots.map((s) => JSON.stringify(s.details)), FailureCode.MISSED, now],
+  );
+  const rows = bySlot(res.rows);
+  ctx.publish([...rows.values()].map(created));
+  return slots.map((s) => rows.get(slotKey(s.jobId, s.slot)) ?? null);
+}
+
+/**
+ * PENDING → RUNNING for this instance; returns the runs it won (conditional update). A run is
+ * claimed once due (a retry at the end of its backoff) and from a lane where runs run (not
+ * BUFFER_ONE's waiting place); a retry only while its job is ACTIVE (`stopChains` ends the
+ * others).
+ */
+export async function claim(ctx: RunContext, ids: string[]): Promise<ClaimedRun[]> {
+  if (ids.length === 0) return [];
+  const runIds = [...ids].sort(); // one lock order across instances
+  const now = ctx.now();
+  const res = await ctx.pool.query(
+    `UPDATE cron_job_runs r SET status = ${S.RUNNING}, started_at = $2, updated_at = $2, runner_instance_id = $3
+       FROM cron_job_definitions d
+       WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id
+         AND r.lane >= 0 AND (r.due_at IS NULL OR r.due_at <= $2) AND (r.attempt = 1 OR d.status = ${JOB.ACTIVE})
+       RETURNING ${qualified('r')}, d.timeout_seconds, d.capture_bytes`,
+    [runIds, now, ctx.instanceId],
+  );
+  const won = res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
+  ctx.publish(won.map((c) => moved(c.run, RunStatus.PENDING)));
+  return won;
+}

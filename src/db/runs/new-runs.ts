@@ -1,0 +1,42 @@
+import { ROW_COLUMNS, S } from './vocabulary.js';
+
+/** Expressions for the columns of new runs (SQL fragments over `s`, `j` and the parameters). */
+export interface NewRunColumns {
+  trigger: string;
+  status: string;
+  code: string;
+  message: string;
+  /** The instant of the change. */
+  at: string;
+  details?: string;
+  /** RUNNING at once: the runner's instance id (inserted and claimed in one statement). */
+  runner?: string;
+  /** The run's lane. @default 0 */
+  lane?: string;
+  /** When the run is due, if not at its slot. @default NULL */
+  due?: string;
+  /** Extra conditions on the rows of `source`. */
+  where?: string;
+}
+
+/**
+ * The statement that creates runs (a slot's, a missed slot's, a run-now's; a retry is made by
+ * the end rules): one row per (job, slot, payload) of `source`, a query that
+ * yields `job_id`, `slot` and `payload` (null: the job's own payload) from the job rows `j`
+ * it joins. Rows go in in (job, slot) order, so two instances inserting the same co-due slots
+ * take their index locks in the same order and never deadlock each other.
+ */
+export function insertRuns(source: string, p: NewRunColumns, returning = ROW_COLUMNS): string {
+  const running = p.runner !== undefined;
+  return `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot,
+      trigger_type, scheduled_at, status, failure_code, failure_message, failure_details, started_at, runner_instance_id,
+      finished_at, lane, due_at, created_at, updated_at)
+    SELECT gen_random_uuid(), j.id, j.job_key, j.version, j.target, coalesce(s.payload, j.payload), ${p.trigger},
+      s.slot, ${p.status}, ${p.code}, ${p.message}, ${p.details ?? 'NULL'}, ${running ? p.at : 'NULL'}, ${running ? p.runner : 'NULL'},
+      CASE WHEN ${p.status} = ${S.SKIPPED} THEN ${p.at}::timestamptz END, ${p.lane ?? '0'}, ${p.due ?? 'NULL'}, ${p.at}, ${p.at}
+    FROM ${source}
+    ${p.where ? `WHERE ${p.where}` : ''}
+    ORDER BY j.id, s.slot
+    ON CONFLICT DO NOTHING
+    RETURNING ${returning}`;
+}
