@@ -1,5 +1,6 @@
 import { Channel } from './notifier.js';
 import type { Pool } from './pool.js';
+import { S } from './runs/vocabulary.js';
 
 /** A runtime that records itself alive (table `cron_instances`). */
 export interface InstanceRecord {
@@ -73,7 +74,7 @@ export async function removeInstance(pool: Pool, id: string): Promise<void> {
 export async function pruneInstances(pool: Pool, ms: number): Promise<number> {
   const res = await pool.query(
     `DELETE FROM cron_instances WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000)
-       AND NOT EXISTS (SELECT 1 FROM cron_job_runs r WHERE r.status = 'RUNNING' AND r.runner_instance_id = cron_instances.id)`,
+       AND NOT EXISTS (SELECT 1 FROM cron_job_runs r WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = cron_instances.id)`,
     [ms],
   );
   return res.rowCount ?? 0;
@@ -83,7 +84,7 @@ export async function listInstances(pool: Pool): Promise<InstanceRecord[]> {
   const res = await pool.query(
     `SELECT i.id, i.role, i.host, i.pid, i.version, i.started_at, i.heartbeat_at, i.owned_jobs, coalesce(a.n, 0)::int AS active_runs
      FROM cron_instances i
-     LEFT JOIN (SELECT runner_instance_id, count(*) AS n FROM cron_job_runs WHERE status = 'RUNNING' GROUP BY runner_instance_id) a
+     LEFT JOIN (SELECT runner_instance_id, count(*) AS n FROM cron_job_runs WHERE status = ${S.RUNNING} GROUP BY runner_instance_id) a
        ON a.runner_instance_id = i.id
      ORDER BY i.started_at, i.id`,
   );

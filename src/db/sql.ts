@@ -1,7 +1,9 @@
 /**
  * SQL text built from the domain's own values, so that a status or a code is written once (in
- * `domain/enums.ts`) and statements never spell it again. Only identifiers-like values are
- * accepted: these are fixed vocabulary, never user input (that always goes in parameters).
+ * `domain/enums.ts`) and statements never spell it again (the run statements' words are in
+ * `runs/vocabulary.ts`; test/db/sql-vocabulary.test.ts finds any value quoted by hand in src/db).
+ * Only identifiers-like values are accepted: these are fixed vocabulary, never user input (that
+ * always goes in parameters).
  */
 const SAFE = /^[A-Z][A-Z0-9_]*$/;
 

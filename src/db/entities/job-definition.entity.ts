@@ -2,6 +2,7 @@ import { ArrayType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Propert
 import { randomUUID } from 'node:crypto';
 import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../domain/enums.js';
 import { DEFAULT_CAPTURE_BYTES, retryPolicyOf, type RetryPolicy } from '../../domain/job.js';
+import { S } from '../runs/vocabulary.js';
 
 /**
  * A versioned job definition. `(jobKey, version)` is unique; at most one version per key is not
@@ -98,7 +99,7 @@ export class JobDefinition {
 
   /** When the newest SUCCEEDED run ended: read from the runs (a partial index), never written here. */
   @Formula(
-    (alias) => `(SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = ${alias}.id AND r.status = 'SUCCEEDED')`,
+    (alias) => `(SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = ${alias}.id AND r.status = ${S.SUCCEEDED})`,
     { type: 'datetime', nullable: true, lazy: false },
   )
   lastSuccessAt?: Date | null;
