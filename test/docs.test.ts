@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Files, anchorsOf, citingFiles, describeProblems, problemsIn, repositoryProblems, slug } from './support/doc-references.js';
+import { type Files, ROOT, anchorsOf, citingFiles, describeProblems, problemsIn, repositoryProblems, slug } from './support/doc-references.js';
 
 /** A small repository in memory: the checker must find what is wrong in it. */
 const fixture = (tree: Record<string, string>): Files => ({
@@ -64,5 +66,54 @@ describe('what the repository cites is in the repository', () => {
     expect(slug('Run failure codes (`Run.failureCode`)')).toBe('run-failure-codes-runfailurecode');
     expect(slug('Every slot is a row: the ledger')).toBe('every-slot-is-a-row-the-ledger');
     expect([...anchorsOf('# A\n```\n# not a heading\n```\n## A\n')]).toEqual(['a', 'a-1']);
+  });
+});
+
+/** The text of every file under `dirs` (relative to the root) whose name matches `ext`. */
+function texts(dirs: string[], ext = /\.(ts|tsx|mjs|md)$/): string {
+  return citingFiles()
+    .filter((f) => dirs.some((d) => f === d || f.startsWith(`${d}/`)) && ext.test(f))
+    .map((f) => readFileSync(join(ROOT, f), 'utf8'))
+    .join('\n');
+}
+const DOCS = ['docs', 'README.md', 'BENCHMARKS.md'];
+const unique = (matches: IterableIterator<RegExpMatchArray>, group = 1) => [...new Set([...matches].map((m) => m[group]!))].sort();
+
+describe('the names the docs use are the code’s', () => {
+  it('every metric a doc names is registered, and every registered metric is in docs/operations.md', () => {
+    const code = texts(['src']);
+    const docs = texts(DOCS);
+    const named = unique(docs.matchAll(/\b(cronql_[a-z0-9_]*[a-z0-9])\b(?!_\*)/g));
+    expect(named.length).toBeGreaterThan(5);
+    expect(named.filter((n) => !code.includes(`'${n}'`))).toEqual([]);
+    // `cronql_process_*`, `cronql_nodejs_*`: prom-client's default metrics, under cronql's prefix.
+    if (/cronql_(process|nodejs)_\*/.test(docs)) expect(code).toMatch(/collectDefaultMetrics\(\{[^}]*prefix: 'cronql_'/);
+    const registered = unique(readFileSync(join(ROOT, 'src/metrics/metrics.ts'), 'utf8').matchAll(/name: '(cronql_[a-z0-9_]+)'/g));
+    expect(registered.length).toBeGreaterThan(5);
+    const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    expect(registered.filter((n) => !operations.includes(`\`${n}\``))).toEqual([]);
+  });
+
+  it('every environment variable a doc names is read by the code, and every one the code reads is in docs/configuration.md', () => {
+    const code = texts(['src', 'test', 'bench', 'scripts']);
+    const named = unique(texts(DOCS).matchAll(/\b(CRONQL_[A-Z0-9_]*[A-Z0-9])\b/g));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((n) => !code.includes(n))).toEqual([]);
+    const read = unique(texts(['src']).matchAll(/\b(CRONQL_[A-Z0-9_]*[A-Z0-9]|DATABASE_URL|LOG_LEVEL)\b/g));
+    const configuration = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+    expect(read.filter((n) => !configuration.includes(`\`${n}\``))).toEqual([]);
+  });
+
+  it('the README’s layout names every folder of src/', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const layout = readme.slice(readme.indexOf('## Layout'));
+    const folders: string[] = [];
+    const walk = (rel: string) => {
+      folders.push(rel);
+      for (const e of readdirSync(join(ROOT, rel), { withFileTypes: true })) if (e.isDirectory()) walk(`${rel}/${e.name}`);
+    };
+    walk('src');
+    expect(folders.length).toBeGreaterThan(10);
+    expect(folders.filter((f) => !layout.includes(`\`${f}/\``))).toEqual([]);
   });
 });
