@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Kind, buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { type Files, ROOT, anchorsOf, citingFiles, describeProblems, problemsIn, repositoryProblems, slug } from './support/doc-references.js';
 
@@ -115,5 +116,44 @@ describe('the names the docs use are the code’s', () => {
     walk('src');
     expect(folders.length).toBeGreaterThan(10);
     expect(folders.filter((f) => !layout.includes(`\`${f}/\``))).toEqual([]);
+  });
+});
+
+describe('the GraphQL the docs show is valid against the schema', () => {
+  const schema = buildSchema(readFileSync(join(ROOT, 'schema/schema.graphql'), 'utf8'));
+  const docs = DOCS.flatMap((d) => citingFiles().filter((f) => (f === d || f.startsWith(`${d}/`)) && f.endsWith('.md')));
+
+  /** Operations in ```graphql blocks and in inline code (`query { … }`), with `…` standing for any selection. */
+  const operations = (text: string): string[] => [
+    ...[...text.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => /^\s*(query|mutation|subscription|\{)/.test(b)),
+    ...[...text.matchAll(/`((?:query|mutation|subscription)\s*\{[^`]*)`/g)].map((m) => m[1]!),
+  ].map((op) => op.replace(/…/g, '__typename'));
+
+  /** The problems of each operation in `text`, each definition validated on its own. */
+  const problems = (text: string): string[] =>
+    operations(text).flatMap((op) => parse(op).definitions.flatMap((d) => validate(schema, { kind: Kind.DOCUMENT, definitions: [d] }).map((e) => `${e.message}\n    in: ${op.replace(/\s+/g, ' ')}`)));
+
+  it('every operation in README.md and docs/ validates', () => {
+    const found = docs.flatMap((f) => operations(readFileSync(join(ROOT, f), 'utf8')));
+    expect(found.length).toBeGreaterThan(3);
+    expect(docs.flatMap((f) => problems(readFileSync(join(ROOT, f), 'utf8')).map((p) => `${f}: ${p}`))).toEqual([]);
+  });
+
+  it('every Type.field the docs name exists', () => {
+    const missing = docs.flatMap((f) =>
+      [...readFileSync(join(ROOT, f), 'utf8').matchAll(/`([A-Z][A-Za-z]+)\.([a-z][A-Za-z]*)`/g)]
+        .filter(([, type, field]) => {
+          const t = schema.getType(type!);
+          return t && 'getFields' in t && !(field! in t.getFields());
+        })
+        .map(([m]) => `${f}: ${m}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('reports an operation that does not validate', () => {
+    expect(problems('`query { instances { id nosuchfield } }`')).toHaveLength(1);
+    expect(problems('```graphql\nmutation { pauseJob(id: "x") { id } }\n```\n')).toHaveLength(1); // the reason is required
+    expect(problems('`query { stats(window: 24) { … } }`')).toEqual([]);
   });
 });
