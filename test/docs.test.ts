@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { FailureCode } from '../src/domain/enums.js';
 import { type Files, ROOT, anchorsOf, citingFiles, describeProblems, problemsIn, repositoryProblems, slug } from './support/doc-references.js';
 
 /** A small repository in memory: the checker must find what is wrong in it. */
@@ -103,6 +104,13 @@ describe('the names the docs use are the code’s', () => {
     const read = unique(texts(['src']).matchAll(/\b(CRONQL_[A-Z0-9_]*[A-Z0-9]|DATABASE_URL|LOG_LEVEL)\b/g));
     const configuration = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
     expect(read.filter((n) => !configuration.includes(`\`${n}\``))).toEqual([]);
+  });
+
+  it('every run failure code the code records is in docs/api.md', () => {
+    const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const codes = Object.values(FailureCode);
+    expect(codes.length).toBeGreaterThan(10);
+    expect(codes.filter((c) => !api.includes(`\`${c}\``))).toEqual([]);
   });
 
   it('the README’s layout names every folder of src/', () => {
