@@ -113,6 +113,25 @@ describe('the names the docs use are the code’s', () => {
     expect(codes.filter((c) => !api.includes(`\`${c}\``))).toEqual([]);
   });
 
+  it('every `cronql …` command and option the docs show exists in the command line', () => {
+    const cli = readFileSync(join(ROOT, 'src/cli/cronql.ts'), 'utf8');
+    // `program.command('x')`, `jobs.command('get <id>')`, and chains `.command('list')` under `jobs`/`runs`.
+    const commands = new Set([...cli.matchAll(/(\w+)\s*\.command\('([\w-]+)/g)].map(([, parent, name]) => (['jobs', 'runs'].includes(parent!) ? `${parent} ${name}` : name!)));
+    for (const m of cli.matchAll(/^(jobs|runs)\n\s+\.command\('([\w-]+)/gm)) commands.add(`${m[1]} ${m[2]}`);
+    const options = new Set([...cli.matchAll(/Option\('(--[\w-]+)|option\('(--[\w-]+)/g)].map((m) => m[1] ?? m[2]!));
+    const shown = DOCS.flatMap((d) => citingFiles().filter((f) => (f === d || f.startsWith(`${d}/`)) && f.endsWith('.md')))
+      .flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/`cronql ([^`]+)`/g)].map((m) => m[1]!.replace(/\\\|/g, '|')));
+    expect(shown.length).toBeGreaterThan(5);
+    const missing: string[] = [];
+    for (const usage of shown) {
+      const [command, second] = usage.split(/\s+/);
+      const subs = ['jobs', 'runs'].includes(command!) ? second!.split('|').map((s) => `${command} ${s}`) : [command!];
+      for (const c of subs) if (!commands.has(c)) missing.push(`cronql ${c}`);
+      for (const [o] of usage.matchAll(/--[\w-]+/g)) if (!options.has(o)) missing.push(`${usage}: ${o}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('the README’s layout names every folder of src/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const layout = readme.slice(readme.indexOf('## Layout'));
