@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { TUNABLES } from '../src/config.js';
 import { FailureCode } from '../src/domain/enums.js';
 import { type Files, ROOT, anchorsOf, citingFiles, describeProblems, problemsIn, repositoryProblems, slug } from './support/doc-references.js';
 
@@ -104,6 +105,18 @@ describe('the names the docs use are the code’s', () => {
     const read = unique(texts(['src']).matchAll(/\b(CRONQL_[A-Z0-9_]*[A-Z0-9]|DATABASE_URL|LOG_LEVEL)\b/g));
     const configuration = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
     expect(read.filter((n) => !configuration.includes(`\`${n}\``))).toEqual([]);
+  });
+
+  it('docs/configuration.md gives each tunable its default and bounds as src/config.ts has them', () => {
+    const configuration = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+    const wrong = Object.values(TUNABLES).flatMap((t) => {
+      const problems: string[] = [];
+      if (!configuration.includes(`| \`${t.env}\` | ${t.default} |`)) problems.push(`${t.env}: default ${t.default}`);
+      const bounds = `${t.min.toLocaleString('en-US')}–${t.max.toLocaleString('en-US')}`;
+      if (!configuration.replace(/\s+/g, ' ').includes(`\`${t.env}\` ${bounds}`)) problems.push(`${t.env}: bounds ${bounds}`);
+      return problems;
+    });
+    expect(wrong).toEqual([]);
   });
 
   it('every run failure code the code records is in docs/api.md', () => {
