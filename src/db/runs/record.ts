@@ -3,9 +3,12 @@ import { DEFAULT_CAPTURE_BYTES, type JobSnapshot } from '../../domain/job.js';
 import type { RunRecord } from '../../domain/run.js';
 
 /**
- * Where a run record is made — from a row, from what the fire path inserted, or as the run stood
- * at one of its changes. Every path goes through `runRecord`, so which fields a record has, and
- * what an unset one holds, is written once.
+ * Where a run record is made — from a row, from what the fire path inserted, as the run stood at
+ * one of its changes, or as its end leaves it. A record is built by `runRecord` alone, so which
+ * fields a record has, and what an unset one holds, is written once; another state of a run is
+ * derived from its record (`asOf`, `endedRun`), field for field the same record with the fields of
+ * that state set. (Deriving by spreading the record keeps every record the same object shape,
+ * which the fire path's loops over thousands of runs rely on: see BENCHMARKS.md, "lifecycle".)
  */
 
 /** What a run is (fixed at its creation) and its state: the fields a record cannot do without. */
@@ -109,7 +112,7 @@ export function firedRun(
 export function asOf(run: RunRecord, status: RunStatus, updatedAt: Date = run.updatedAt): RunRecord {
   if (run.status === status && updatedAt === run.updatedAt) return run;
   const ended = isTerminal(status);
-  return runRecord({
+  return {
     ...run,
     status,
     updatedAt,
@@ -120,7 +123,7 @@ export function asOf(run: RunRecord, status: RunStatus, updatedAt: Date = run.up
     failureCode: ended ? run.failureCode : null,
     failureMessage: ended ? run.failureMessage : null,
     failureDetails: ended ? run.failureDetails : null,
-  });
+  };
 }
 
 /** How a run ends: its terminal status and what it leaves. */
@@ -134,16 +137,16 @@ export interface Finish {
 
 /** What a RUNNING run becomes when `finish` is recorded at `now` (what the finishing statement writes). */
 export function endedRun(run: RunRecord, f: Finish, now: Date): RunRecord {
-  return runRecord({
+  return {
     ...run,
     status: f.status,
     finishedAt: now,
     updatedAt: now,
-    output: f.output,
-    failureCode: f.failureCode,
-    failureMessage: f.failureMessage,
-    failureDetails: f.failureDetails,
-  });
+    output: f.output ?? null,
+    failureCode: f.failureCode ?? null,
+    failureMessage: f.failureMessage ?? null,
+    failureDetails: f.failureDetails ?? null,
+  };
 }
 
 /** What a job says of running each of its runs: its timeout, and how much of a response to keep. */
