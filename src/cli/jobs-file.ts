@@ -53,9 +53,9 @@ export interface JobsFile {
 }
 
 /**
- * The one format of a problem with one job of a file, whoever finds it (this parser, the rules
- * checked before apply, or the server during apply): `file: job "key", field "f": message`, on one
- * line, with the problem's stable code. `field` is the file's spelling of it (see `fileField`).
+ * A problem with one job of a file found by the rules checked before apply or by the server during
+ * apply, in the format parseJobsFile's own problems have: `file: job "key", field "f": message`,
+ * on one line, with the problem's stable code. `field` is the file's spelling (see `fileField`).
  */
 export function jobProblem(file: string, job: string | number, field: string | undefined, code: string, message: string): CliError {
   const at = typeof job === 'string' ? `job "${job}"` : `job #${job + 1}`;
