@@ -83,8 +83,8 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
     // Basic auth). cronql has none: every request reaching Apollo carries a known Bearer token
     // (requireToken runs first, and refuses "Basic"), which no browser adds on its own and which
     // makes a cross-origin browser request preflighted. Such a request is let through Apollo's
-    // CSRF check whatever its method or content type, so GET queries of clients that do not add
-    // Apollo's preflight headers (urql, graphql-request) work. Mutations over GET stay refused
+    // CSRF check whatever its method or content type, so the GET queries of clients that do not
+    // add Apollo's preflight headers (urql's default) work. Mutations over GET stay refused
     // (405, BAD_REQUEST) by Apollo itself, whatever the headers. The default headers stay listed.
     csrfPrevention: { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     allowBatchedHttpRequests: false,
