@@ -233,10 +233,12 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
   }
 
   // At what time: "at 9am", "at 18:15", "at noon", "noon", "midnight".
-  if ((m = take(new RegExp(String.raw` (?:at |@ )?(${TIME}) `)))) {
+  if ((m = take(new RegExp(String.raw` (at |@ )?(${TIME}) `)))) {
+    // A bare number is a time only after "at": "every 7 day" is not daily at 07:00.
+    if (!m[1] && /^\d+$/.test(m[2])) throw unparseable(input, `"${m[2]}" alone is not a time of day; say "at ${m[2]}" or "at ${m[2]}:00"`);
     if (hour !== null && minute !== null && interval) throw unparseable(input, 'a time of day does not go with "every N minutes"');
-    const t = parseTime(m[1]);
-    if (!t) throw unparseable(input, `"${m[1]}" is not a time of day`);
+    const t = parseTime(m[2]);
+    if (!t) throw unparseable(input, `"${m[2]}" is not a time of day`);
     if (hour !== null && interval && hour !== '*') throw unparseable(input, 'a time of day does not go with "every N hours"');
     [hour, minute] = [String(t[0]), String(t[1])];
     interval = false;
