@@ -76,6 +76,23 @@ export function latestSlotBetween(
 }
 
 /**
+ * The last slot a schedule will ever have, or null when it has no last one (no year field, or
+ * `*`). With a year field the schedule ends in its last allowed year: a job on it retires once
+ * the run of that slot has ended, as a one-time job does after its run.
+ */
+export function lastSlot(expression: CronExpression | string, timezone: string): Date | null {
+  const cron = toExpression(expression);
+  if (cron.years === null) return null;
+  const [first, last] = [cron.years[0], cron.years[cron.years.length - 1]];
+  // Two days either side of the allowed years hold every zone's local times of them.
+  const after = new Date(0);
+  after.setUTCFullYear(first - 1, 11, 30);
+  const until = new Date(0);
+  until.setUTCFullYear(last + 1, 0, 2);
+  return latestSlotBetween(cron, timezone, after, until);
+}
+
+/**
  * The latest `count` slots in (`afterExclusive`, `untilInclusive`], earliest first (fewer when the
  * window holds fewer). Looks back through growing windows like `latestSlotBetween`, so the slots of
  * a long gap before them are never enumerated.
