@@ -5,8 +5,9 @@
  *
  * Day of month: `L` (the last day), `L-n` (n days before it), `nW` (the weekday nearest day n,
  * never leaving the month: a Saturday 1st moves to Monday the 3rd, a Sunday last day to the
- * Friday before), `LW` (the last weekday). Day of week: `nL` (the last weekday n of the month),
- * `n#k` (the k-th weekday n; months without one are skipped).
+ * Friday before), `LW` (the last weekday). Day of week: `nL` (the last weekday n of the month;
+ * `n#L` is read the same), `n#k` (the k-th weekday n; months without one are skipped). A rule on a
+ * range (`THU-FRI#L`) is held here as one rule per weekday.
  */
 export interface DayRules {
   /** `L` is 0, `L-3` is 3: days before the month's last. */

@@ -6,14 +6,15 @@ import { daySelection, selectsDay, type DaySelection } from './day-rules.js';
  * How far past the last slot found (or the starting point) the search goes before giving up. A
  * valid expression fires at least once every 8 years (the leap-day gap around 2100), so this only
  * bounds pathological input; measured from the last slot, it never cuts a long list of sparse
- * slots short (`0 0 29 2 *`, 20 of them, runs to 2100 and beyond).
+ * slots short (`0 0 29 2 *`, 20 of them, runs to 2100 and beyond). A year field's next allowed
+ * year is a new start: the search jumps to it and the horizon counts from there (`0 0 0 1 1 * 2090`).
  */
 const HORIZON_YEARS = 30;
 
 /**
  * The next `count` slots strictly after `from`, sorted and unique, as UTC instants on whole
  * seconds. Slots are computed on the wall clock of `timezone` and mapped to instants by the DST
- * policy (see PRODUCT.md): a non-existent local time is shifted forward by the gap's length; a
+ * policy (see docs/behaviour.md): a non-existent local time is shifted forward by the gap's length; a
  * repeated one fires at its first occurrence, or at both when the hour field is `*` or a step.
  * Returns fewer than `count` slots only if 30 years pass without one.
  */
