@@ -368,9 +368,11 @@ function parseYears(expr: string, field: string): readonly number[] {
   return parseField(expr, field, YEAR);
 }
 
+/** `SUN-MON#3,SUN#3` names the third Sunday twice: kept once. */
 function uniquePairs(pairs: [number, number][]): [number, number][] {
-  const seen = new Set<string>();
-  return pairs.filter(([a, b]) => !seen.has(`${a}#${b}`) && seen.add(`${a}#${b}`) !== undefined);
+  const byKey = new Map<string, [number, number]>();
+  for (const pair of pairs) if (!byKey.has(pair.join('#'))) byKey.set(pair.join('#'), pair);
+  return [...byKey.values()];
 }
 
 function invalid(expression: string, why: string): CronqlError {

@@ -191,13 +191,15 @@ class LocalCursor {
     const t = this.tables;
     for (;;) {
       if (this.year > this.lastYear) return undefined;
-      if (t.nextYear && t.nextYear(this.year) !== this.year) {
+      if (t.nextYear !== null) {
         const year = t.nextYear(this.year);
-        if (year === undefined) return undefined;
-        // A year field can put the next allowed year past the horizon: the horizon counts from it.
-        [this.year, this.month, this.day, this.hour, this.minute, this.second] = [year, 1, 1, 0, 0, 0];
-        this.lastYear = Math.max(this.lastYear, year + HORIZON_YEARS);
-        continue;
+        if (year === undefined) return undefined; // past the last allowed year
+        if (year !== this.year) {
+          // A year field can put the next allowed year past the horizon: the horizon counts from it.
+          [this.year, this.month, this.day, this.hour, this.minute, this.second] = [year, 1, 1, 0, 0, 0];
+          this.lastYear = Math.max(this.lastYear, year + HORIZON_YEARS);
+          continue;
+        }
       }
       if (!t.months[this.month] || this.day > daysInMonth(this.year, this.month)) {
         this.startNextMonth();
