@@ -79,18 +79,29 @@ export function latestSlotBetween(
 /**
  * The last slot a schedule will ever have, or null when it has no last one (no year field, or
  * `*`). With a year field the schedule ends in its last allowed year: a job on it retires once
- * the run of that slot has ended, as a one-time job does after its run.
+ * the run of that slot has ended, as a one-time job does after its run. Found from the end: the
+ * last local day that matches (allowed years and months, latest first), then the latest slot of
+ * that day — so the slots of a busy schedule (`* * * * * * 2026-9999`) are never enumerated.
  */
 export function lastSlot(expression: CronExpression | string, timezone: string): Date | null {
   const cron = toExpression(expression);
   if (cron.years === null) return null;
-  const [first, last] = [cron.years[0], cron.years[cron.years.length - 1]];
-  // Two days either side of the allowed years hold every zone's local times of them.
-  const after = new Date(0);
-  after.setUTCFullYear(first - 1, 11, 30);
-  const until = new Date(0);
-  until.setUTCFullYear(last + 1, 0, 2);
-  return latestSlotBetween(cron, timezone, after, until);
+  const tables = tablesFor(cron);
+  const clock = new WallClock(timezone);
+  for (let i = cron.years.length - 1; i >= 0; i -= 1) {
+    const year = cron.years[i];
+    for (let month = 12; month >= 1; month -= 1) {
+      if (!tables.months[month]) continue;
+      for (let day = daysInMonth(year, month); day >= 1; day -= 1) {
+        if (!selectsDay(tables, year, month, day)) continue;
+        // The day's local times, and two hours more: a time the clock skips lands after its gap.
+        const from = clock.instantLowerBound(Date.UTC(year, month - 1, day)) - 1;
+        const until = clock.instantLowerBound(Date.UTC(year, month - 1, day + 1)) + 2 * 3_600_000;
+        return latestSlotBetween(cron, timezone, new Date(from), new Date(until));
+      }
+    }
+  }
+  return null;
 }
 
 /**

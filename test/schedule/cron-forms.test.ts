@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { CronqlError } from '../../src/errors.js';
-import { nextSlots, parseCronExpression } from '../../src/schedule/index.js';
+import { lastSlot, nextSlots, parseCronExpression, slotsBetween } from '../../src/schedule/index.js';
 import { thrownBy } from '../support/thrown.js';
 
 /**
@@ -117,6 +117,37 @@ describe("croner's vectors", () => {
     expect(nextSlots('0 0 0 1 1 * 2090', 'UTC', new Date('2026-01-01T00:00:00Z'), 2).map(iso)).toEqual(['2090-01-01T00:00:00Z']);
     expect(days('0 0 0 29 2 * 2100-2200', '2026-01-01T00:00:00Z', 2)).toEqual(['2104-02-29', '2108-02-29']);
     expect(days('0 0 0 1 1 * 9998-9999', '9997-06-01T00:00:00Z', 3)).toEqual(['9998-01-01', '9999-01-01']);
+  });
+});
+
+describe('lastSlot: the last slot of a year-bounded schedule', () => {
+  it.each([
+    ['* * * * * * 2026', 'UTC', '2026-12-31T23:59:59Z'],
+    ['0 30 1 * * * 2026', 'America/New_York', '2026-12-31T06:30:00Z'],
+    ['0 0 0 29 2 * 2024-2030', 'UTC', '2028-02-29T00:00:00Z'],
+    ['* * * 1-30 12 * 2026-9999', 'UTC', '9999-12-30T23:59:59Z'],
+    ['0 0 12 * * SUN#L 2026,2027', 'Europe/Berlin', '2027-12-26T11:00:00Z'],
+    ['*/30 * 1 * 11 * 2026', 'America/New_York', '2026-11-30T06:59:30Z'], // 01:59:30 EST
+    ['0 0 0 1 1 * 1-9999/2', 'UTC', '9999-01-01T00:00:00Z'],
+  ])('%s in %s ends at %s', (expression, zone, last) => {
+    expect(iso(lastSlot(expression, zone)!)).toBe(last);
+  });
+
+  it('is the last of all the slots, checked by enumerating them', () => {
+    for (const [expression] of CASES) {
+      const years = parseCronExpression(expression).years;
+      if (years === null || years[years.length - 1] > 2045) continue;
+      for (const zone of ZONES) {
+        const all = slotsBetween(expression, zone, new Date(Date.UTC(years[0] - 1, 11, 1)), new Date(Date.UTC(years[years.length - 1] + 1, 1, 1)), 100_000);
+        expect(all.length, expression).toBeGreaterThan(0);
+        expect(iso(lastSlot(expression, zone)!), `${expression} in ${zone}`).toBe(iso(all[all.length - 1]));
+      }
+    }
+  });
+
+  it('is null without a year field, or with *', () => {
+    expect(lastSlot('0 9 * * *', 'UTC')).toBeNull();
+    expect(lastSlot('0 0 9 * * * *', 'UTC')).toBeNull();
   });
 });
 
