@@ -276,7 +276,8 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
       await page.locator('input[name=key]').fill('LOAD-09');
       await expect.poll(() => page.locator('.pager-count').first().innerText(), patient).toMatch(/of 100$/);
     } finally {
-      await Promise.all(busy.map((id) => cronql.jobs.pause(id, 'load test over')));
+      // Ten at a time: a hundred transactions at once on a busy machine outwait the ORM's pool.
+      for (let i = 0; i < busy.length; i += 10) await Promise.all(busy.slice(i, i + 10).map((id) => cronql.jobs.pause(id, 'load test over')));
     }
   }, 180_000);
 
