@@ -40,6 +40,8 @@ const startProbe = (page: Page) =>
     }, 50);
   })()`);
 const longestGap = (page: Page) => page.evaluate<number>('window.__gaps.max');
+/** Resolves once the pager says `count` ("1–100 of 100"). */
+const pageCount = (page: Page, count: RegExp) => page.locator('.pager-count', { hasText: count }).first().waitFor({ timeout: 60_000 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Measures {
@@ -71,7 +73,7 @@ async function measure(page: Page, cronql: Cronql, round: number): Promise<Measu
   await page.evaluate(`location.hash = '#/jobs'`);
   await page.locator('[data-testid=jobs-table]').waitFor();
   await page.locator('select', { hasText: '200' }).last().selectOption('200');
-  await page.waitForFunction(`document.querySelectorAll('[data-testid=jobs-table] tbody tr[data-job-id]').length === 200`, undefined, { timeout: 60_000 });
+  await page.locator('[data-testid=jobs-table] tbody tr[data-job-id]').nth(199).waitFor({ timeout: 60_000 });
   await startProbe(page);
   await sleep(4_000);
   const jobsGap = await longestGap(page);
@@ -80,10 +82,11 @@ async function measure(page: Page, cronql: Cronql, round: number): Promise<Measu
   const search = round === 0 ? 'LOAD-09' : 'LOAD-08';
   const t0 = performance.now();
   await page.locator('input[name=key]').fill(search);
-  await page.waitForFunction(`/of 100$/.test(document.querySelector('.pager-count')?.textContent ?? '')`, undefined, { timeout: 60_000, polling: 10 });
+  // Locators, not waitForFunction: the dashboard's CSP forbids the eval that one needs.
+  await pageCount(page, /of 100$/);
   const searchMs = performance.now() - t0;
   await page.locator('input[name=key]').fill('');
-  await page.waitForFunction(`/of 100[0-9]$/.test(document.querySelector('.pager-count')?.textContent ?? '')`, undefined, { timeout: 60_000 });
+  await pageCount(page, /of 100[0-9]$/);
   return { runsGap, runsShown, runsStarted: started.size, jobsGap, searchMs };
 }
 
