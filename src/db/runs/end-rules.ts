@@ -29,9 +29,14 @@ import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHE
 export const afterRunsEnd = (changed: string, at: string) =>
   [retried(changed, at), promoted(changed, at), jobsAfter(changed, at), JOB_NOTICES].join(', ');
 
-/** The one-time job `d` retires with its ended run `c`: the rule, written once (`c` is terminal). */
+/**
+ * The job `d` retires with its ended run `c`: the rule, written once (`c` is terminal) — a one-time
+ * job's scheduled run, or the run of a recurring job's last slot ever (its expression has a year
+ * field: `final_slot_at`, computed when the version was made).
+ */
 export const retiresOneTime = (c: string, d: string) =>
-  `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${ONE_TIME} AND ${d}.status <> ${JOB.RETIRED}`;
+  `${c}.trigger_type = ${SCHEDULED} AND ${d}.status <> ${JOB.RETIRED}
+   AND (${d}.schedule_type = ${ONE_TIME} OR ${c}.scheduled_at >= ${d}.final_slot_at)`;
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
 const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 /** The job `d` of the ended run `c` retires (one-time, and `c` was its last attempt). */

@@ -133,7 +133,8 @@ export async function settleStale(ctx: RunContext, staleAfterMs: number): Promis
 }
 
 /**
- * Retires one-time jobs whose scheduled run ended but which are not RETIRED: left by versions
+ * Retires one-time jobs whose scheduled run ended but which are not RETIRED (and recurring ones
+ * whose last slot's run ended, by the same rule): left by versions
  * of cronql that retired in a separate statement (today the run's end retires it, atomically,
  * by the same rule). Returns their ids.
  */
