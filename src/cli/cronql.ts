@@ -20,12 +20,13 @@ import {
   RunJobNowDocument,
   RunsDocument,
   TargetsDocument,
+  type CreateJobInput,
   type JobFieldsFragment,
   type JobStatus,
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, retryDefinition, specDefinition, toYaml, type Definition } from './jobs-file.js';
+import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -248,16 +249,7 @@ const liveDefinition = (j: JobFieldsFragment): Definition => ({
   cronExpression: j.cronExpression ?? null,
   runAt: j.runAt ? new Date(j.runAt).toISOString() : null,
   timezone: j.timezone,
-  payload: j.payload ?? null,
-  timeoutSeconds: j.timeoutSeconds ?? null,
-  catchUp: j.catchUp,
-  catchUpLimit: j.catchUpLimit ?? null,
-  pauseAfterFailures: j.pauseAfterFailures ?? null,
-  retry: retryDefinition(j.retry),
-  overlap: j.overlap,
-  maxConcurrentRuns: j.maxConcurrentRuns,
-  jitterSeconds: j.jitterSeconds,
-  captureBytes: j.captureBytes,
+  ...settingsDefinition(j),
 });
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */
@@ -298,11 +290,8 @@ program
       for (const step of plan) {
         const spec = file.jobs.find((j) => j.key === step.key);
         const d = spec && specDefinition(spec);
-        const input = d && {
-          target: d.target, scheduleType: d.scheduleType as never, cronExpression: d.cronExpression, runAt: d.runAt, timezone: d.timezone,
-          payload: d.payload, timeoutSeconds: d.timeoutSeconds, catchUp: d.catchUp as never, catchUpLimit: d.catchUpLimit, pauseAfterFailures: d.pauseAfterFailures,
-          retry: d.retry as never, overlap: d.overlap as never, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null, jitterSeconds: d.jitterSeconds, captureBytes: d.captureBytes,
-        };
+        // A definition's fields are the inputs' fields (enums as their names).
+        const input = d && (d as unknown as Omit<CreateJobInput, 'key'>);
         if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
         if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
         if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
