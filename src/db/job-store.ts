@@ -6,7 +6,7 @@ import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 
 /** The fields of a new job version that the services validated. */
-export type JobFields = JobDefinitionFields;
+export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
 
 /** The job's columns for its fields (the retry policy is five columns). */
 function columns({ retry, ...rest }: JobFields) {

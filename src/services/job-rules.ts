@@ -4,7 +4,7 @@ import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../d
 import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
-import { canonicalTimezone, parseCronExpression } from '../schedule/index.js';
+import { canonicalTimezone, lastSlot, nextSlot, parseCronExpression } from '../schedule/index.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 
 /**
@@ -33,7 +33,10 @@ export interface RetryPolicyInput {
   retryOn?: string[] | null;
 }
 
-export type ValidDefinition = JobDefinitionFields;
+export interface ValidDefinition extends JobDefinitionFields {
+  /** A RECURRING job's last slot ever (its expression has a year field), null when it has none. */
+  finalSlotAt: Date | null;
+}
 
 export interface RuleOptions {
   targets: TargetRegistry;
@@ -43,6 +46,8 @@ export interface RuleOptions {
 
 /** A one-time job may be created this long after its runAt; it then fires at once. */
 export const RUN_AT_GRACE_MS = 5 * 60_000;
+/** The settings' bounds (domain/job-fields.ts), beside the rules' own. */
+export { MAX_CONCURRENT_RUNS, MAX_JITTER_SECONDS, MAX_PAUSE_AFTER_FAILURES, MAX_TIMEOUT_SECONDS } from '../domain/job-fields.js';
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
 
 export function validateKey(key: unknown): string {
@@ -91,6 +96,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
   const timezone = canonicalTimezone(input.timezone ?? 'UTC');
   let cronExpression: string | null = null;
   let runAt: Date | null = null;
+  let finalSlotAt: Date | null = null;
   if (input.scheduleType === ScheduleType.RECURRING) {
     if (input.cronExpression == null || input.cronExpression.trim() === '') {
       throw new CronqlError('INVALID_CRON_EXPRESSION', 'a RECURRING job needs a cronExpression', {
@@ -102,7 +108,16 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
         field: 'runAt',
       });
     }
-    cronExpression = parseCronExpression(input.cronExpression).source;
+    const cron = parseCronExpression(input.cronExpression);
+    cronExpression = cron.source;
+    // Only a year field can leave an expression without a slot ahead (`0 0 0 1 1 * 2020`): such a
+    // job could never run, refused like an expression that can never fire (`0 0 30 2 *`).
+    if (cron.years !== null && nextSlot(cron, timezone, o.now) === null) {
+      throw new CronqlError('INVALID_CRON_EXPRESSION', `Invalid cron expression "${cronExpression}": its years are past, it has no slot after ${o.now.toISOString()}`, {
+        expression: cronExpression,
+      });
+    }
+    finalSlotAt = lastSlot(cron, timezone);
   } else {
     if (input.cronExpression != null) {
       throw new CronqlError('BAD_USER_INPUT', 'cronExpression is for RECURRING jobs; a ONE_TIME job has a runAt', {
@@ -127,6 +142,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     scheduleType: input.scheduleType,
     cronExpression,
     runAt,
+    finalSlotAt,
     timezone,
     ...settings,
     payload: validatePayload(settings.payload, o.maxPayloadBytes),
