@@ -36,7 +36,7 @@ export const afterRunsEnd = (changed: string, at: string) =>
  */
 export const retiresOneTime = (c: string, d: string) =>
   `${c}.trigger_type = ${SCHEDULED} AND ${d}.status <> ${JOB.RETIRED}
-   AND (${d}.schedule_type = ${ONE_TIME} OR ${c}.scheduled_at >= ${d}.final_slot_at)`;
+   AND (${d}.schedule_type = ${ONE_TIME} OR COALESCE(${c}.scheduled_at >= ${d}.final_slot_at, false))`; // never NULL: callers negate it
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
 const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 /** The job `d` of the ended run `c` retires (one-time, and `c` was its last attempt). */
