@@ -3,6 +3,7 @@ import type { Role } from './config.js';
 import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './options.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
+import { lastHourLosses } from './db/readiness-queries.js';
 import { Notifier } from './db/notifier.js';
 import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
@@ -128,8 +129,9 @@ export class Cronql {
       queryTimeoutMs: o.dbQueryTimeoutMs,
     };
     await migrateDatabase(url, bounds);
-    this._orm = await openOrm({ databaseUrl: url, bounds });
+    // One pool for every statement of this process, the ORM's included (see db/pool.ts).
     this._pool = createPool(url, bounds);
+    this._orm = await openOrm({ databaseUrl: url, bounds, pool: this._pool });
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const store = new RunStore({ pool: this._pool, instanceId: this.instanceId, now: () => this.clock.now(), publish: (c) => this.events.publish(c) });
     if (o.listen) {
@@ -232,13 +234,7 @@ export class Cronql {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        this.probe
-          .query(
-            `SELECT count(*) FILTER (WHERE failure_code <> 'MISSED')::int AS lost, count(*) FILTER (WHERE failure_code = 'MISSED')::int AS missed
-             FROM cron_job_runs WHERE failure_code IN ('RUNNER_LOST', 'STALE_TIMEOUT', 'MISSED') AND finished_at > $1`,
-            [new Date(this.clock.now().getTime() - 3_600_000)],
-          )
-          .then((res) => ({ lostRuns: res.rows[0].lost as number, missedSlots: res.rows[0].missed as number })),
+        lastHourLosses(this.probe, new Date(this.clock.now().getTime() - 3_600_000)),
         new Promise<null>((r) => (timer = setTimeout(() => r(null), PROBE_MS))),
       ]);
     } catch {
@@ -269,6 +265,7 @@ export class Cronql {
         bounded(this.relay?.stop() ?? Promise.resolve(), 1_000).then(() => this._pool && endPool(this._pool, 1_000)),
         bounded(this.notifier?.close() ?? Promise.resolve(), 1_000),
         this.probe && endPool(this.probe, 1_000),
+        // The ORM has no connections of its own (they are the pool's): this ends only its session.
         bounded(this._orm?.close(true) ?? Promise.resolve(), 1_000),
       ]);
       await this.embedded?.stop();
