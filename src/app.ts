@@ -80,9 +80,6 @@ export class Cronql {
   get secrets(): SecretService {
     return this.need(this._secrets);
   }
-  get orm(): MikroORM {
-    return this.need(this._orm);
-  }
   get pool(): Pool {
     return this.need(this._pool);
   }

@@ -109,3 +109,23 @@ export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
     updatedAt: new Date(row.updated_at as string),
   };
 }
+
+/**
+ * A job version as the services, the API and the library hand it out: a plain record (a row of
+ * `cron_job_definitions`), whatever reads it — never an ORM entity.
+ */
+export interface JobRecord extends JobSnapshot {
+  /** Null: never paused by failures. */
+  pauseAfterFailures: number | null;
+  /** FAILED runs since the last SUCCEEDED one. */
+  consecutiveFailures: number;
+  /** When the newest SUCCEEDED run ended (read from the runs). */
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+  pauseReason: string | null;
+  /** The version this one replaced. */
+  supersedesId: string | null;
+  createdBy: string | null;
+  updatedBy: string | null;
+  createdAt: Date;
+}
