@@ -324,10 +324,10 @@ program
     else process.stdout.write(text);
   });
 
-// --- the PDR's DoD check -----------------------------------------------------------------------------
+// --- the acceptance check (docs/product.md) ---------------------------------------------------------
 program
   .command('verify')
-  .description('create (or reuse) the */5 DoD job, run it once, and confirm the run SUCCEEDED')
+  .description('create (or reuse) the */5 acceptance job, run it once, and confirm the run SUCCEEDED')
   .option('--wait-slot', 'also wait for its next scheduled slot to succeed')
   .option('--timeout <seconds>', 'give up after', '60')
   .action(async (o: { waitSlot?: boolean; timeout: string }) => {

@@ -764,7 +764,7 @@ export class RunStore {
    * - the runner has an instance row whose heartbeat is older than `silentMs` (database time, so
    *   the instances' clocks do not matter): FAILED/RUNNER_LOST, with the runner and its last beat;
    * - the runner has no instance row (an instance of a version without heartbeats, or one pruned
-   *   long ago): the PDR's rule, FAILED/STALE_TIMEOUT once started longer ago than `staleAfterMs`.
+   *   long ago): the stale rule, FAILED/STALE_TIMEOUT once started longer ago than `staleAfterMs`.
    * A retryable failure gets its next attempt like any other.
    */
   async settleLost(silentMs: number, staleAfterMs: number): Promise<RunRecord[]> {
@@ -799,7 +799,7 @@ export class RunStore {
   }
 
   /**
-   * Startup recovery (PRODUCT.md rule 3), before any timer is armed: RUNNING runs that started
+   * Startup recovery (docs/behaviour.md), before any timer is armed: RUNNING runs that started
    * longer ago than `staleAfterMs`, and, whatever their age, those recorded as running on this
    * very instance id (a fixed CRONQL_INSTANCE_ID restarted: nothing of this process runs them
    * yet), become FAILED/STALE_TIMEOUT.

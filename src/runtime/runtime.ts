@@ -164,7 +164,7 @@ export class Runtime implements SweptRuntime {
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
     this.sweeper.lastBeatAt = new Date();
-    // Recovery (PRODUCT.md rule 3): runs recorded but never finished are settled; windows that
+    // Recovery (docs/behaviour.md): runs recorded but never finished are settled; windows that
     // were never recorded are accounted for by the ledger when the actors are armed.
     const staled = await this.store.settleStale(this.o.staleAfterMs);
     const retired = await this.store.retireEndedOneTimeJobs();

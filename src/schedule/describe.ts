@@ -6,7 +6,7 @@ import { canonicalTimezone, WallClock } from './timezone.js';
 /**
  * An English sentence for a schedule: cronstrue's reading of the expression (5 fields, or 6 with
  * seconds first; L, W and # included), the zone when it is not UTC, and — where the schedule meets
- * a daylight-saving change of that zone in the coming year — what cronql does then (PRODUCT.md):
+ * a daylight-saving change of that zone in the coming year — what cronql does then (docs/behaviour.md):
  * a time the clock skips runs as much later as the clock jumped; a repeated time runs once, at its
  * first occurrence, unless the hour field is `*` or a step, which runs both.
  * @throws CronqlError INVALID_CRON_EXPRESSION / INVALID_TIMEZONE, as everywhere else

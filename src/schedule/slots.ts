@@ -13,7 +13,7 @@ const HORIZON_YEARS = 30;
 /**
  * The next `count` slots strictly after `from`, sorted and unique, as UTC instants on whole
  * seconds. Slots are computed on the wall clock of `timezone` and mapped to instants by the DST
- * policy (see PRODUCT.md): a non-existent local time is shifted forward by the gap's length; a
+ * policy (see docs/behaviour.md): a non-existent local time is shifted forward by the gap's length; a
  * repeated one fires at its first occurrence, or at both when the hour field is `*` or a step.
  * Returns fewer than `count` slots only if 30 years pass without one.
  */

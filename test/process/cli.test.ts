@@ -126,7 +126,7 @@ jobs:
     expect(await runJson(['jobs', 'list', '--key', 'billing.x'])).toEqual([]);
   });
 
-  it('verify: creates the */5 DoD job, runs it once, and confirms it SUCCEEDED', async () => {
+  it('verify: creates the */5 acceptance job, runs it once, and confirms it SUCCEEDED', async () => {
     const res = await runJson(['verify', '--timeout', '20']);
     expect(res).toMatchObject({ ok: true, runNow: expect.any(String) });
     const again = await runJson(['verify', '--timeout', '20']); // reuses the job

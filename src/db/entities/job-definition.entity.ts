@@ -41,7 +41,7 @@ export class JobDefinition {
   @Property({ type: 'integer', nullable: true })
   timeoutSeconds?: number | null;
 
-  /** What becomes of slots missed while no cronql could fire them (see docs/ledger.md). */
+  /** What becomes of slots missed while no cronql could fire them (see docs/behaviour.md, the ledger). */
   @Enum({ items: () => CatchUpPolicy, type: 'text', default: CatchUpPolicy.NONE })
   catchUp: CatchUpPolicy & Opt = CatchUpPolicy.NONE;
 
