@@ -16,7 +16,7 @@ export interface DbBounds {
 
 export const DEFAULT_DB_BOUNDS: DbBounds = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
 
-/** Connections of the process's one pool (CRONQL_DB_POOL_SIZE). */
+/** Connections of the process's one pool: every statement of the process, the ORM's included. */
 export const DEFAULT_POOL_SIZE = 10;
 
 /**
