@@ -4,6 +4,8 @@ import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './opti
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
 import { lastHourLosses } from './db/readiness-queries.js';
+import { JobStore } from './db/job-store.js';
+import type { JobRecord } from './domain/job.js';
 import { Notifier } from './db/notifier.js';
 import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
@@ -167,7 +169,8 @@ export class Cronql {
       databaseReachable: () => !(this._runtime?.databaseUnreachable ?? false),
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     });
-    const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    const orm = this._orm;
+    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => new JobStore(orm, publish), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,

@@ -1,9 +1,8 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { CronqlError } from '../errors.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
-import { JobStore, JobWriteRefused, type JobChange, type JobQuery } from '../db/job-store.js';
+import { JobWriteRefused, type JobChange, type JobQuery, type JobStore } from '../db/job-store.js';
 import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
@@ -23,8 +22,8 @@ export type NewJobVersionInput = Partial<DefinitionInput>;
 export type JobFilter = JobQuery;
 
 export interface ServiceDeps {
-  /** The data layer's handle on job definitions (the services see plain records only). */
-  orm: MikroORM;
+  /** Opens the data layer's job store (plain records in and out), told of every job row a write changed. */
+  jobStore: (publish: (jobs: readonly JobRecord[]) => void) => JobStore;
   targets: TargetRegistry;
   clock: Clock;
   maxPayloadBytes: number;
@@ -69,7 +68,7 @@ export class JobService {
 
   constructor(private readonly d: ServiceDeps) {
     // This process's runtime hears of the writes here; the others through the store's NOTIFY.
-    this.store = new JobStore(d.orm, (jobs) => {
+    this.store = d.jobStore((jobs) => {
       for (const job of jobs) d.runtime?.jobChanged(toSnapshot(job));
     });
   }
