@@ -50,6 +50,15 @@ export interface JobQuery {
   scheduleType?: ScheduleType | null;
 }
 
+/**
+ * Every property of the entity is a field of the record, but for the relation (its id) and the
+ * retry columns (one `retry` policy): a column added to the entity fails to compile here until
+ * the record and `toJobRecord` carry it.
+ */
+type Unmapped = Exclude<keyof JobDefinition, keyof JobRecord | 'supersedes' | `retry${Capitalize<string>}`>;
+const everyColumnMapped: [Unmapped] extends [never] ? true : Unmapped = true;
+void everyColumnMapped;
+
 /** The plain record of an entity: what leaves the data layer (no ORM session, no lazy relation). */
 export function toJobRecord(job: JobDefinition): JobRecord {
   return {
@@ -61,6 +70,7 @@ export function toJobRecord(job: JobDefinition): JobRecord {
     scheduleType: job.scheduleType,
     cronExpression: job.cronExpression ?? null,
     runAt: job.runAt ?? null,
+    finalSlotAt: job.finalSlotAt ?? null,
     timezone: job.timezone,
     timeoutSeconds: job.timeoutSeconds ?? null,
     status: job.status,

@@ -115,6 +115,8 @@ export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
  * `cron_job_definitions`), whatever reads it — never an ORM entity.
  */
 export interface JobRecord extends JobSnapshot {
+  /** A recurring job whose expression names its years: its last slot (the job retires after it); else null. */
+  finalSlotAt: Date | null;
   /** Null: never paused by failures. */
   pauseAfterFailures: number | null;
   /** FAILED runs since the last SUCCEEDED one. */
