@@ -7,7 +7,7 @@
  * is left is maintenance.
  *
  *   BENCH_MAINT_PROCS=4 BENCH_MAINT_WINDOW_MS=30000 node dist/bench/maintenance.js
- *   CRONQL_MAIN=/other/build/dist/src/main.js …   (another build, e.g. a baseline)
+ *   BENCH_MAINT_MAIN=/other/build/dist/src/main.js …   (another build, e.g. a baseline)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,7 @@ import { benchServer } from './server.js';
 const PROCS = Number(process.env.BENCH_MAINT_PROCS ?? 4);
 const WINDOW_MS = Number(process.env.BENCH_MAINT_WINDOW_MS ?? 30_000);
 const JOBS = Number(process.env.BENCH_MAINT_JOBS ?? 200);
-const MAIN = process.env.CRONQL_MAIN ?? fileURLToPath(new URL('../src/main.js', import.meta.url));
+const MAIN = process.env.BENCH_MAINT_MAIN ?? fileURLToPath(new URL('../src/main.js', import.meta.url));
 const ENV = { CRONQL_HEARTBEAT_MS: '1000', CRONQL_LOST_AFTER_MS: '5000' };
 
 interface Proc {
