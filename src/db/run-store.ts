@@ -189,9 +189,14 @@ function insertRuns(source: string, p: NewRunColumns, returning = ROW_COLUMNS): 
     RETURNING ${returning}`;
 }
 
-/** The one-time job `d` retires with its ended run `c`: the rule, written once (`c` is terminal). */
+/**
+ * The job `d` retires with its ended run `c`: the rule, written once (`c` is terminal) — a one-time
+ * job's scheduled run, or the run of a recurring job's last slot ever (its expression has a year
+ * field: `final_slot_at`, computed when the version was made).
+ */
 const retiresOneTime = (c: string, d: string) =>
-  `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} AND ${d}.status <> ${JOB.RETIRED}`;
+  `${c}.trigger_type = ${SCHEDULED} AND ${d}.status <> ${JOB.RETIRED}
+   AND (${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} OR ${c}.scheduled_at >= ${d}.final_slot_at)`;
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
 const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 const RETIRES = `${retiresOneTime('c', 'd')} AND NOT ${RETRIED}`;
@@ -829,7 +834,8 @@ export class RunStore {
   }
 
   /**
-   * Retires one-time jobs whose scheduled run ended but which are not RETIRED: left by versions
+   * Retires one-time jobs whose scheduled run ended but which are not RETIRED (and recurring ones
+   * whose last slot's run ended, by the same rule): left by versions
    * of cronql that retired in a separate statement (today the run's end retires it, atomically,
    * by the same rule). Returns their ids.
    */

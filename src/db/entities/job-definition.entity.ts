@@ -35,6 +35,13 @@ export class JobDefinition {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   runAt?: Date | null;
 
+  /**
+   * A RECURRING job's last slot ever, when its expression has a year field (null otherwise): the
+   * run of that slot retires the job when it ends, as a one-time job's run does.
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  finalSlotAt?: Date | null;
+
   @Property({ type: 'text', default: 'UTC' })
   timezone: string & Opt = 'UTC';
 
