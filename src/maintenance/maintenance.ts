@@ -60,6 +60,7 @@ export class Maintenance {
   private readonly duties: Duty[];
   private readonly cluster: Duty[];
   private stopping: Promise<void> | undefined;
+  private steppingDown: Promise<void> | undefined;
 
   constructor(private readonly o: MaintenanceOptions) {
     const hb = o.heartbeatMs;
@@ -113,8 +114,8 @@ export class Maintenance {
    * maintenance statements at a time rather than all of them each heartbeat.
    */
   start(): void {
-    if (this.stopping) return;
-    const rest = this.duties.slice(2);
+    if (this.stopping || this.steppingDown) return;
+    const rest = this.duties.filter((d) => d !== this.heartbeat && d !== this.lease);
     this.heartbeat.start(this.heartbeat.everyMs);
     this.lease.start(0);
     rest.forEach((d, i) => d.start(((i + 1) * Math.min(d.everyMs, this.o.heartbeatMs)) / (rest.length + 1)));
@@ -134,19 +135,32 @@ export class Maintenance {
   }
 
   /**
-   * Stops the duties (cluster ones first, the heartbeat last), gives the lease up, and removes
-   * this instance's row. Bounded: each step gives up after a second on a database that does not
-   * answer. Idempotent.
+   * Gives the cluster-wide duties up (when this instance stops firing): their duties stop, the
+   * lease is released, and another instance takes them on its next try — not after this one has
+   * drained its runs, during which it could not claim what they find. Never rejects; idempotent.
    */
-  stop(): Promise<void> {
-    this.stopping ??= (async () => {
-      for (const d of [...this.duties].reverse()) if (d !== this.heartbeat && d !== this.lease) await d.stop();
+  stepDown(): Promise<void> {
+    this.steppingDown ??= (async () => {
+      for (const d of [...this.cluster].reverse()) await d.stop();
       await this.lease.stop();
       try {
         await bounded(this.lease.release(), 1_000);
       } catch (err) {
         this.o.log.warn({ err }, 'could not give the maintenance lease up; it expires by itself');
       }
+    })();
+    return this.steppingDown;
+  }
+
+  /**
+   * Stops every duty — the cluster-wide ones and the lease first, the heartbeat last — and
+   * removes this instance's row. Bounded: each step gives up after a second on a database that
+   * does not answer. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.stepDown();
+      for (const d of [...this.duties].reverse()) if (d !== this.heartbeat) await d.stop();
       await this.heartbeat.stop();
       try {
         await bounded(removeInstance(this.o.pool, this.o.identity.id), 1_000);

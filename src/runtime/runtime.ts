@@ -363,6 +363,8 @@ export class Runtime implements MaintainedRuntime {
     this.scheduler.stop();
     for (const alarm of this.wakers.values()) alarm.cancel();
     this.wakers.clear();
+    // The cluster-wide maintenance moves to another instance now, not after the drain.
+    void this.maintenance.stepDown();
   }
 
   /**

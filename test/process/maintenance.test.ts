@@ -74,5 +74,16 @@ describe('maintenance on three instances', () => {
     const other = next.seen[1 - next.i];
     expect(other.held).toBe(false);
     for (const duty of CLUSTER_DUTIES) expect(other.passes[duty] ?? 0, `${duty} on the third instance`).toBe(0);
-  }, 90_000);
+
+    // A clean stop gives the lease up as firing stops: the last instance takes it at its next
+    // try, well before the lease (3 s) would have lapsed.
+    const third = survivors[1 - next.i];
+    survivors[next.i].kill('SIGTERM');
+    const stoppedAt = Date.now();
+    const line = await third.waitForLog(/this instance runs the cluster-wide maintenance duties/, 20_000);
+    const handedMs = Number(JSON.parse(line).time) - stoppedAt;
+    console.log(`maintenance lease handed over ${handedMs} ms after SIGTERM of its holder`);
+    expect(handedMs).toBeLessThan(2_000);
+    await eventually(async () => ((await maintenance(third)).passes['lost-runs'] ?? 0) > 0, 10_000);
+  }, 120_000);
 });
