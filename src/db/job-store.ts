@@ -1,29 +1,12 @@
 import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { JobStatus, type ScheduleType } from '../domain/enums.js';
-import type { JobRecord, RetryPolicy } from '../domain/job.js';
+import { entityReader, jobSnapshot, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 
 /** The fields of a new job version that the services validated. */
-export type JobFields = Pick<
-  JobDefinition,
-  | 'target'
-  | 'scheduleType'
-  | 'cronExpression'
-  | 'runAt'
-  | 'finalSlotAt'
-  | 'timezone'
-  | 'payload'
-  | 'timeoutSeconds'
-  | 'catchUp'
-  | 'catchUpLimit'
-  | 'pauseAfterFailures'
-  | 'overlap'
-  | 'maxConcurrentRuns'
-  | 'jitterSeconds'
-  | 'captureBytes'
-> & { retry: RetryPolicy | null };
+export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
 
 /** The job's columns for its fields (the retry policy is five columns). */
 function columns({ retry, ...rest }: JobFields) {
@@ -62,26 +45,10 @@ void everyColumnMapped;
 /** The plain record of an entity: what leaves the data layer (no ORM session, no lazy relation). */
 export function toJobRecord(job: JobDefinition): JobRecord {
   return {
-    id: job.id,
-    jobKey: job.jobKey,
-    version: job.version,
-    target: job.target,
-    payload: job.payload ?? null,
-    scheduleType: job.scheduleType,
-    cronExpression: job.cronExpression ?? null,
-    runAt: job.runAt ?? null,
+    // What the runtime sees, read the one way every job is read (domain/job.ts), …
+    ...jobSnapshot(entityReader(job)),
+    // … and what the API shows beside it.
     finalSlotAt: job.finalSlotAt ?? null,
-    timezone: job.timezone,
-    timeoutSeconds: job.timeoutSeconds ?? null,
-    status: job.status,
-    catchUp: job.catchUp,
-    catchUpLimit: job.catchUpLimit ?? null,
-    retry: job.retry,
-    overlap: job.overlap,
-    maxConcurrentRuns: job.maxConcurrentRuns,
-    jitterSeconds: job.jitterSeconds,
-    captureBytes: job.captureBytes,
-    pauseAfterFailures: job.pauseAfterFailures ?? null,
     consecutiveFailures: job.consecutiveFailures,
     lastSuccessAt: job.lastSuccessAt ?? null,
     lastFailureAt: job.lastFailureAt ?? null,
@@ -89,9 +56,7 @@ export function toJobRecord(job: JobDefinition): JobRecord {
     supersedesId: job.supersedes?.id ?? null,
     createdBy: job.createdBy ?? null,
     updatedBy: job.updatedBy ?? null,
-    revision: job.revision,
     createdAt: job.createdAt,
-    updatedAt: job.updatedAt,
   };
 }
 

@@ -14,7 +14,9 @@ import type { Alarm, Clock } from './clock.js';
 import { Ledger } from './ledger.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
-import { Sweeper, type SweptRuntime } from './sweeper.js';
+import { Maintenance } from '../maintenance/maintenance.js';
+import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
+import type { MaintenanceListener } from '../maintenance/events.js';
 import type { TargetRegistry } from './targets/registry.js';
 
 export interface RuntimeOptions {
@@ -46,6 +48,12 @@ export interface RuntimeOptions {
   secrets?: SecretResolver;
   /** How many scheduler instances arm each job (0: every instance arms every job). @default 2 */
   jobReplicas?: number;
+  /** Run history kept, in days (the retention duty; 0 keeps everything). @default 0 */
+  retentionDays?: number;
+  /** Told of each maintenance pass (metrics). */
+  onMaintenancePass?: MaintenanceListener;
+  /** Told of each retention round's outcome (metrics). */
+  onPruned?: (deleted: number, at: Date) => void;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -60,12 +68,12 @@ const MAX_WAKERS = 100_000;
  * ran), sweep. Stop order: stop arming and firing, finish recording what was due, drain in-flight
  * runs, unregister.
  */
-export class Runtime implements SweptRuntime {
+export class Runtime implements MaintainedRuntime {
   private readonly store: RunStore;
   private readonly executor: RunExecutor;
   private readonly scheduler: Scheduler;
   private readonly ledger: Ledger;
-  private readonly sweeper: Sweeper;
+  private readonly maintenance: Maintenance;
   private readonly identity: InstanceIdentity;
   private readonly graceMs: number;
   private state: State = 'new';
@@ -106,7 +114,7 @@ export class Runtime implements SweptRuntime {
       run: (job, slots) => this.catchUp(job, slots),
     });
     this.identity = { id: o.instanceId, role: o.role ?? 'all', host: hostname(), pid: process.pid, version: o.version ?? '' };
-    this.sweeper = new Sweeper({
+    this.maintenance = new Maintenance({
       pool: o.pool,
       store: o.store,
       ledger: this.ledger,
@@ -115,8 +123,11 @@ export class Runtime implements SweptRuntime {
       heartbeatMs: o.heartbeatMs ?? 5_000,
       lostAfterMs: o.lostAfterMs ?? 30_000,
       staleAfterMs: o.staleAfterMs,
+      retentionDays: o.retentionDays ?? 0,
       now: () => o.clock.now(),
       runtime: this,
+      passed: o.onMaintenancePass,
+      onPruned: o.onPruned,
     });
   }
 
@@ -130,8 +141,13 @@ export class Runtime implements SweptRuntime {
 
   /** Whether this instance's heartbeat is recent (within two heartbeats and a second). */
   get heartbeatFresh(): boolean {
-    const last = this.sweeper.lastBeatAt;
+    const last = this.maintenance.lastBeatAt;
     return last !== null && Date.now() - last.getTime() <= 2 * (this.o.heartbeatMs ?? 5_000) + 1_000;
+  }
+
+  /** Whether this instance holds the cluster-wide maintenance lease (it runs the cluster-wide duties). */
+  get maintenanceLeaseHeld(): boolean {
+    return this.maintenance.lease.held;
   }
 
   /** Jobs armed on this instance. */
@@ -163,7 +179,7 @@ export class Runtime implements SweptRuntime {
 
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
-    this.sweeper.lastBeatAt = new Date();
+    this.maintenance.lastBeatAt = new Date();
     // Recovery (docs/behaviour.md): runs recorded but never finished are settled; windows that
     // were never recorded are accounted for by the ledger when the actors are armed.
     const staled = await this.store.settleStale(this.o.staleAfterMs);
@@ -185,7 +201,7 @@ export class Runtime implements SweptRuntime {
     for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
     this.ready = true;
     await markArmed(pool, this.identity.id, this.actorCount);
-    this.sweeper.start();
+    this.maintenance.start();
     log.info({ jobs: jobs.length, partitions: this.owned.size }, 'runtime armed');
   }
 
@@ -337,7 +353,7 @@ export class Runtime implements SweptRuntime {
 
   /** One round of the sweep now (tests; the sweep also runs every heartbeat). */
   sweep(): Promise<void> {
-    return this.sweeper.sweep();
+    return this.maintenance.sweep();
   }
 
   /** The first step of stopping, synchronous: no actor arms or fires from now on. */
@@ -347,6 +363,8 @@ export class Runtime implements SweptRuntime {
     this.scheduler.stop();
     for (const alarm of this.wakers.values()) alarm.cancel();
     this.wakers.clear();
+    // The cluster-wide maintenance moves to another instance now, not after the drain.
+    void this.maintenance.stepDown();
   }
 
   /**
@@ -360,7 +378,7 @@ export class Runtime implements SweptRuntime {
       // Recorded slots start their runs before the drain; bounded, as the database may not answer.
       await bounded(Promise.allSettled([...this.starting.keys(), ...this.reloads.values()]), Math.min(this.o.shutdownGraceMs, 5_000));
       await this.executor.drain(this.o.shutdownGraceMs);
-      await this.sweeper.stop();
+      await this.maintenance.stop();
       this.state = 'stopped';
     })();
     return this.stopping;
@@ -404,7 +422,7 @@ export class Runtime implements SweptRuntime {
     } catch (err) {
       this.o.log.error({ err }, 'could not resynchronise after a lost notification connection');
     }
-    await this.sweeper.sweep();
+    await this.maintenance.sweep();
   }
 
   /**

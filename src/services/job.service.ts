@@ -1,13 +1,14 @@
 import { CronqlError } from '../errors.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
+import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
 import { JobWriteRefused, type JobChange, type JobQuery, type JobStore } from '../db/job-store.js';
 import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
-import { validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
+import { settingsOfNewVersion, validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
 import { checkText } from './stored-input.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
@@ -32,30 +33,14 @@ export interface ServiceDeps {
   secrets?: { assertExist(names: Iterable<string>): Promise<void> };
 }
 
+/** What the runtime needs of a job version: its record less what only the API shows. */
 export function toSnapshot(job: JobRecord): JobSnapshot {
-  return {
-    id: job.id,
-    jobKey: job.jobKey,
-    version: job.version,
-    target: job.target,
-    payload: job.payload ?? null,
-    scheduleType: job.scheduleType,
-    cronExpression: job.cronExpression ?? null,
-    runAt: job.runAt ?? null,
-    timezone: job.timezone,
-    timeoutSeconds: job.timeoutSeconds ?? null,
-    status: job.status,
-    catchUp: job.catchUp,
-    catchUpLimit: job.catchUpLimit ?? null,
-    retry: job.retry,
-    overlap: job.overlap,
-    maxConcurrentRuns: job.maxConcurrentRuns,
-    jitterSeconds: job.jitterSeconds,
-    captureBytes: job.captureBytes,
-    revision: job.revision,
-    updatedAt: job.updatedAt,
-  };
+  const { finalSlotAt: _f, consecutiveFailures: _c, lastSuccessAt: _s, lastFailureAt: _l, pauseReason: _p, supersedesId: _i, createdBy: _cb, updatedBy: _ub, createdAt: _ca, ...snapshot } = job;
+  return snapshot;
 }
+
+/** A job version's settings, as its record holds them. */
+const settingsOfRecord = (job: JobRecord): JobSettings => Object.fromEntries(SETTING_NAMES.map((name) => [name, job[name]])) as JobSettings;
 
 /**
  * Job definitions: create, pause, resume, new version, retire, read. The rules live here
@@ -167,20 +152,7 @@ export class JobService {
         cronExpression: input.cronExpression !== undefined ? input.cronExpression : switched ? null : old.cronExpression,
         runAt: input.runAt !== undefined ? input.runAt : switched ? null : old.runAt,
         timezone: input.timezone ?? old.timezone,
-        payload: input.payload !== undefined ? input.payload : old.payload,
-        timeoutSeconds: input.timeoutSeconds !== undefined ? input.timeoutSeconds : old.timeoutSeconds,
-        catchUp: input.catchUp ?? old.catchUp,
-        pauseAfterFailures: input.pauseAfterFailures !== undefined ? input.pauseAfterFailures : old.pauseAfterFailures,
-        // A policy changed away from ALL drops the old limit, unless one is given.
-        catchUpLimit:
-          input.catchUpLimit !== undefined ? input.catchUpLimit : input.catchUp != null && input.catchUp !== old.catchUp ? null : old.catchUpLimit,
-        retry: input.retry !== undefined ? input.retry : old.retry,
-        overlap: input.overlap ?? old.overlap,
-        // Likewise a policy changed away from ALLOW drops its concurrency.
-        maxConcurrentRuns:
-          input.maxConcurrentRuns !== undefined ? input.maxConcurrentRuns : input.overlap != null && input.overlap !== old.overlap ? null : old.maxConcurrentRuns,
-        jitterSeconds: input.jitterSeconds !== undefined ? input.jitterSeconds : old.jitterSeconds,
-        captureBytes: input.captureBytes !== undefined ? input.captureBytes : old.captureBytes,
+        ...settingsOfNewVersion(input, settingsOfRecord(old)),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
