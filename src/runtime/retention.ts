@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../db/run-store.js';
+import { RUNTIME_BOUNDS } from '../config.js';
 
 export interface RetentionOptions {
   store: RunStore;
@@ -7,9 +8,9 @@ export interface RetentionOptions {
   /** Runs scheduled longer ago than this many days (their slot, or a run-now's creation) are deleted; 0 keeps everything. @default 180 */
   days: number;
   now(): Date;
-  /** Rows per DELETE: small, so no statement holds locks for long. @default 1000 */
+  /** Rows per DELETE: small, so no statement holds locks for long. @default RUNTIME_BOUNDS.retentionBatch */
   batchSize?: number;
-  /** Between two rounds. @default 3600000 (an hour) */
+  /** Between two rounds. @default RUNTIME_BOUNDS.retentionEveryMs (an hour) */
   everyMs?: number;
   /** Told of each round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
@@ -31,12 +32,18 @@ export class Retention {
   private running: Promise<number> | undefined;
   private stopped = false;
 
-  constructor(private readonly o: RetentionOptions) {}
+  private readonly batchSize: number;
+  private readonly everyMs: number;
+
+  constructor(private readonly o: RetentionOptions) {
+    this.batchSize = o.batchSize ?? RUNTIME_BOUNDS.retentionBatch;
+    this.everyMs = o.everyMs ?? RUNTIME_BOUNDS.retentionEveryMs;
+  }
 
   start(): void {
     if (this.o.days <= 0 || this.stopped) return;
     void this.prune();
-    this.timer = setInterval(() => void this.prune(), this.o.everyMs ?? 3_600_000);
+    this.timer = setInterval(() => void this.prune(), this.everyMs);
     this.timer.unref();
   }
 
@@ -63,7 +70,7 @@ export class Retention {
         const deleted = await this.batch(cutoff);
         if (deleted === null) break; // another instance is pruning
         total += deleted;
-        if (deleted < (this.o.batchSize ?? 1_000)) break;
+        if (deleted < this.batchSize) break;
         await new Promise((r) => setTimeout(r, 20)); // let the fire path in between batches
       }
       if (total > 0) log.info({ deleted: total, olderThan: cutoff }, 'retention: deleted expired runs');
@@ -76,6 +83,6 @@ export class Retention {
 
   /** One batch in its own short transaction; null when another instance holds the lock. */
   private batch(cutoff: Date): Promise<number | null> {
-    return this.o.store.pruneBatch(cutoff, this.o.batchSize ?? 1_000, LOCK_KEY);
+    return this.o.store.pruneBatch(cutoff, this.batchSize, LOCK_KEY);
   }
 }

@@ -46,6 +46,8 @@ export interface SweeperOptions {
   pendingAfterMs?: number;
   now(): Date;
   runtime: SweptRuntime;
+  /** Told at the end of each round (`maintenancePass`): its number, and whether the database answered. */
+  passed?(pass: { round: number; reachable: boolean }): void;
 }
 
 /** Instance rows silent for this long (and with no RUNNING runs) are deleted. */
@@ -75,6 +77,8 @@ export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
   private rounds = 0;
+  /** Rounds ended (the `passed` hook's count). */
+  private passes = 0;
   private down = false;
   private stopped = false;
   /** When this instance last recorded its heartbeat. */
@@ -90,7 +94,10 @@ export class Sweeper {
 
   /** One round now (or the round in progress). Never rejects. */
   sweep(): Promise<void> {
-    this.round ??= this.once().finally(() => (this.round = undefined));
+    this.round ??= this.once().finally(() => {
+      this.round = undefined;
+      if (!this.stopped) this.o.passed?.({ round: ++this.passes, reachable: !this.down });
+    });
     return this.round;
   }
 
