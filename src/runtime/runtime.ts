@@ -54,6 +54,8 @@ export interface RuntimeOptions {
   notifier?: Notifier;
   /** The values of the secrets payloads reference, read when a run starts. */
   secrets?: SecretResolver;
+  /** Where the runtime's events go (the app's, so they can be listened to before it starts). */
+  events?: RuntimeEvents;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -90,7 +92,7 @@ export class Runtime implements SweptRuntime {
   constructor(private readonly o: RuntimeOptions) {
     const { clock, log, store } = o;
     const firing = () => this.state === 'armed';
-    this.events = new RuntimeEvents((err, name) => log.error({ err, event: name }, 'a runtime event listener threw'));
+    this.events = o.events ?? new RuntimeEvents((err, name) => log.error({ err, event: name }, 'a runtime event listener threw'));
     this.store = store;
     this.executor = new RunExecutor(store, o.targets, log, o.secrets, (run, status) =>
       this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status }),
