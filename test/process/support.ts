@@ -73,3 +73,26 @@ export function useProcessTest(o: { proxy?: boolean } = {}) {
     },
   };
 }
+
+/**
+ * Resolves once each of `instanceIds` has run a whole maintenance round from now: each round
+ * begins with its beat and rounds never overlap, so the second beat seen after the call closes a
+ * round that began after it. What a test waits on instead of sleeping "a sweep or so".
+ */
+export async function aFullSweep(p: CronqlProcess, instanceIds: string[], timeoutMs = 30_000): Promise<void> {
+  const beats = async () => {
+    const res = await p.graphql<{ instances: { id: string; heartbeatAt: string }[] }>('{ instances { id heartbeatAt } }');
+    if (!res.data) throw new Error(`instances failed: ${JSON.stringify(res.errors)}`);
+    return new Map(res.data.instances.map((i) => [i.id, Date.parse(i.heartbeatAt)]));
+  };
+  const deadline = Date.now() + timeoutMs;
+  let last = await beats();
+  const seen = new Map(instanceIds.map((id) => [id, 0]));
+  while ([...seen.values()].some((n) => n < 2)) {
+    if (Date.now() > deadline) throw new Error(`no full sweep of ${instanceIds.join(', ')} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50)); // a poll's pace, not a guess at how long a sweep takes
+    const now = await beats();
+    for (const id of instanceIds) if ((now.get(id) ?? 0) > (last.get(id) ?? 0)) seen.set(id, seen.get(id)! + 1);
+    last = now;
+  }
+}
