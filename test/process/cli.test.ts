@@ -72,7 +72,7 @@ describe('the cronql CLI', () => {
     // People get a table.
     const table = await run(['jobs', 'list']);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
-  });
+  }, 60_000);
 
   it('prints the API error code and exits 1', async () => {
     const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);
