@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The initial schema: job definitions and runs (seed PDR §9, plus `output`, `timeout_seconds`).
+ * The initial schema: job definitions and runs (docs/product.md, the data model, plus `output`, `timeout_seconds`).
  * Migrations are append-only: change the schema with a new file, never by editing this one.
  */
 export class Migration20261122000000_initial extends Migration {
@@ -66,10 +66,10 @@ export class Migration20261122000000_initial extends Migration {
         created_at         timestamptz NOT NULL DEFAULT now(),
         updated_at         timestamptz NOT NULL DEFAULT now()
       )`);
-    // Idempotent firing: one SCHEDULED run per (job, slot), whoever fires it (PDR §12.4).
+    // Idempotent firing: one SCHEDULED run per (job, slot), whoever fires it (docs/behaviour.md, firing a slot).
     this.addSql(`CREATE UNIQUE INDEX cron_job_runs_scheduled_slot_unique
       ON cron_job_runs (job_definition_id, scheduled_at) WHERE trigger_type = 'SCHEDULED'`);
-    // No overlap: at most one active run per job, across every instance (PRODUCT.md rule 2).
+    // No overlap: at most one active run per job, across every instance (docs/behaviour.md, no overlap).
     this.addSql(`CREATE UNIQUE INDEX cron_job_runs_one_active_per_job
       ON cron_job_runs (job_definition_id) WHERE status IN ('PENDING', 'RUNNING')`);
     this.addSql(`CREATE INDEX cron_job_runs_status_scheduled_idx ON cron_job_runs (status, scheduled_at)`);

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Job policies (retries, overlap, jitter). On jobs: the retry policy (null: no retry, the PDR's
- * default), the overlap policy (SKIP, the PDR's default) with its concurrency, and the jitter
+ * Job policies (retries, overlap, jitter). On jobs: the retry policy (null: no retry, the original
+ * default), the overlap policy (SKIP, the original default) with its concurrency, and the jitter
  * window. On runs:
  * - `attempt` (1 for the first) and `retry_of` (the attempt before): a retry is a new row of the
  *   same job and slot, so the slot key now holds for first attempts only;

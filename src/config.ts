@@ -6,7 +6,7 @@ import { ConfigError } from './errors.js';
 
 export type Role = 'all' | 'api' | 'scheduler';
 
-/** cronql's configuration, read once from the environment at startup (see API.md). */
+/** cronql's configuration, read once from the environment at startup (every variable: docs/configuration.md). */
 export interface Config {
   /** HTTP and WebSocket port. @default 4000 */
   port: number;

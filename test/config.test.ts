@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 
 describe('configuration', () => {
-  it('has the defaults of API.md', () => {
+  it('has the defaults of docs/configuration.md', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 4000,

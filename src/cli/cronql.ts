@@ -22,10 +22,11 @@ import {
   TargetsDocument,
   type JobFieldsFragment,
   type JobStatus,
+  type CreateJobInput,
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, retryDefinition, specDefinition, toYaml, type Definition } from './jobs-file.js';
+import { changedFields, definitionSpec, parseJobsFile, retryDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -37,6 +38,13 @@ program
   .option('--url <url>', 'the cronql server', process.env.CRONQL_URL ?? 'http://127.0.0.1:4000')
   .option('--token <token>', 'bearer token (ADMIN or VIEWER)', process.env.CRONQL_TOKEN)
   .option('--json', 'print JSON');
+
+/** Several failures at once (every bad job of a file): one `error CODE: message` line each. */
+class CliErrors extends Error {
+  constructor(readonly errors: CliError[]) {
+    super(errors.map((e) => e.message).join('\n'));
+  }
+}
 
 const endpoint = (): Endpoint => ({ url: program.opts().url, token: program.opts().token });
 const asJson = (): boolean => Boolean(program.opts().json);
@@ -272,13 +280,35 @@ async function liveJobs(): Promise<Map<string, JobFieldsFragment>> {
   return live;
 }
 
+/**
+ * A jobs file parsed and every job checked against the server's rules and targets, before
+ * anything is changed; every bad job is reported, one line each (file, key, field, code).
+ */
+async function checkedJobsFile(path: string): Promise<JobsFile> {
+  const file = parseJobsFile(path, await readFile(path, 'utf8'));
+  const { targets } = await request(endpoint(), TargetsDocument, {});
+  // Loaded here: the server's rules (and their schedule code) cost every other command ~0.1 s.
+  const { checkJobs } = await import('./jobs-check.js');
+  const problems = checkJobs(path, file, targets.map((t) => t.name), new Date());
+  if (problems.length) throw new CliErrors(problems);
+  return file;
+}
+
+program
+  .command('validate <file>')
+  .description("check a jobs file against the server's rules and targets; change nothing")
+  .action(async (path: string) => {
+    const file = await checkedJobsFile(path);
+    output({ ok: true, jobs: file.jobs.length }, [{ ok: 'yes', jobs: file.jobs.length }]);
+  });
+
 program
   .command('apply <file>')
   .description('create or version the jobs of a YAML/JSON file; unchanged ones are left alone')
   .option('--prune', "retire the namespace's live jobs the file no longer lists")
   .option('--dry-run', 'print the plan, change nothing')
   .action(async (path: string, o: { prune?: boolean; dryRun?: boolean }) => {
-    const file = parseJobsFile(path, await readFile(path, 'utf8'));
+    const file = await checkedJobsFile(path);
     const live = await liveJobs();
     const plan: { action: 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
     for (const spec of file.jobs) {
@@ -295,17 +325,25 @@ program
       for (const key of live.keys()) if (key.startsWith(`${file.namespace}.`) && !listed.has(key)) plan.push({ action: 'retire', key });
     }
     if (!o.dryRun) {
+      const { jobError, jobInput } = await import('./jobs-check.js');
+      const done: string[] = [];
       for (const step of plan) {
+        if (step.action === 'unchanged') continue;
         const spec = file.jobs.find((j) => j.key === step.key);
-        const d = spec && specDefinition(spec);
-        const input = d && {
-          target: d.target, scheduleType: d.scheduleType as never, cronExpression: d.cronExpression, runAt: d.runAt, timezone: d.timezone,
-          payload: d.payload, timeoutSeconds: d.timeoutSeconds, catchUp: d.catchUp as never, catchUpLimit: d.catchUpLimit, pauseAfterFailures: d.pauseAfterFailures,
-          retry: d.retry as never, overlap: d.overlap as never, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null, jitterSeconds: d.jitterSeconds, captureBytes: d.captureBytes,
-        };
-        if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
-        if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
-        if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
+        const input = spec && (jobInput(spec) as Omit<CreateJobInput, 'key'>);
+        try {
+          if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
+          if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
+          if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
+        } catch (err) {
+          if (err instanceof CliError && err.code === 'UNREACHABLE') throw err;
+          // Only a rule that depends on the server (see jobs-check.ts) or a concurrent change gets
+          // here: every job passed the rules before the first change. Say what was already done.
+          const failed = jobError(path, step.key, err);
+          const before = done.length ? `applied before it: ${done.join(', ')}` : 'nothing was changed';
+          throw new CliError(failed.code, `${failed.message} (${step.action} failed; ${before}; nothing after it)`);
+        }
+        done.push(`${step.action} ${step.key}`);
       }
     }
     output({ dryRun: Boolean(o.dryRun), plan }, plan.map((p) => ({ action: p.action, key: p.key, fields: p.fields?.join(',') ?? null })));
@@ -324,10 +362,10 @@ program
     else process.stdout.write(text);
   });
 
-// --- the PDR's DoD check -----------------------------------------------------------------------------
+// --- the acceptance check (docs/product.md) ---------------------------------------------------------
 program
   .command('verify')
-  .description('create (or reuse) the */5 DoD job, run it once, and confirm the run SUCCEEDED')
+  .description('create (or reuse) the */5 acceptance job, run it once, and confirm the run SUCCEEDED')
   .option('--wait-slot', 'also wait for its next scheduled slot to succeed')
   .option('--timeout <seconds>', 'give up after', '60')
   .action(async (o: { waitSlot?: boolean; timeout: string }) => {
@@ -363,7 +401,8 @@ program
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof CliError) console.error(`error ${err.code}: ${err.message}`);
+  if (err instanceof CliErrors) for (const e of err.errors) console.error(`error ${e.code}: ${e.message}`);
+  else if (err instanceof CliError) console.error(`error ${err.code}: ${err.message}`);
   else console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;
 });

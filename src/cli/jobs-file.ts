@@ -52,6 +52,24 @@ export interface JobsFile {
   jobs: JobSpec[];
 }
 
+/**
+ * A problem with one job of a file found by the rules checked before apply or by the server during
+ * apply, in the format parseJobsFile's own problems have: `file: job "key", field "f": message`,
+ * on one line, with the problem's stable code. `field` is the file's spelling (see `fileField`).
+ */
+export function jobProblem(file: string, job: string | number, field: string | undefined, code: string, message: string): CliError {
+  const at = typeof job === 'string' ? `job "${job}"` : `job #${job + 1}`;
+  const line = `${file}: ${at}${field ? `, field "${field}"` : ''}: ${message}`.replace(/\s*\n\s*/g, ' ');
+  return new CliError(code, line);
+}
+
+/** The file's name of a field the API names differently (its input says cronExpression). */
+export function fileField(apiField: string | undefined): string | undefined {
+  if (apiField === 'cronExpression') return 'cron';
+  if (apiField === 'scheduleType') return 'cron';
+  return apiField;
+}
+
 const FIELDS = new Set([
   'key', 'target', 'cron', 'runAt', 'timezone', 'payload', 'timeoutSeconds', 'catchUp', 'catchUpLimit', 'pauseAfterFailures',
   'retry', 'overlap', 'maxConcurrentRuns', 'jitterSeconds', 'captureBytes',

@@ -12,6 +12,7 @@ export type JobFields = Pick<
   | 'scheduleType'
   | 'cronExpression'
   | 'runAt'
+  | 'finalSlotAt'
   | 'timezone'
   | 'payload'
   | 'timeoutSeconds'

@@ -189,9 +189,14 @@ function insertRuns(source: string, p: NewRunColumns, returning = ROW_COLUMNS): 
     RETURNING ${returning}`;
 }
 
-/** The one-time job `d` retires with its ended run `c`: the rule, written once (`c` is terminal). */
+/**
+ * The job `d` retires with its ended run `c`: the rule, written once (`c` is terminal) — a one-time
+ * job's scheduled run, or the run of a recurring job's last slot ever (its expression has a year
+ * field: `final_slot_at`, computed when the version was made).
+ */
 const retiresOneTime = (c: string, d: string) =>
-  `${c}.trigger_type = ${SCHEDULED} AND ${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} AND ${d}.status <> ${JOB.RETIRED}`;
+  `${c}.trigger_type = ${SCHEDULED} AND ${d}.status <> ${JOB.RETIRED}
+   AND (${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} OR ${c}.scheduled_at >= ${d}.final_slot_at)`;
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
 const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 const RETIRES = `${retiresOneTime('c', 'd')} AND NOT ${RETRIED}`;
@@ -764,7 +769,7 @@ export class RunStore {
    * - the runner has an instance row whose heartbeat is older than `silentMs` (database time, so
    *   the instances' clocks do not matter): FAILED/RUNNER_LOST, with the runner and its last beat;
    * - the runner has no instance row (an instance of a version without heartbeats, or one pruned
-   *   long ago): the PDR's rule, FAILED/STALE_TIMEOUT once started longer ago than `staleAfterMs`.
+   *   long ago): the stale rule, FAILED/STALE_TIMEOUT once started longer ago than `staleAfterMs`.
    * A retryable failure gets its next attempt like any other.
    */
   async settleLost(silentMs: number, staleAfterMs: number): Promise<RunRecord[]> {
@@ -799,7 +804,7 @@ export class RunStore {
   }
 
   /**
-   * Startup recovery (PRODUCT.md rule 3), before any timer is armed: RUNNING runs that started
+   * Startup recovery (docs/behaviour.md), before any timer is armed: RUNNING runs that started
    * longer ago than `staleAfterMs`, and, whatever their age, those recorded as running on this
    * very instance id (a fixed CRONQL_INSTANCE_ID restarted: nothing of this process runs them
    * yet), become FAILED/STALE_TIMEOUT.
@@ -829,7 +834,8 @@ export class RunStore {
   }
 
   /**
-   * Retires one-time jobs whose scheduled run ended but which are not RETIRED: left by versions
+   * Retires one-time jobs whose scheduled run ended but which are not RETIRED (and recurring ones
+   * whose last slot's run ended, by the same rule): left by versions
    * of cronql that retired in a separate statement (today the run's end retires it, atomically,
    * by the same rule). Returns their ids.
    */

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of cronql (see PRODUCT.md):
+ * The vocabulary of cronql (see docs/glossary.md):
  * - job: a versioned definition (`cron_job_definitions`) naming a target, a payload and a schedule;
  * - run: one execution attempt of a job (`cron_job_runs`), with snapshots of the job;
  * - slot: the UTC instant a schedule designates; at most one SCHEDULED run per (job, slot);
@@ -34,7 +34,7 @@ export enum TriggerType {
 
 /**
  * What becomes of slots a job missed (process down, stall, clock jump, database unreachable):
- * NONE records them as SKIPPED/MISSED (the PDR's v1 "no replay"); LATEST runs the latest of them;
+ * NONE records them as SKIPPED/MISSED (the "no replay" default, docs/product.md); LATEST runs the latest of them;
  * ALL runs up to `catchUpLimit` of the latest, oldest first, one at a time.
  */
 export enum CatchUpPolicy {
@@ -52,7 +52,7 @@ export enum BackoffKind {
 
 /**
  * What a slot (or a run-now) does while a run of its job is still active. SKIP records it
- * SKIPPED/OVERLAP (the PDR's v1 rule); BUFFER_ONE keeps one waiting and starts it when the
+ * SKIPPED/OVERLAP (the default, docs/product.md); BUFFER_ONE keeps one waiting and starts it when the
  * active run ends; CANCEL_PREVIOUS cancels the active run (CANCELED/REPLACED) and starts; ALLOW
  * runs up to `maxConcurrentRuns` at once.
  */

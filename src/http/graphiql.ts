@@ -269,7 +269,7 @@ const send = (req: Parameters<typeof sendStaticFile>[0], res: Parameters<typeof 
 /**
  * Serves GraphiQL at `GET /graphiql` and its files at `GET /graphiql/assets/<version>/<name>`.
  * Everything is rendered once, here; gzip copies are made on first request. Mount it before any
- * authentication middleware: the page holds no data and is public (API.md).
+ * authentication middleware: the page holds no data and is public (docs/security.md).
  */
 export function mountGraphiql(app: Express, options: GraphiqlOptions = {}): GraphiqlBundle {
   const bundle = renderGraphiqlBundle(options);

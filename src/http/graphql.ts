@@ -26,6 +26,7 @@ import { LIMIT_RULES, LIMITS, costError } from '../graphql/limits.js';
 import { Loaders } from '../graphql/loaders.js';
 import { cronqlSchema } from '../graphql/schema.js';
 import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
+import { requestErrorStatusPlugin } from './response-status.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -78,7 +79,14 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
     schema,
     // Only authenticated callers get this far (see requireToken).
     introspection: true,
-    csrfPrevention: true,
+    // CSRF is a forged request that rides on credentials the browser attaches by itself (cookies,
+    // Basic auth). cronql has none: every request reaching Apollo carries a known Bearer token
+    // (requireToken runs first, and refuses "Basic"), which no browser adds on its own and which
+    // makes a cross-origin browser request preflighted. Such a request is let through Apollo's
+    // CSRF check whatever its method or content type, so the GET queries of clients that do not
+    // add Apollo's preflight headers (urql's default) work. Mutations over GET stay refused
+    // (405, BAD_REQUEST) by Apollo itself, whatever the headers. The default headers stay listed.
+    csrfPrevention: { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     allowBatchedHttpRequests: false,
     hideSchemaDetailsFromClientErrors: true,
     includeStacktraceInErrorResponses: false,
@@ -88,7 +96,12 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
     validationRules: [...LIMIT_RULES],
     formatError: (formatted, error) => formatError(formatted, error, log),
     // Landing pages load from a CDN; GraphiQL is served offline by cronql itself.
-    plugins: [ApolloServerPluginLandingPageDisabled(), operationGuardPlugin(), responseSizePlugin(maxResponseBytes)],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      operationGuardPlugin(),
+      responseSizePlugin(maxResponseBytes),
+      requestErrorStatusPlugin(),
+    ],
   });
   await apollo.start();
 
@@ -97,6 +110,7 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
     // Browsers on other origins get no CORS grant unless listed (CRONQL_CORS_ORIGINS).
     cors({ origin: options.corsOrigins?.length ? options.corsOrigins : false, maxAge: 600 }),
     requireToken(auth),
+    requireJsonBody(),
     express.json({ limit: maxBodyBytes }),
     bodyErrors(maxBodyBytes),
     expressMiddleware(apollo, { context: async ({ res }) => contextFor(res.locals.principal as Principal) }),
@@ -136,6 +150,22 @@ function requireToken(auth: TokenAuthenticator): RequestHandler {
     }
     res.locals.principal = principal;
     next();
+  };
+}
+
+/**
+ * A POST body must be JSON. Apollo would refuse other types as a CSRF risk, but a request with a
+ * token passes that check (see csrfPrevention), and without a parsed body Apollo answers 500.
+ */
+function requireJsonBody(): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'POST' || req.is('application/json')) {
+      next();
+      return;
+    }
+    res.status(400).json({
+      errors: [{ message: 'A POST body must be JSON, with "Content-Type: application/json"', extensions: { code: 'BAD_REQUEST' } }],
+    });
   };
 }
 

@@ -42,7 +42,7 @@ const NOOP = () => {};
  * Alarms kept in one min-heap, woken by a single node-cron task that ticks every second (UTC,
  * whole seconds, which is the resolution of cron slots). Why one shared tick rather than one
  * node-cron task per job: node-cron serialises co-due fires and drops those later than its
- * tolerance, and it mishandles DST (see STACK.md). Here thousands of co-due alarms wake in the
+ * tolerance, and it mishandles DST (docs/behaviour.md, time zones). Here thousands of co-due alarms wake in the
  * same tick (so the run store can commit them in one statement), a late or missed tick only
  * delays alarms (the next tick catches up, nothing is dropped), and the slot instants come from
  * cronql's own schedule math. Alarms already due fire on the next turn of the event loop.

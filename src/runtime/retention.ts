@@ -20,7 +20,7 @@ export interface RetentionOptions {
 const LOCK_KEY = 7253190042;
 
 /**
- * Deletes expired run history (PDR §17.1: 180 days), in small batches, by one instance at a time,
+ * Deletes expired run history (docs/operations.md, retention), in small batches, by one instance at a time,
  * at startup and then every `everyMs`. Never deleted: PENDING/RUNNING runs, the latest run of each
  * job, the latest SCHEDULED run of each job (the job's ledger: how far its slots are
  * accounted for — without it, its slots would be counted as missed again), and its newest

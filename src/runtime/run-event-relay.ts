@@ -131,7 +131,7 @@ export class RunEventRelay {
 }
 
 const STATUSES = new Set<string>(Object.values(RunStatus));
-/** What may come before each state (PRODUCT.md's run lifecycle). */
+/** What may come before each state (docs/product.md, lifecycles). */
 const BEFORE: Record<RunStatus, (RunStatus | null)[]> = {
   [RunStatus.PENDING]: [null],
   [RunStatus.RUNNING]: [RunStatus.PENDING],

@@ -32,7 +32,7 @@ const MAX_MESSAGE = 2_000;
 /** How long a drain waits for the ends of aborted runs to be recorded. */
 const DRAIN_RECORD_MS = 2_000;
 
-/** Turns what a handler threw into the run's failure fields (API.md: code, message, details). */
+/** Turns what a handler threw into the run's failure fields (code, message, details; docs/api.md). */
 function describeFailure(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {
   try {
     return describe(err);

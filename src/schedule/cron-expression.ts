@@ -1,5 +1,5 @@
 import { CronqlError } from '../errors.js';
-import { NO_DAY_RULES, type DayRules } from './day-rules.js';
+import { daySelection, NO_DAY_RULES, selectsDay, type DayRules } from './day-rules.js';
 
 /**
  * A parsed cron expression: for each field, the sorted, de-duplicated values it allows. Immutable
@@ -8,8 +8,10 @@ import { NO_DAY_RULES, type DayRules } from './day-rules.js';
 export interface CronExpression {
   /** The expression exactly as given. */
   readonly source: string;
-  /** True when the expression had 6 fields (seconds first); otherwise `seconds` is `[0]`. */
+  /** True when the expression had 6 or 7 fields (seconds first); otherwise `seconds` is `[0]`. */
   readonly hasSeconds: boolean;
+  /** True when the expression had 7 fields (the seventh is the year). */
+  readonly hasYear: boolean;
   readonly seconds: readonly number[];
   readonly minutes: readonly number[];
   readonly hours: readonly number[];
@@ -27,8 +29,10 @@ export interface CronExpression {
    * at both instants of a repeated (fall-back) wall-clock time, fixed-hour ones only at the first.
    */
   readonly hourIsWildcardOrStep: boolean;
-  /** `L`, `L-n`, `nW`, `LW` in day-of-month and `nL`, `n#k` in day-of-week (see day-rules.ts). */
+  /** `L`, `L-n`, `nW`, `LW` in day-of-month and `nL`, `n#k`, `n#L` in day-of-week (see day-rules.ts). */
   readonly dayRules: DayRules;
+  /** The years allowed (1–9999), sorted; null when there is no year field or it is `*`. */
+  readonly years: readonly number[] | null;
 }
 
 interface FieldSpec {
@@ -54,6 +58,8 @@ const MONTH: FieldSpec = {
   name: 'month', min: 1, max: 12, openMax: 12, nameBase: 1,
   names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
 };
+/** Croner's range (OCPS 1.2); Quartz's 1970–2099 lies within it. */
+const YEAR: FieldSpec = { name: 'year', min: 1, max: 9999, openMax: 9999 };
 const DAY_OF_WEEK: FieldSpec = {
   name: 'day-of-week', min: 0, max: 7, openMax: 6, nameBase: 0, allowsQuestionMark: true,
   names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
@@ -74,8 +80,8 @@ const MACROS: Readonly<Record<string, string>> = {
 const MAX_DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
- * Parses a 5-field (`minute hour day-of-month month day-of-week`) or 6-field (seconds first)
- * cron expression, or one of the macros `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`,
+ * Parses a 5-field (`minute hour day-of-month month day-of-week`), 6-field (seconds first) or
+ * 7-field (seconds first, year last, as Quartz, croner and OCPS 1.2 read it) cron expression, or one of the macros `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`,
  * `@midnight`, `@hourly`.
  *
  * Supported per field: `*`, numbers, ranges `a-b`, steps (`/n` after `*`, after a range `a-b`,
@@ -85,14 +91,21 @@ const MAX_DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * literally `*` or `?`; a step such as `1/2` counts as restricted), a day matches if either matches.
  *
  * Day rules, as Quartz, croner and cron-parser accept them (day-rules.ts): `L`, `L-n`, `nW` and `LW`
- * in day-of-month, `nL` and `n#k` in day-of-week (names allowed: `FRIL`, `MON#1`), alone or in a
- * list with plain values. A field holding one is restricted, and combines with the other day field
- * like any restricted field.
+ * in day-of-month, `nL`, `n#L` (the same) and `n#k` in day-of-week (names allowed: `FRIL`, `SUN#L`,
+ * `MON#1`), alone or in a list with plain values; `#` after a range applies to each day of it
+ * (`THU-FRI#L`, `SUN-MON#3`), as in croner. `SUN` ending a range is 7 (`SAT-SUN`). A field holding
+ * a rule is restricted, and combines with the other day field like any restricted field.
+ *
+ * The year field (7 fields only): `*`, years 1–9999, ranges, lists, and steps after a start
+ * (`2024/2`) or a range (`2024-2030/2`). A step after `*` is refused: the peers disagree on where
+ * it starts (croner refuses it, Quartz counts from 1970), so the expression would be ambiguous.
  *
  * Rejected, with `INVALID_CRON_EXPRESSION`: those modifiers anywhere else, `@reboot`,
  * reversed ranges (`5-1`), steps of 0 or longer than the field's span (a step of 90 minutes
  * would only ever hit minute 0, not every 90 minutes), out-of-range values, empty list items,
- * a wrong field count, and expressions that can never fire (`0 0 30 2 *`).
+ * a wrong field count, and expressions that can never fire (`0 0 30 2 *`, `0 0 0 29 2 * 2025`).
+ * An expression whose years are all past is valid (it has slots, none ahead): the job rules refuse
+ * such a schedule for a new job, with the clock.
  */
 export function parseCronExpression(expr: string): CronExpression {
   // Parsed expressions are immutable, so one parse serves every caller (a page of jobs asks
@@ -116,12 +129,13 @@ function parse(expr: string): CronExpression {
   const trimmed = expr.trim();
   const expanded = trimmed.startsWith('@') ? expandMacro(expr, trimmed) : trimmed;
   const fields = expanded === '' ? [] : expanded.split(/\s+/);
-  if (fields.length !== 5 && fields.length !== 6) {
-    throw invalid(expr, `expected 5 fields (minute hour day-of-month month day-of-week) or 6 ` +
-      `(seconds first), got ${fields.length}`);
+  if (fields.length < 5 || fields.length > 7) {
+    throw invalid(expr, `expected 5 fields (minute hour day-of-month month day-of-week), 6 ` +
+      `(seconds first) or 7 (seconds first, year last), got ${fields.length}`);
   }
-  const hasSeconds = fields.length === 6;
-  const [second, minute, hour, dayOfMonth, month, dayOfWeek] = hasSeconds
+  // 6 fields have always meant seconds first; the year only ever comes with seconds (7 fields).
+  const hasSeconds = fields.length >= 6;
+  const [second, minute, hour, dayOfMonth, month, dayOfWeek, year] = hasSeconds
     ? fields
     : ['0', ...fields];
 
@@ -142,12 +156,14 @@ function parse(expr: string): CronExpression {
     dayRules: domRules.rules === NO_DAY_RULES && dowRules.rules === NO_DAY_RULES
       ? NO_DAY_RULES
       : Object.freeze({ ...domRules.rules, lastOfWeekdays: dowRules.rules.lastOfWeekdays, nthWeekdays: dowRules.rules.nthWeekdays }),
+    hasYear: year !== undefined,
+    years: year === undefined || year === '*' ? null : parseYears(expr, year),
   };
   assertCanFire(parsed);
   return Object.freeze(parsed);
 }
 
-/** The five or six fields of an expression, macros (`@daily`) expanded. */
+/** The five, six or seven fields of an expression, macros (`@daily`) expanded. */
 export function cronFields(expr: string): string {
   const trimmed = expr.trim();
   return trimmed.startsWith('@') ? expandMacro(expr, trimmed) : trimmed;
@@ -176,10 +192,11 @@ function splitDayRules(expr: string, field: string, spec: FieldSpec): { rules: D
   const lastOfWeekdays: number[] = [];
   const nthWeekdays: [number, number][] = [];
   const rest: string[] = [];
-  const weekday = (text: string): number => {
-    const v = /^\d$/.test(text) ? Number(text) : DAY_OF_WEEK.names!.indexOf(text.toUpperCase());
-    if (v < 0 || v > 7) throw fail(`"${text}" is not a day of the week (0-7 or SUN-SAT)`);
-    return v % 7;
+  /** The weekdays (0-6) of the day part of a rule: a day, a range or a step, as in plain values. */
+  const weekdays = (days: string, item: string): number[] => {
+    if (/^\d+$/.test(days) && Number(days) > 7) throw fail(`"${item}": "${days}" is not a day of the week (0-7 or SUN-SAT)`);
+    if (days === '' || days.includes(',')) throw fail(`"${item}" is not nL or n#k (nor n#L)`);
+    return [...parseField(expr, days, DAY_OF_WEEK)];
   };
   for (const item of field.split(',')) {
     const u = item.toUpperCase();
@@ -198,12 +215,17 @@ function splitDayRules(expr: string, field: string, spec: FieldSpec): { rules: D
       } else if (/[LW#]/.test(u)) throw fail(`"${item}" is not L, L-n, nW or LW (# is for the day-of-week field)`);
       else rest.push(item);
     } else {
-      if ((m = u.match(/^(\d|[A-Z]{3})L$/))) lastOfWeekdays.push(weekday(m[1]));
-      else if ((m = u.match(/^(\d|[A-Z]{3})#(\d+)$/))) {
-        const nth = Number(m[2]);
-        if (nth < 1 || nth > 5) throw fail(`"${item}": n#k takes k from 1 to 5`);
-        nthWeekdays.push([weekday(m[1]), nth]);
-      } else if (/[LW#]/.test(u) && !/^[A-Z]{3}(-[A-Z]{3})?(\/\d+)?$/.test(u)) throw fail(`"${item}" is not nL or n#k (L-n, W and LW are for the day-of-month field)`);
+      // `n#k`, `n#L`, `nL`; the day may be a range or a step (`THU-FRI#L`): the rule holds for each.
+      const rule = u.match(/^(.+)#(\d+|L)$/) ?? u.match(/^((?:\d|[A-Z]{3})(?:-(?:\d|[A-Z]{3}))?)(L)$/);
+      if (rule) {
+        const days = weekdays(rule[1], item);
+        if (rule[2] === 'L') lastOfWeekdays.push(...days);
+        else {
+          const nth = Number(rule[2]);
+          if (nth < 1 || nth > 5) throw fail(`"${item}": n#k takes k from 1 to 5 (or L, the last)`);
+          for (const day of days) nthWeekdays.push([day, nth]);
+        }
+      } else if (/[LW#]/.test(u) && !/^[A-Z]{3}(-[A-Z]{3})?(\/\d+)?$/.test(u)) throw fail(`"${item}" is not nL or n#k (nor n#L; L-n, W and LW are for the day-of-month field)`);
       else rest.push(item);
     }
   }
@@ -212,7 +234,7 @@ function splitDayRules(expr: string, field: string, spec: FieldSpec): { rules: D
     nearestWeekdays: Object.freeze([...new Set(nearestWeekdays)]),
     lastWeekday,
     lastOfWeekdays: Object.freeze([...new Set(lastOfWeekdays)]),
-    nthWeekdays: Object.freeze(nthWeekdays),
+    nthWeekdays: Object.freeze(uniquePairs(nthWeekdays)),
   });
   return { rules, rest: rest.join(',') };
 }
@@ -239,7 +261,8 @@ function parseField(expr: string, field: string, spec: FieldSpec): readonly numb
       const bounds = base.split('-');
       if (bounds.length !== 2) throw fail(`"${base}" is not a range a-b`);
       from = parseValue(bounds[0], spec, fail);
-      to = parseValue(bounds[1], spec, fail);
+      // `SUN` ending a range is 7, not 0 (`FRI-SUN`), as croner reads it.
+      to = spec === DAY_OF_WEEK && bounds[1].toUpperCase() === 'SUN' ? 7 : parseValue(bounds[1], spec, fail);
       if (from > to) throw fail(`range "${base}" is reversed`);
     } else {
       from = parseValue(base, spec, fail);
@@ -297,6 +320,7 @@ function range(from: number, to: number, step: number): number[] {
  * A restricted day-of-week always fires (alone or OR-ed with day-of-month).
  */
 function assertCanFire(cron: CronExpression): void {
+  if (cron.years !== null) return assertCanFireInYears(cron, cron.years);
   if (cron.daysOfMonthWildcard || !cron.daysOfWeekWildcard) return;
   // L, L-n (n ≤ 27 fits every month; longer ones some month) and LW fire every month; nW when some allowed month has day n.
   const r = cron.dayRules;
@@ -309,6 +333,46 @@ function assertCanFire(cron: CronExpression): void {
   if (cron.months.some((month) => firstDay <= MAX_DAYS_IN_MONTH[month])) return;
   throw invalid(cron.source, `day-of-month ${cron.daysOfMonth.join(',')} never occurs in ` +
     `month ${cron.months.join(',')}, so the expression can never fire`);
+}
+
+/**
+ * With a year field the 28-year argument above does not hold (`0 0 0 29 2 * 2025` never fires,
+ * nor does `0 0 0 * 2 MON#5 2026`), so the days are tested one by one. The Gregorian calendar
+ * repeats every 400 years, and a year's days depend only on whether it is a leap year and on the
+ * weekday of its 1 January: one year of each of those (at most 14) kinds among the allowed ones
+ * is enough, each read through a year of the same kind in 2000–2399.
+ */
+function assertCanFireInYears(cron: CronExpression, years: readonly number[]): void {
+  const selection = daySelection(cron);
+  const kinds = new Set<string>();
+  for (const year of years) {
+    const proxy = 2000 + (((year - 2000) % 400) + 400) % 400;
+    const kind = `${new Date(Date.UTC(proxy, 1, 29)).getUTCDate()}:${new Date(Date.UTC(proxy, 0, 1)).getUTCDay()}`;
+    if (kinds.has(kind)) continue;
+    kinds.add(kind);
+    for (const month of cron.months) {
+      const days = new Date(Date.UTC(proxy, month, 0)).getUTCDate();
+      for (let day = 1; day <= days; day++) if (selectsDay(selection, proxy, month, day)) return;
+    }
+  }
+  throw invalid(cron.source, `no allowed day occurs in year ${years.length > 3 ? `${years[0]}…${years[years.length - 1]}` : years.join(',')}, so the expression can never fire`);
+}
+
+/** The year field: like other fields, except that a step needs a stated start (see parseCronExpression). */
+function parseYears(expr: string, field: string): readonly number[] {
+  for (const item of field.split(',')) {
+    if (/^\*\/(\d+)$/.test(item) && item !== '*/1') {
+      throw invalid(expr, `year field "${field}": "${item}" has no agreed first year (croner refuses it, Quartz counts from 1970); write it, e.g. "2026/2" or "2026-2040/2"`);
+    }
+  }
+  return parseField(expr, field, YEAR);
+}
+
+/** `SUN-MON#3,SUN#3` names the third Sunday twice: kept once. */
+function uniquePairs(pairs: [number, number][]): [number, number][] {
+  const byKey = new Map<string, [number, number]>();
+  for (const pair of pairs) if (!byKey.has(pair.join('#'))) byKey.set(pair.join('#'), pair);
+  return [...byKey.values()];
 }
 
 function invalid(expression: string, why: string): CronqlError {

@@ -36,6 +36,21 @@ const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5 };
 
+/** The longest each month can be (February in a leap year: "every february 29th" fires in leap years). */
+const MAX_DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Days 29 to 31 are missing from some months: "the 31st of every month" would skip April, June,
+ * September, November and February — not every month. Refused, naming what can be said.
+ */
+function assertEveryMonth(input: string, days: number[]): void {
+  if (days.some((d) => d < 1 || d > 31)) throw unparseable(input, 'a day of the month is from 1 to 31');
+  const missing = days.find((d) => d > 28);
+  if (missing !== undefined) {
+    throw unparseable(input, `not every month has a ${missing}${missing === 31 ? 'st' : 'th'} (February has 28 or 29 days, four months 30); say "the last day of every month", or a day up to the 28th`);
+  }
+}
+
 const DAY = String.raw`(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)(?:day|nesday|sday|rsday|urday)?s?`;
 const MONTH = String.raw`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*`;
 const TIME = String.raw`(?:noon|midnight|\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)|\d{1,2}[:.]\d{2}|\d{1,2}(?=\s|$))`;
@@ -75,6 +90,36 @@ function parseTime(text: string): [number, number] | null {
   return [hour, minute];
 }
 
+/** How many of each unit the next unit holds: a step of cron's is exact only when it divides it. */
+const UNIT_SPAN = { second: 60, minute: 60, hour: 24 } as const;
+const NEXT_UNIT = { second: 'minute', minute: 'hour', hour: 'day' } as const;
+
+/**
+ * "every N units" becomes a step (`*` over N), which restarts at 0 every minute, hour or day: when N
+ * does not divide the unit's span (60 or 24), the last gap of each round is shorter ("every 45
+ * minutes" would fire at :00 and :45, 15 minutes apart across the hour). Such a phrase is refused,
+ * naming what can be said, never turned into that other schedule. (The step search already knows
+ * that N must be at least 1 and below the span.)
+ */
+function assertExactInterval(input: string, n: number, unit: keyof typeof UNIT_SPAN): void {
+  const span = UNIT_SPAN[unit];
+  const divisors = Array.from({ length: span - 1 }, (_, i) => i + 1).filter((d) => span % d === 0);
+  const sayable = `every N ${unit}s with N one of ${divisors.join(', ')}`;
+  if (n < 1 || n >= span) {
+    throw unparseable(input, `every ${n} ${unit}s is out of range: say ${sayable}, or "every ${NEXT_UNIT[unit]}"`);
+  }
+  if (span % n === 0) return;
+  const at = Array.from({ length: Math.ceil(span / n) }, (_, i) => i * n);
+  const gap = span - at[at.length - 1];
+  const example = unit === 'hour' ? `0 ${at.join(',')} * * *` : unit === 'minute' ? `${at.join(',')} * * * *` : `${at.join(',')} * * * * *`;
+  throw unparseable(input, `cron cannot repeat every ${n} ${unit}s: a step restarts every ${NEXT_UNIT[unit]}, so it would fire at ` +
+    `${unit}s ${listed(at.map(String))}, the last ${gap} ${unit}${gap === 1 ? '' : 's'} before the next; say ${sayable}, ` +
+    `or give those ${unit}s as a cron expression ("${example}") if that is what you mean`);
+}
+
+const listed = (items: string[]): string =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
 export function parseSchedulePhrase(input: string): ParsedPhrase {
   if (typeof input !== 'string' || input.trim() === '') throw unparseable(String(input ?? ''), 'it is empty');
   if (input.length > MAX_PHRASE_LENGTH) throw unparseable(input.slice(0, 40) + '…', `it is longer than ${MAX_PHRASE_LENGTH} characters`);
@@ -109,13 +154,21 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
     hourRange = `${from[0]}-${to[0] - 1}`;
   }
 
-  // How often: every N seconds | minutes | hours; every second | minute | hour; hourly; daily…
   let m: RegExpMatchArray | null;
+  // "every second monday", "every other week": every other one of something cron cannot count
+  // (it has no week number), and "every second" would otherwise be read as the interval.
+  if ((m = text.match(new RegExp(String.raw` every (?:second|other|2nd|alternate) (${DAY}|weekdays?|weekends?|weeks?|days?|months?|years?) `)))) {
+    throw unparseable(input, `cron cannot say every other ${m[1].replace(/s$/, '')}: it counts days of the month and of the week, not weeks`);
+  }
+
+  // How often: every N seconds | minutes | hours; every second | minute | hour; hourly; daily…
   if ((m = take(/ every (\d{1,2}) (seconds?|secs?|minutes?|mins?|hours?|hrs?) /))) {
     const n = Number(m[1]);
     const unit = m[2][0] === 's' ? 'second' : m[2][0] === 'm' ? 'minute' : 'hour';
-    const max = unit === 'hour' ? 23 : 59;
-    if (n < 1 || n > max) throw unparseable(input, `every ${n} ${unit}s is out of range 1-${max}`);
+    // Between given hours, a step of hours restarts at the window's start each day, outside the
+    // window: any N within it is exact there ("every 5 hours between 9am and 5pm": 9:00, 14:00).
+    if (!(unit === 'hour' && hourRange)) assertExactInterval(input, n, unit);
+    else if (n < 1 || n > 23) throw unparseable(input, `every ${n} hours is out of range 1-23`);
     interval = true;
     if (unit === 'second') [hasSeconds, second, minute, hour] = [true, n === 1 ? '*' : `*/${n}`, '*', '*'];
     else if (unit === 'minute') [minute, hour] = [n === 1 ? '*' : `*/${n}`, '*'];
@@ -140,12 +193,15 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
   } else if ((m = take(new RegExp(String.raw` (?:on )?the (first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th) (${DAY}) (?:${ofMonth}) `)))) {
     const day = dayNumber(m[2]);
     const which = m[1] === 'last' ? 'L' : String(ORDINALS[m[1]] ?? Number(m[1].slice(0, 1)));
+    // Most months have no fifth one: "of every month" would be untrue.
+    if (which === '5') throw unparseable(input, `not every month has a fifth ${DAYS[day]}; say "the last ${DAYS[day]} of every month"`);
     dayOfWeek = which === 'L' ? `${day}L` : `${day}#${which}`;
   } else if ((m = take(new RegExp(String.raw` (?:on )?the ${NTH}(?: day)?((?: and| &|,) (?:the )?\d{1,2}(?:st|nd|rd|th)?)* (?:${ofMonth}) `)))) {
     const days = m[0].match(/\d{1,2}/g)!.map(Number);
-    if (days.some((d) => d < 1 || d > 31)) throw unparseable(input, 'a day of the month is from 1 to 31');
+    assertEveryMonth(input, days);
     dayOfMonth = days.join(',');
   } else if ((m = take(new RegExp(String.raw` (?:monthly|every month|each month) (?:on )?the ${NTH} `)))) {
+    assertEveryMonth(input, [Number(m[1])]);
     dayOfMonth = String(Number(m[1]));
   } else if (take(/ (monthly|every month|each month) /)) {
     dayOfMonth = '1';
@@ -161,7 +217,9 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
   } else if (take(/ (yearly|annually|every year) /)) {
     if (month === '*') [month, dayOfMonth] = ['1', dayOfMonth === '*' ? '1' : dayOfMonth];
   }
-  if (month !== '*' && (Number(month) < 1 || Number(dayOfMonth) < 1 || Number(dayOfMonth) > 31)) throw unparseable(input, 'not a date');
+  if (month !== '*' && (Number(month) < 1 || Number(dayOfMonth) < 1 || Number(dayOfMonth) > MAX_DAYS[Number(month)])) {
+    throw unparseable(input, `not a date: ${MONTHS[Number(month) - 1] ?? 'that month'} has no day ${dayOfMonth}`);
+  }
 
   // Which days of the week: weekdays, weekends, a list of days.
   if (take(/ (?:every|on|each) (?:weekday|week day|business day|working day)s? | on weekdays | weekdays /)) dayOfWeek = '1-5';
@@ -175,10 +233,12 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
   }
 
   // At what time: "at 9am", "at 18:15", "at noon", "noon", "midnight".
-  if ((m = take(new RegExp(String.raw` (?:at |@ )?(${TIME}) `)))) {
+  if ((m = take(new RegExp(String.raw` (at |@ )?(${TIME}) `)))) {
+    // A bare number is a time only after "at": "every 7 day" is not daily at 07:00.
+    if (!m[1] && /^\d+$/.test(m[2])) throw unparseable(input, `"${m[2]}" alone is not a time of day; say "at ${m[2]}" or "at ${m[2]}:00"`);
     if (hour !== null && minute !== null && interval) throw unparseable(input, 'a time of day does not go with "every N minutes"');
-    const t = parseTime(m[1]);
-    if (!t) throw unparseable(input, `"${m[1]}" is not a time of day`);
+    const t = parseTime(m[2]);
+    if (!t) throw unparseable(input, `"${m[2]}" is not a time of day`);
     if (hour !== null && interval && hour !== '*') throw unparseable(input, 'a time of day does not go with "every N hours"');
     [hour, minute] = [String(t[0]), String(t[1])];
     interval = false;
@@ -195,6 +255,12 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
   }
   const fields = [minute, hour, dayOfMonth, month, dayOfWeek];
   const cronExpression = (hasSeconds ? [second, ...fields] : fields).join(' ');
-  parseCronExpression(cronExpression); // what we built must be a valid expression
+  try {
+    parseCronExpression(cronExpression); // what we built must be a valid expression
+  } catch (err) {
+    // A phrase that names no real day ("the 31st of april") is the phrase's fault, said as such.
+    if (err instanceof CronqlError && err.code === 'INVALID_CRON_EXPRESSION') throw unparseable(input, err.message);
+    throw err;
+  }
   return { cronExpression, timezone };
 }

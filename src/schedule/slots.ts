@@ -1,19 +1,20 @@
 import { parseCronExpression, type CronExpression } from './cron-expression.js';
 import { WallClock, type WallClockInstants } from './timezone.js';
-import { hasDayOfMonthRules, hasDayOfWeekRules, matchesDayOfMonthRules, matchesDayOfWeekRules, type DayRules } from './day-rules.js';
+import { daySelection, selectsDay, type DaySelection } from './day-rules.js';
 
 /**
  * How far past the last slot found (or the starting point) the search goes before giving up. A
  * valid expression fires at least once every 8 years (the leap-day gap around 2100), so this only
  * bounds pathological input; measured from the last slot, it never cuts a long list of sparse
- * slots short (`0 0 29 2 *`, 20 of them, runs to 2100 and beyond).
+ * slots short (`0 0 29 2 *`, 20 of them, runs to 2100 and beyond). A year field's next allowed
+ * year is a new start: the search jumps to it and the horizon counts from there (`0 0 0 1 1 * 2090`).
  */
 const HORIZON_YEARS = 30;
 
 /**
  * The next `count` slots strictly after `from`, sorted and unique, as UTC instants on whole
  * seconds. Slots are computed on the wall clock of `timezone` and mapped to instants by the DST
- * policy (see PRODUCT.md): a non-existent local time is shifted forward by the gap's length; a
+ * policy (see docs/behaviour.md): a non-existent local time is shifted forward by the gap's length; a
  * repeated one fires at its first occurrence, or at both when the hour field is `*` or a step.
  * Returns fewer than `count` slots only if 30 years pass without one.
  */
@@ -71,6 +72,34 @@ export function latestSlotBetween(
     const found = collect(cron, timezone, from, until, Number.MAX_SAFE_INTEGER);
     if (found.length > 0) return found[found.length - 1];
     if (from === after) return null;
+  }
+  return null;
+}
+
+/**
+ * The last slot a schedule will ever have, or null when it has no last one (no year field, or
+ * `*`). With a year field the schedule ends in its last allowed year: a job on it retires once
+ * the run of that slot has ended, as a one-time job does after its run. Found from the end: the
+ * last local day that matches (allowed years and months, latest first), then the latest slot of
+ * that day — so the slots of a busy schedule (`* * * * * * 2026-9999`) are never enumerated.
+ */
+export function lastSlot(expression: CronExpression | string, timezone: string): Date | null {
+  const cron = toExpression(expression);
+  if (cron.years === null) return null;
+  const tables = tablesFor(cron);
+  const clock = new WallClock(timezone);
+  for (let i = cron.years.length - 1; i >= 0; i -= 1) {
+    const year = cron.years[i];
+    for (let month = 12; month >= 1; month -= 1) {
+      if (!tables.months[month]) continue;
+      for (let day = daysInMonth(year, month); day >= 1; day -= 1) {
+        if (!selectsDay(tables, year, month, day)) continue;
+        // The day's local times, and two hours more: a time the clock skips lands after its gap.
+        const from = clock.instantLowerBound(Date.UTC(year, month - 1, day)) - 1;
+        const until = clock.instantLowerBound(Date.UTC(year, month - 1, day + 1)) + 2 * 3_600_000;
+        return latestSlotBetween(cron, timezone, new Date(from), new Date(until));
+      }
+    }
   }
   return null;
 }
@@ -173,11 +202,21 @@ class LocalCursor {
     const t = this.tables;
     for (;;) {
       if (this.year > this.lastYear) return undefined;
+      if (t.nextYear !== null) {
+        const year = t.nextYear(this.year);
+        if (year === undefined) return undefined; // past the last allowed year
+        if (year !== this.year) {
+          // A year field can put the next allowed year past the horizon: the horizon counts from it.
+          [this.year, this.month, this.day, this.hour, this.minute, this.second] = [year, 1, 1, 0, 0, 0];
+          this.lastYear = Math.max(this.lastYear, year + HORIZON_YEARS);
+          continue;
+        }
+      }
       if (!t.months[this.month] || this.day > daysInMonth(this.year, this.month)) {
         this.startNextMonth();
         continue;
       }
-      if (!this.dayMatches()) {
+      if (!selectsDay(t, this.year, this.month, this.day)) {
         this.startNextDay();
         continue;
       }
@@ -205,18 +244,6 @@ class LocalCursor {
     }
   }
 
-  /** Vixie semantics: with both day fields restricted, either may match (day rules count as the field's values). */
-  private dayMatches(): boolean {
-    const t = this.tables;
-    let byMonthDay = t.daysOfMonth[this.day];
-    let byWeekDay = t.daysOfWeek[new Date(Date.UTC(this.year, this.month - 1, this.day)).getUTCDay()];
-    if (t.dayOfMonthRules && !byMonthDay) byMonthDay = matchesDayOfMonthRules(t.dayRules, this.year, this.month, this.day);
-    if (t.dayOfWeekRules && !byWeekDay) byWeekDay = matchesDayOfWeekRules(t.dayRules, this.year, this.month, this.day);
-    if (t.daysOfMonthWildcard) return byWeekDay;
-    if (t.daysOfWeekWildcard) return byMonthDay;
-    return byMonthDay || byWeekDay;
-  }
-
   private startNextDay(): void {
     [this.day, this.hour, this.minute, this.second] = [this.day + 1, 0, 0, 0];
   }
@@ -228,19 +255,14 @@ class LocalCursor {
   }
 }
 
-interface FieldTables {
+interface FieldTables extends DaySelection {
   /** `next*[v]`: the smallest allowed value >= v, or -1; one extra slot past the field's end. */
   readonly nextSecond: Int8Array;
   readonly nextMinute: Int8Array;
   readonly nextHour: Int8Array;
-  readonly daysOfMonth: readonly boolean[];
   readonly months: readonly boolean[];
-  readonly daysOfWeek: readonly boolean[];
-  readonly daysOfMonthWildcard: boolean;
-  readonly daysOfWeekWildcard: boolean;
-  readonly dayRules: DayRules;
-  readonly dayOfMonthRules: boolean;
-  readonly dayOfWeekRules: boolean;
+  /** The smallest allowed year >= y, or undefined; null when every year is allowed. */
+  readonly nextYear: ((year: number) => number | undefined) | null;
 }
 
 const tablesCache = new WeakMap<CronExpression, FieldTables>();
@@ -252,14 +274,9 @@ function tablesFor(cron: CronExpression): FieldTables {
       nextSecond: nextAllowed(cron.seconds, 60),
       nextMinute: nextAllowed(cron.minutes, 60),
       nextHour: nextAllowed(cron.hours, 24),
-      daysOfMonth: membership(cron.daysOfMonth, 32),
       months: membership(cron.months, 13),
-      daysOfWeek: membership(cron.daysOfWeek, 7),
-      daysOfMonthWildcard: cron.daysOfMonthWildcard,
-      daysOfWeekWildcard: cron.daysOfWeekWildcard,
-      dayRules: cron.dayRules,
-      dayOfMonthRules: hasDayOfMonthRules(cron.dayRules),
-      dayOfWeekRules: hasDayOfWeekRules(cron.dayRules),
+      nextYear: cron.years === null ? null : nextYearOf(cron.years),
+      ...daySelection(cron),
     };
     tablesCache.set(cron, tables);
   }
@@ -271,6 +288,19 @@ function nextAllowed(values: readonly number[], size: number): Int8Array {
   const next = new Int8Array(size + 1).fill(-1);
   for (let v = size - 1; v >= 0; v -= 1) next[v] = allowed[v] ? v : next[v + 1];
   return next;
+}
+
+/** The smallest of the sorted `years` that is >= year, by binary search. */
+function nextYearOf(years: readonly number[]): (year: number) => number | undefined {
+  return (year) => {
+    let [lo, hi] = [0, years.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (years[mid] < year) lo = mid + 1;
+      else hi = mid;
+    }
+    return years[lo];
+  };
 }
 
 function membership(values: readonly number[], size: number): boolean[] {

@@ -4,7 +4,7 @@ import { DEFAULT_CAPTURE_BYTES, MAX_CAPTURE_BYTES, RETRY_DEFAULTS, type RetryPol
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
 import { checkJson, checkText } from './stored-input.js';
-import { canonicalTimezone, parseCronExpression } from '../schedule/index.js';
+import { canonicalTimezone, lastSlot, nextSlot, parseCronExpression } from '../schedule/index.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 
 /**
@@ -51,6 +51,8 @@ export interface ValidDefinition {
   scheduleType: ScheduleType;
   cronExpression: string | null;
   runAt: Date | null;
+  /** A RECURRING job's last slot ever (its expression has a year field), null when it has none. */
+  finalSlotAt: Date | null;
   timezone: string;
   payload: unknown;
   timeoutSeconds: number | null;
@@ -121,6 +123,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
   const timezone = canonicalTimezone(input.timezone ?? 'UTC');
   let cronExpression: string | null = null;
   let runAt: Date | null = null;
+  let finalSlotAt: Date | null = null;
   if (input.scheduleType === ScheduleType.RECURRING) {
     if (input.cronExpression == null || input.cronExpression.trim() === '') {
       throw new CronqlError('INVALID_CRON_EXPRESSION', 'a RECURRING job needs a cronExpression', {
@@ -132,7 +135,16 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
         field: 'runAt',
       });
     }
-    cronExpression = parseCronExpression(input.cronExpression).source;
+    const cron = parseCronExpression(input.cronExpression);
+    cronExpression = cron.source;
+    // Only a year field can leave an expression without a slot ahead (`0 0 0 1 1 * 2020`): such a
+    // job could never run, refused like an expression that can never fire (`0 0 30 2 *`).
+    if (cron.years !== null && nextSlot(cron, timezone, o.now) === null) {
+      throw new CronqlError('INVALID_CRON_EXPRESSION', `Invalid cron expression "${cronExpression}": its years are past, it has no slot after ${o.now.toISOString()}`, {
+        expression: cronExpression,
+      });
+    }
+    finalSlotAt = lastSlot(cron, timezone);
   } else {
     if (input.cronExpression != null) {
       throw new CronqlError('BAD_USER_INPUT', 'cronExpression is for RECURRING jobs; a ONE_TIME job has a runAt', {
@@ -163,6 +175,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     scheduleType: input.scheduleType,
     cronExpression,
     runAt,
+    finalSlotAt,
     timezone,
     payload: validatePayload(input.payload, o.maxPayloadBytes),
     timeoutSeconds,

@@ -1,6 +1,6 @@
 import { CronqlError } from '../errors.js';
 
-/** `first` is capped at 500 (API.md). */
+/** `first` is capped at 500 (docs/security.md, bounded work). */
 export const MAX_PAGE_SIZE = 500;
 
 export interface Page<T> {

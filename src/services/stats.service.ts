@@ -19,7 +19,7 @@ export interface Stats {
 }
 
 /**
- * The PDR's operational signals over a window of run history (runs scheduled in it: a slot in the window, or a run-now made in it): counts by
+ * The operational signals (docs/product.md) over a window of run history (runs scheduled in it: a slot in the window, or a run-now made in it): counts by
  * status, target (with the failure rate: FAILED among finished-or-failed runs) and trigger;
  * fire-lateness percentiles; the jobs failing most. Two statements, both driven by the index on
  * `scheduled_at`, so the cost follows the window, not the table.

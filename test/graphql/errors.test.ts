@@ -18,7 +18,7 @@ import {
 import { codes, gql, ok, snapshot, startApi, wsClient, wsOnce, type Api } from './support.js';
 
 /**
- * Every error code of API.md, produced over HTTP against a started server, each leaving the
+ * Every error code of docs/api.md, produced over HTTP against a started server, each leaving the
  * database exactly as it was; internal errors are masked on both transports.
  */
 let api: Api;
@@ -99,7 +99,7 @@ describe('each error code leaves the database unchanged', () => {
     expect(await snapshot(api.cronql)).toBe(before);
   });
 
-  test('every code of API.md is covered above', () => {
+  test('every code of docs/api.md is covered above', () => {
     const covered = new Set(cases.map(([code]) => code));
     expect([...covered].sort()).toEqual(
       [

@@ -13,7 +13,7 @@ import { cronqlSchema, printCronqlSchema } from '../../src/graphql/schema.js';
 
 /**
  * The SDL committed in schema/schema.graphql is what the code builds (regenerate with
- * `npm run schema`), and the served schema provides API.md's core contract exactly.
+ * `npm run schema`), and the served schema provides the core contract (contract.graphql) exactly.
  */
 const read = (path: string) => readFile(new URL(path, import.meta.url), 'utf8');
 
@@ -22,7 +22,7 @@ test('schema/schema.graphql matches the code (run `npm run schema` after changin
   expect(printCronqlSchema(await cronqlSchema())).toBe(committed);
 });
 
-describe('the contract of API.md', async () => {
+describe('the API contract', async () => {
   const contract = buildSchema(await read('./contract.graphql'));
   const served = await cronqlSchema();
 

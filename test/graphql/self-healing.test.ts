@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleType } from '../../src/domain/enums.js';
 import { gql, startApi, type Api } from './support.js';
 
-/** The GraphQL side of issue #6: catch-up policies on jobs and versions, and the instances list. */
+/** The GraphQL side of the self-healing runtime (docs/behaviour.md): catch-up policies on jobs and versions, and the instances list. */
 describe('catch-up policies and instances over GraphQL', () => {
   let api: Api;
   beforeAll(async () => {

@@ -6,7 +6,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { startApi, type Api } from '../graphql/support.js';
+import { stringify as toYaml } from 'yaml';
+import { JobsDocument } from '../../src/client/generated/graphql.js';
+import { MAX_CAPTURE_BYTES } from '../../src/domain/job.js';
+import { MAX_CATCH_UP_LIMIT } from '../../src/runtime/missed-slots.js';
+import {
+  MAX_ATTEMPTS, MAX_CONCURRENT_RUNS, MAX_JITTER_SECONDS, MAX_PAUSE_AFTER_FAILURES, MAX_RETRY_DELAY_SECONDS, MAX_TIMEOUT_SECONDS,
+} from '../../src/services/job-rules.js';
+import { ok, startApi, type Api } from '../graphql/support.js';
 import { eventually } from '../support/cronql.js';
 
 /** The `cronql` CLI, as a process, against a started server: each command once, --json parsed. */
@@ -130,7 +137,85 @@ jobs:
     expect(await runJson(['jobs', 'list', '--key', 'billing.x'])).toEqual([]);
   });
 
-  it('verify: creates the */5 DoD job, runs it once, and confirms it SUCCEEDED', async () => {
+  /**
+   * One bad field of one job, generated from the rules' bounds: [name, field as the file spells it,
+   * the stable code, the job's fields]. Each is the last of a file of several good jobs, so an
+   * apply that went job by job would have created the others.
+   */
+  type BadJob = [string, string, string, Record<string, unknown>];
+  const month = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  const badJobs: BadJob[] = [
+    ['a cron expression that does not parse', 'cron', 'INVALID_CRON_EXPRESSION', { cron: 'every now and then' }],
+    ['a cron field out of range', 'cron', 'INVALID_CRON_EXPRESSION', { cron: '61 * * * *' }],
+    ['an unknown time zone', 'timezone', 'INVALID_TIMEZONE', { timezone: 'Mars/Olympus_Mons' }],
+    ['an unknown target', 'target', 'UNKNOWN_TARGET', { target: 'no-such-target' }],
+    ['a runAt long past', 'runAt', 'INVALID_RUN_AT', { cron: undefined, runAt: '2001-01-01T00:00:00Z' }],
+    ...[0, MAX_TIMEOUT_SECONDS + 1, 1.5].map((v): BadJob => [`timeoutSeconds ${v}`, 'timeoutSeconds', 'BAD_USER_INPUT', { timeoutSeconds: v }]),
+    ['an unknown catchUp', 'catchUp', 'BAD_USER_INPUT', { catchUp: 'SOMETIMES' }],
+    ['catchUpLimit without ALL', 'catchUpLimit', 'BAD_USER_INPUT', { catchUp: 'LATEST', catchUpLimit: 3 }],
+    ...[0, MAX_CATCH_UP_LIMIT + 1].map((v): BadJob => [`catchUpLimit ${v}`, 'catchUpLimit', 'BAD_USER_INPUT', { catchUp: 'ALL', catchUpLimit: v }]),
+    ...[0, MAX_PAUSE_AFTER_FAILURES + 1].map((v): BadJob => [`pauseAfterFailures ${v}`, 'pauseAfterFailures', 'BAD_USER_INPUT', { pauseAfterFailures: v }]),
+    ...[0, MAX_ATTEMPTS + 1].map((v): BadJob => [`retry.maxAttempts ${v}`, 'retry.maxAttempts', 'INVALID_POLICY', { retry: { maxAttempts: v } }]),
+    ['an unknown backoff', 'retry.backoff', 'INVALID_POLICY', { retry: { maxAttempts: 2, backoff: 'RANDOM' } }],
+    ...[-1, MAX_RETRY_DELAY_SECONDS + 1].map((v): BadJob => [`retry.delaySeconds ${v}`, 'retry.delaySeconds', 'INVALID_POLICY', { retry: { maxAttempts: 2, delaySeconds: v } }]),
+    ['a cap below the delay', 'retry.maxDelaySeconds', 'INVALID_POLICY', { retry: { maxAttempts: 2, delaySeconds: 60, maxDelaySeconds: 30 } }],
+    ['a retryOn code in lower case', 'retry.retryOn', 'INVALID_POLICY', { retry: { maxAttempts: 2, retryOn: ['timeout'] } }],
+    ['an unknown overlap', 'overlap', 'INVALID_POLICY', { overlap: 'SOMETIMES' }],
+    ...[0, MAX_CONCURRENT_RUNS + 1].map((v): BadJob => [`maxConcurrentRuns ${v}`, 'maxConcurrentRuns', 'INVALID_POLICY', { overlap: 'ALLOW', maxConcurrentRuns: v }]),
+    ...[-1, MAX_JITTER_SECONDS + 1].map((v): BadJob => [`jitterSeconds ${v}`, 'jitterSeconds', 'INVALID_POLICY', { jitterSeconds: v }]),
+    ["a jitter longer than the schedule's interval", 'jitterSeconds', 'INVALID_POLICY', { cron: '*/5 * * * *', jitterSeconds: 301 }],
+    ...[-1, MAX_CAPTURE_BYTES + 1].map((v): BadJob => [`captureBytes ${v}`, 'captureBytes', 'INVALID_POLICY', { captureBytes: v }]),
+    ['a key the API refuses', 'key', 'BAD_USER_INPUT', { key: 'KEYNS has spaces' }],
+  ];
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const liveKeys = async (namespace: string) =>
+    (await ok(api.url, JobsDocument, { filter: { keyContains: `${namespace}.` }, first: 100 }, api.adminToken)).jobs.edges.map((e) => e.node.key);
+
+  it('apply, apply --dry-run and validate of a file with every kind of bad job: one line per bad job naming the file, the key and the field, the code kept; nothing changed', async () => {
+    const file = join(dir, 'generated.yaml');
+    const good = [
+      { key: 'gen.a', target: 'log', cron: '0 1 * * *' },
+      { key: 'gen.b', target: 'log', runAt: month, timezone: 'Europe/Paris' },
+      { key: 'gen.c', target: 'sleep', cron: '0 2 * * *', retry: { maxAttempts: 2 }, overlap: 'ALLOW', maxConcurrentRuns: 2 },
+    ];
+    await writeFile(file, toYaml({ namespace: 'gen', jobs: good }));
+    await runJson(['apply', file]);
+    // The good jobs change and one is added; the bad ones sit between them, so an apply that went
+    // job by job would have changed some before meeting the first bad one.
+    const changed = good.map((j) => ({ ...j, ...(j.cron ? { cron: '0 4 * * *' } : { timezone: 'UTC' }) }));
+    const bad = badJobs.map(([, , , fields], i) =>
+      Object.fromEntries(Object.entries({ target: 'log', cron: '0 3 * * *', ...fields, key: String(fields.key ?? `gen.bad-${i}`).replace('KEYNS', 'gen.') }).filter(([, v]) => v !== undefined)),
+    );
+    await writeFile(file, toYaml({ namespace: 'gen', jobs: [changed[0], ...bad, changed[1], changed[2], { key: 'gen.d', target: 'log', cron: '0 5 * * *' }] }));
+    const expected = badJobs.map(([, field, code], i) => new RegExp(`^error ${code}: ${escape(file)}: job "${escape(String(bad[i].key))}", field "${escape(field)}": \\S`));
+    for (const args of [['apply', file], ['apply', file, '--dry-run'], ['validate', file]]) {
+      const res = await run(args);
+      expect(res.code, args.join(' ')).toBe(1);
+      const lines = res.stderr.trim().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(badJobs.length);
+      lines.forEach((line, i) => expect(line, badJobs[i][0]).toMatch(expected[i]));
+    }
+    expect((await liveKeys('gen')).sort()).toEqual(['gen.a', 'gen.b', 'gen.c']);
+    for (const key of ['gen.a', 'gen.b', 'gen.c']) expect((await runJson(['jobs', 'versions', key])).map((j: { version: number }) => j.version)).toEqual([1]);
+    // Without the bad jobs, the same file applies.
+    await writeFile(file, toYaml({ namespace: 'gen', jobs: [...changed, { key: 'gen.d', target: 'log', cron: '0 5 * * *' }] }));
+    expect((await runJson(['validate', file])).jobs).toBe(4);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['version', 'version', 'version', 'create']);
+  });
+
+  it('a rule only the server knows (its payload limit) fails during apply: the line names the job and says what was applied before it', async () => {
+    const file = join(dir, 'payload.yaml');
+    const jobs = [
+      { key: 'payload.small', target: 'log', cron: '0 1 * * *' },
+      { key: 'payload.large', target: 'log', cron: '0 1 * * *', payload: { text: 'x'.repeat(70_000) } },
+    ];
+    await writeFile(file, toYaml({ jobs }));
+    const res = await run(['apply', file]);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toMatch(/^error PAYLOAD_TOO_LARGE: .*payload\.yaml: job "payload\.large", field "payload": .*\(create failed; applied before it: create payload\.small; nothing after it\)$/);
+  });
+
+  it('verify: creates the */5 acceptance job, runs it once, and confirms it SUCCEEDED', async () => {
     const res = await runJson(['verify', '--timeout', '20']);
     expect(res).toMatchObject({ ok: true, runNow: expect.any(String) });
     const again = await runJson(['verify', '--timeout', '20']); // reuses the job

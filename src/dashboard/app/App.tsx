@@ -55,7 +55,7 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
     let live: LiveFeed | undefined;
     let cancelled = false;
     (async () => {
-      // Which role the token has: `instances` answers ADMIN only (API.md).
+      // Which role the token has: `instances` answers ADMIN only (docs/api.md).
       let role: Session['role'] = 'ADMIN';
       try {
         await api.request(Q.role);

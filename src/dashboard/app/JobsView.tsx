@@ -12,7 +12,7 @@ import { CheckboxGroup, ErrorBox, Pager, Status, Time } from './ui.js';
 const RELOAD_EVERY_MS = 2_000;
 
 /**
- * View A, Scheduled Jobs: the PDR's columns (key, version, target, schedule type and
+ * View A, Scheduled Jobs: docs/product.md's columns (key, version, target, schedule type and
  * expression, status, last run status and time, next run) plus time zone, a description of the
  * expression, pause reason and consecutive failures. Filters: status, target, key search.
  * Live: a run change of a listed job updates its last run at once, and the page is reloaded (at

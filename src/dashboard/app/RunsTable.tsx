@@ -9,7 +9,7 @@ import { CancelRunButton } from './actions.js';
 import { ErrorBox, Pager, Status, Time } from './ui.js';
 
 /**
- * Runs as a table (the PDR's Execution Jobs columns plus job key/version and trigger), paged,
+ * Runs as a table (docs/product.md's Execution Jobs columns plus job key/version and trigger), paged,
  * kept live from the feed: new runs appear at the top of the first page and statuses change in
  * place, without reloading.
  */

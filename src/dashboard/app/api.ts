@@ -1,7 +1,7 @@
 /**
  * The dashboard's only way to the server: GraphQL over HTTP POST to the public endpoint, with
  * the token in the Authorization header. Expected failures come back as `ApiError`s carrying the
- * API's stable code (API.md) and, when the API names it, the input field concerned.
+ * API's stable code (docs/api.md) and, when the API names it, the input field concerned.
  */
 export class ApiError extends Error {
   constructor(

@@ -1,5 +1,5 @@
 /**
- * The GraphQL operations the dashboard sends (all public API, API.md) and the shapes it reads.
+ * The GraphQL operations the dashboard sends (all public API, docs/api.md) and the shapes it reads.
  * Rows are deliberately narrow: payloads, outputs and failure details are fetched only when a
  * detail is opened.
  */
@@ -151,7 +151,7 @@ export interface RunFilter {
 }
 
 export const Q = {
-  /** ADMIN-only by the contract (API.md): whether it answers tells the dashboard which actions to offer. */
+  /** ADMIN-only by the contract (docs/api.md): whether it answers tells the dashboard which actions to offer. */
   role: `query DashboardRole { instances { id } }`,
   targets: `query DashboardTargets { targets { name description } }`,
   instances: `query DashboardInstances { instances { id role host version startedAt heartbeatAt activeRuns ownedJobs } }`,

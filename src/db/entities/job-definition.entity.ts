@@ -35,13 +35,20 @@ export class JobDefinition {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   runAt?: Date | null;
 
+  /**
+   * A RECURRING job's last slot ever, when its expression has a year field (null otherwise): the
+   * run of that slot retires the job when it ends, as a one-time job's run does.
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  finalSlotAt?: Date | null;
+
   @Property({ type: 'text', default: 'UTC' })
   timezone: string & Opt = 'UTC';
 
   @Property({ type: 'integer', nullable: true })
   timeoutSeconds?: number | null;
 
-  /** What becomes of slots missed while no cronql could fire them (see docs/ledger.md). */
+  /** What becomes of slots missed while no cronql could fire them (see docs/behaviour.md, the ledger). */
   @Enum({ items: () => CatchUpPolicy, type: 'text', default: CatchUpPolicy.NONE })
   catchUp: CatchUpPolicy & Opt = CatchUpPolicy.NONE;
 
