@@ -8,7 +8,6 @@ import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
-import { Retention } from './runtime/retention.js';
 import { Alerter } from './alerts/alerter.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
@@ -54,7 +53,6 @@ export class Cronql {
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
-  private retention?: Retention;
   private alerter?: Alerter;
   private relay?: RunEventRelay;
   private started = false;
@@ -167,6 +165,9 @@ export class Cronql {
         store,
         secrets: this._secrets,
         jobReplicas: o.jobReplicas,
+        retentionDays: o.retentionDays,
+        onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
+        onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
         events: this.runtimeEvents,
       });
     }
@@ -176,6 +177,7 @@ export class Cronql {
       runsInFlight: () => this._runtime?.activeRuns ?? 0,
       databaseReachable: () => !(this._runtime?.databaseUnreachable ?? false),
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      maintenanceLeaseHeld: () => this._runtime?.maintenanceLeaseHeld ?? false,
     });
     const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
@@ -199,16 +201,6 @@ export class Cronql {
       });
     }
     await this._runtime?.start();
-    if (this._runtime) {
-      this.retention = new Retention({
-        store,
-        log: this.log,
-        days: o.retentionDays,
-        now: () => this.clock.now(),
-        onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
-      });
-      this.retention.start();
-    }
   }
 
   /**
@@ -269,7 +261,7 @@ export class Cronql {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopFiring();
-      await Promise.all([this._runtime?.stop(), bounded(this.retention?.stop() ?? Promise.resolve(), 1_000)]);
+      await this._runtime?.stop();
       await this.alerter?.stop();
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay

@@ -26,7 +26,7 @@ import {
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, retryDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
+import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -256,16 +256,7 @@ const liveDefinition = (j: JobFieldsFragment): Definition => ({
   cronExpression: j.cronExpression ?? null,
   runAt: j.runAt ? new Date(j.runAt).toISOString() : null,
   timezone: j.timezone,
-  payload: j.payload ?? null,
-  timeoutSeconds: j.timeoutSeconds ?? null,
-  catchUp: j.catchUp,
-  catchUpLimit: j.catchUpLimit ?? null,
-  pauseAfterFailures: j.pauseAfterFailures ?? null,
-  retry: retryDefinition(j.retry),
-  overlap: j.overlap,
-  maxConcurrentRuns: j.maxConcurrentRuns,
-  jitterSeconds: j.jitterSeconds,
-  captureBytes: j.captureBytes,
+  ...settingsDefinition(j),
 });
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */

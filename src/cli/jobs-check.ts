@@ -35,13 +35,9 @@ export function checkJobs(path: string, file: JobsFile, targetNames: readonly st
  * maxConcurrentRuns goes only with overlap ALLOW, where it means something.
  */
 export function jobInput(spec: JobSpec) {
+  // A definition's fields are the inputs' fields (domain/job-fields.ts for the settings).
   const d = specDefinition(spec);
-  return {
-    target: d.target, scheduleType: d.scheduleType, cronExpression: d.cronExpression, runAt: d.runAt, timezone: d.timezone,
-    payload: d.payload, timeoutSeconds: d.timeoutSeconds, catchUp: d.catchUp, catchUpLimit: d.catchUpLimit, pauseAfterFailures: d.pauseAfterFailures,
-    retry: d.retry, overlap: d.overlap, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null, jitterSeconds: d.jitterSeconds,
-    captureBytes: d.captureBytes,
-  };
+  return { ...d, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null };
 }
 
 /** What apply sends, as the rules take it (the API turns runAt into a date first). */

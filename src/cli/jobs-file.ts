@@ -1,6 +1,7 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { CliError } from './client.js';
-import { DEFAULT_CAPTURE_BYTES, RETRY_DEFAULTS } from '../domain/job.js';
+import { RETRY_DEFAULTS } from '../domain/job.js';
+import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
 
 /**
  * Jobs as code: a YAML (or JSON) file of job definitions, applied idempotently.
@@ -20,23 +21,17 @@ import { DEFAULT_CAPTURE_BYTES, RETRY_DEFAULTS } from '../domain/job.js';
  *       jitterSeconds: 60
  *       captureBytes: 16384        # http: bytes of the response body kept (default 4096)
  */
-export interface JobSpec {
+export type JobSpec = {
   key: string;
   target: string;
   cron?: string;
   runAt?: string;
   timezone?: string;
-  payload?: unknown;
-  timeoutSeconds?: number | null;
-  catchUp?: string;
-  catchUpLimit?: number | null;
-  pauseAfterFailures?: number | null;
-  retry?: RetrySpec | null;
-  overlap?: string;
-  maxConcurrentRuns?: number;
-  jitterSeconds?: number;
-  captureBytes?: number;
-}
+} & Partial<SpecSettings>;
+
+/** The settings (domain/job-fields.ts) as a file writes them: enums by name, the retry policy as a mapping. */
+type SpecSettings = { [K in Exclude<JobSettingName, 'retry'>]: Wire<JobSettings[K]> } & { retry: RetrySpec | null };
+type Wire<T> = T extends string ? string : T;
 
 /** A retry policy as written in a file (the server fills the defaults and checks the values). */
 export interface RetrySpec {
@@ -70,10 +65,7 @@ export function fileField(apiField: string | undefined): string | undefined {
   return apiField;
 }
 
-const FIELDS = new Set([
-  'key', 'target', 'cron', 'runAt', 'timezone', 'payload', 'timeoutSeconds', 'catchUp', 'catchUpLimit', 'pauseAfterFailures',
-  'retry', 'overlap', 'maxConcurrentRuns', 'jitterSeconds', 'captureBytes',
-]);
+const FIELDS = new Set<string>(['key', 'target', 'cron', 'runAt', 'timezone', ...SETTING_NAMES]);
 const RETRY_FIELDS = new Set(['maxAttempts', 'backoff', 'delaySeconds', 'maxDelaySeconds', 'retryOn']);
 
 /** Parses and checks a jobs file; every problem names the file, the job key and the field. */
@@ -109,22 +101,21 @@ export function parseJobsFile(name: string, text: string): JobsFile {
 }
 
 /** The definition fields compared between a file and the server (what a new version would change). */
-export interface Definition {
+export type Definition = {
   target: string;
   scheduleType: 'RECURRING' | 'ONE_TIME';
   cronExpression: string | null;
   runAt: string | null;
   timezone: string;
-  payload: unknown;
-  timeoutSeconds: number | null;
-  catchUp: string;
-  catchUpLimit: number | null;
-  pauseAfterFailures: number | null;
-  retry: Required<RetrySpec> | null;
-  overlap: string;
-  maxConcurrentRuns: number;
-  jitterSeconds: number;
-  captureBytes: number;
+} & { [K in Exclude<JobSettingName, 'retry'>]: Wire<JobSettings[K]> } & { retry: Required<RetrySpec> | null };
+
+/** The settings of a definition, from what a file or the server says (omitted: the default). */
+export function settingsDefinition(given: Partial<Record<JobSettingName, unknown>>): Pick<Definition, JobSettingName> {
+  const settings: Record<string, unknown> = {};
+  for (const [name, spec] of settingEntries()) {
+    settings[name] = spec.kind === 'retry' ? retryDefinition(given.retry as RetrySpec | null | undefined) : (given[name] ?? spec.default);
+  }
+  return settings as Pick<Definition, JobSettingName>;
 }
 
 /** A retry policy with the server's defaults filled in, so a file and the server compare equal. */
@@ -146,16 +137,7 @@ export function specDefinition(spec: JobSpec): Definition {
     cronExpression: spec.cron ?? null,
     runAt: spec.runAt !== undefined ? new Date(String(spec.runAt)).toISOString() : null,
     timezone: spec.timezone ?? 'UTC',
-    payload: spec.payload ?? null,
-    timeoutSeconds: spec.timeoutSeconds ?? null,
-    catchUp: spec.catchUp ?? 'NONE',
-    catchUpLimit: spec.catchUpLimit ?? null,
-    pauseAfterFailures: spec.pauseAfterFailures ?? null,
-    retry: retryDefinition(spec.retry),
-    overlap: spec.overlap ?? 'SKIP',
-    maxConcurrentRuns: spec.maxConcurrentRuns ?? 1,
-    jitterSeconds: spec.jitterSeconds ?? 0,
-    captureBytes: spec.captureBytes ?? DEFAULT_CAPTURE_BYTES,
+    ...settingsDefinition(spec),
   };
 }
 
@@ -179,19 +161,14 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
   if (d.scheduleType === 'RECURRING') spec.cron = d.cronExpression!;
   else spec.runAt = d.runAt!;
   if (d.timezone !== 'UTC') spec.timezone = d.timezone;
-  if (d.payload !== null) spec.payload = d.payload;
-  if (d.timeoutSeconds !== null) spec.timeoutSeconds = d.timeoutSeconds;
-  if (d.catchUp !== 'NONE') spec.catchUp = d.catchUp;
-  if (d.catchUpLimit !== null) spec.catchUpLimit = d.catchUpLimit;
-  if (d.pauseAfterFailures !== null) spec.pauseAfterFailures = d.pauseAfterFailures;
-  if (d.retry !== null) {
-    const { maxAttempts, backoff, delaySeconds, maxDelaySeconds, retryOn } = d.retry;
-    spec.retry = { maxAttempts, backoff, delaySeconds, ...(maxDelaySeconds !== null ? { maxDelaySeconds } : {}), ...(retryOn !== null ? { retryOn } : {}) };
+  // A setting at its default is left out; the retry policy without its unset parts.
+  for (const [name, setting] of settingEntries()) {
+    if (canonical(d[name]) === canonical(setting.default)) continue;
+    if (name === 'retry') {
+      const { maxAttempts, backoff, delaySeconds, maxDelaySeconds, retryOn } = d.retry!;
+      spec.retry = { maxAttempts, backoff, delaySeconds, ...(maxDelaySeconds !== null ? { maxDelaySeconds } : {}), ...(retryOn !== null ? { retryOn } : {}) };
+    } else (spec as Record<string, unknown>)[name] = d[name];
   }
-  if (d.overlap !== 'SKIP') spec.overlap = d.overlap;
-  if (d.maxConcurrentRuns !== 1) spec.maxConcurrentRuns = d.maxConcurrentRuns;
-  if (d.jitterSeconds !== 0) spec.jitterSeconds = d.jitterSeconds;
-  if (d.captureBytes !== DEFAULT_CAPTURE_BYTES) spec.captureBytes = d.captureBytes;
   return spec;
 }
 

@@ -1,29 +1,12 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { JobStatus } from '../domain/enums.js';
-import type { RetryPolicy } from '../domain/job.js';
+import type { JobDefinitionFields } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 
 /** The fields of a new job version that the services validated. */
-export type JobFields = Pick<
-  JobDefinition,
-  | 'target'
-  | 'scheduleType'
-  | 'cronExpression'
-  | 'runAt'
-  | 'finalSlotAt'
-  | 'timezone'
-  | 'payload'
-  | 'timeoutSeconds'
-  | 'catchUp'
-  | 'catchUpLimit'
-  | 'pauseAfterFailures'
-  | 'overlap'
-  | 'maxConcurrentRuns'
-  | 'jitterSeconds'
-  | 'captureBytes'
-> & { retry: RetryPolicy | null };
+export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
 
 /** The job's columns for its fields (the retry policy is five columns). */
 function columns({ retry, ...rest }: JobFields) {

@@ -196,7 +196,7 @@ function insertRuns(source: string, p: NewRunColumns, returning = ROW_COLUMNS): 
  */
 const retiresOneTime = (c: string, d: string) =>
   `${c}.trigger_type = ${SCHEDULED} AND ${d}.status <> ${JOB.RETIRED}
-   AND (${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} OR ${c}.scheduled_at >= ${d}.final_slot_at)`;
+   AND (${d}.schedule_type = ${lit(ScheduleType.ONE_TIME)} OR COALESCE(${c}.scheduled_at >= ${d}.final_slot_at, false))`; // never NULL: callers negate it
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
 const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 const RETIRES = `${retiresOneTime('c', 'd')} AND NOT ${RETRIED}`;

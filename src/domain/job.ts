@@ -1,8 +1,9 @@
-import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
+import { BackoffKind, JobStatus, ScheduleType } from './enums.js';
+
+import { JOB_SETTINGS, SETTING_NAMES, type JobSettings } from './job-fields.js';
 
 /** How much of an `http` response a run keeps, unless the job says otherwise; and the most it may say. */
-export const DEFAULT_CAPTURE_BYTES = 4_096;
-export const MAX_CAPTURE_BYTES = 1_048_576;
+export { DEFAULT_CAPTURE_BYTES, MAX_CAPTURE_BYTES } from './job-fields.js';
 
 /** A job's retry policy: a FAILED attempt whose code is retryable gets a next one, up to `maxAttempts`. */
 export interface RetryPolicy {
@@ -39,73 +40,105 @@ export function retryPolicyOf(c: {
 }
 
 /** What the runtime needs of a job definition: a plain snapshot, detached from any ORM session. */
-export interface JobSnapshot {
+export interface JobSnapshot extends JobSettings {
   id: string;
   jobKey: string;
   version: number;
   target: string;
-  payload: unknown;
   scheduleType: ScheduleType;
   cronExpression: string | null;
   runAt: Date | null;
   timezone: string;
-  timeoutSeconds: number | null;
   status: JobStatus;
-  /** What becomes of missed slots. */
-  catchUp: CatchUpPolicy;
-  /** ALL: the most missed slots run per gap. */
-  catchUpLimit: number | null;
-  /** Null: a failed run is final (the default). */
-  retry: RetryPolicy | null;
-  /** What a slot does while a run of the job is active. */
-  overlap: OverlapPolicy;
-  /** ALLOW: how many runs at once. */
-  maxConcurrentRuns: number;
-  /** Slots start after a deterministic offset in [0, jitterSeconds) (0: on the slot). */
-  jitterSeconds: number;
-  /** How much of a response the `http` target keeps in the output. */
-  captureBytes: number;
   /** Bumped by the database on every change: snapshots apply in revision order. */
   revision: number;
   updatedAt: Date;
 }
 
-export const JOB_COLUMNS = `id, job_key, version, target, payload, schedule_type, cron_expression, run_at, timezone,
-  timeout_seconds, status, catch_up, catch_up_limit, retry_max_attempts, retry_backoff, retry_delay_seconds,
-  retry_max_delay_seconds, retry_on, overlap, max_concurrent_runs, jitter_seconds, capture_bytes, revision, updated_at`;
+/** What an admin defines of a job version: its target, schedule and settings. */
+export interface JobDefinitionFields extends JobSettings {
+  target: string;
+  scheduleType: ScheduleType;
+  cronExpression: string | null;
+  runAt: Date | null;
+  timezone: string;
+}
 
-/** The retry policy of a job row (its `retry_*` columns). */
-export function rowToRetry(row: Record<string, unknown>): RetryPolicy | null {
+/** The five columns of the retry policy, as entity properties and as columns. */
+export const RETRY_PARTS = {
+  maxAttempts: ['retryMaxAttempts', 'retry_max_attempts'],
+  backoff: ['retryBackoff', 'retry_backoff'],
+  delaySeconds: ['retryDelaySeconds', 'retry_delay_seconds'],
+  maxDelaySeconds: ['retryMaxDelaySeconds', 'retry_max_delay_seconds'],
+  retryOn: ['retryOn', 'retry_on'],
+} as const;
+
+/** The columns a snapshot is read from (the settings' from the settings table). */
+export const JOB_COLUMNS = [
+  'id', 'job_key', 'version', 'target', 'schedule_type', 'cron_expression', 'run_at', 'timezone', 'status',
+  ...SETTING_NAMES.flatMap((name) => (JOB_SETTINGS[name].kind === 'retry' ? Object.values(RETRY_PARTS).map(([, column]) => column) : [JOB_SETTINGS[name].column])),
+  'revision', 'updated_at',
+].join(', ');
+
+/**
+ * A value of a job, by its entity property and its column: an entity answers by property, a raw
+ * row (`JOB_COLUMNS`) by column. The one mapper below reads both.
+ */
+export type JobReader = (property: string, column: string) => unknown;
+
+export const entityReader = (entity: object): JobReader => (property) => (entity as Record<string, unknown>)[property];
+export const rowReader = (row: Record<string, unknown>): JobReader => (_, column) => row[column];
+
+/** The retry policy of a job's five `retry_*` columns. */
+export function retryOf(read: JobReader): RetryPolicy | null {
+  const part = (p: keyof typeof RETRY_PARTS) => read(RETRY_PARTS[p][0], RETRY_PARTS[p][1]) as never;
   return retryPolicyOf({
-    maxAttempts: row.retry_max_attempts as number | null,
-    backoff: row.retry_backoff as BackoffKind | null,
-    delaySeconds: row.retry_delay_seconds as number | null,
-    maxDelaySeconds: row.retry_max_delay_seconds as number | null,
-    retryOn: row.retry_on as string[] | null,
+    maxAttempts: part('maxAttempts'),
+    backoff: part('backoff'),
+    delaySeconds: part('delaySeconds'),
+    maxDelaySeconds: part('maxDelaySeconds'),
+    retryOn: part('retryOn'),
   });
 }
 
-export function rowToJobSnapshot(row: Record<string, unknown>): JobSnapshot {
+/** A job's settings, from its entity or its row; missing values read as their defaults. */
+export function settingsOf(read: JobReader): JobSettings {
+  const settings: Record<string, unknown> = {};
+  for (const name of SETTING_NAMES) {
+    const spec = JOB_SETTINGS[name];
+    if (spec.kind === 'retry') {
+      settings[name] = retryOf(read);
+      continue;
+    }
+    const value = read(name, spec.column);
+    settings[name] = value == null ? spec.default : spec.kind === 'int' ? Number(value) : value;
+  }
+  return settings as JobSettings;
+}
+
+/** The snapshot of a job, from its entity (`entityReader`) or its row (`rowReader`). */
+export function jobSnapshot(read: JobReader): JobSnapshot {
+  const at = (property: string, column: string) => {
+    const v = read(property, column);
+    return v == null ? null : new Date(v as string | Date);
+  };
   return {
-    id: row.id as string,
-    jobKey: row.job_key as string,
-    version: Number(row.version),
-    target: row.target as string,
-    payload: row.payload ?? null,
-    scheduleType: row.schedule_type as ScheduleType,
-    cronExpression: (row.cron_expression as string) ?? null,
-    runAt: row.run_at == null ? null : new Date(row.run_at as string),
-    timezone: row.timezone as string,
-    timeoutSeconds: row.timeout_seconds == null ? null : Number(row.timeout_seconds),
-    status: row.status as JobStatus,
-    catchUp: (row.catch_up as CatchUpPolicy) ?? CatchUpPolicy.NONE,
-    catchUpLimit: row.catch_up_limit == null ? null : Number(row.catch_up_limit),
-    retry: rowToRetry(row),
-    overlap: (row.overlap as OverlapPolicy) ?? OverlapPolicy.SKIP,
-    maxConcurrentRuns: row.max_concurrent_runs == null ? 1 : Number(row.max_concurrent_runs),
-    jitterSeconds: row.jitter_seconds == null ? 0 : Number(row.jitter_seconds),
-    captureBytes: row.capture_bytes == null ? DEFAULT_CAPTURE_BYTES : Number(row.capture_bytes),
-    revision: Number(row.revision),
-    updatedAt: new Date(row.updated_at as string),
+    id: read('id', 'id') as string,
+    jobKey: read('jobKey', 'job_key') as string,
+    version: Number(read('version', 'version')),
+    target: read('target', 'target') as string,
+    scheduleType: read('scheduleType', 'schedule_type') as ScheduleType,
+    cronExpression: (read('cronExpression', 'cron_expression') as string | null | undefined) ?? null,
+    runAt: at('runAt', 'run_at'),
+    timezone: read('timezone', 'timezone') as string,
+    status: read('status', 'status') as JobStatus,
+    ...settingsOf(read),
+    revision: Number(read('revision', 'revision')),
+    updatedAt: at('updatedAt', 'updated_at')!,
   };
 }
+
+export const rowToJobSnapshot = (row: Record<string, unknown>): JobSnapshot => jobSnapshot(rowReader(row));
+
+/** Every setting at its default (what a job that says nothing has). */
+export const DEFAULT_SETTINGS: Readonly<JobSettings> = Object.freeze(settingsOf(() => undefined));

@@ -1,7 +1,9 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
-import { DateTimeScalar, JSONScalar } from './scalars.js';
+import { BackoffKind, JobStatus, ScheduleType } from './enums.js';
+import { DateTimeScalar } from './scalars.js';
 import { RETRY_DEFAULTS } from '../domain/job.js';
+import type { SettingsInput } from '../services/job-rules.js';
+import { settingFields } from './job-settings.js';
 
 @InputType('JobFilter')
 export class JobFilterInput {
@@ -40,43 +42,16 @@ export class RetryPolicyInput {
 }
 
 /**
- * The fields CreateJobInput and NewJobVersionInput share as they are — what the job does and how
- * (payload, timeout, missed slots, auto-pause, retries, overlap, jitter, capture) — written once.
- * Registered (type-graphql inherits fields only from an input type) but referenced by no field,
- * so the schema has no such type: the two inputs carry its fields.
+ * The settings CreateJobInput and NewJobVersionInput share as they are (what the job does and
+ * how), from the settings table (domain/job-fields.ts). Registered (type-graphql inherits fields
+ * only from an input type) but referenced by no field, so the schema has no such type: the two
+ * inputs carry its fields.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+interface JobSettingsInput extends SettingsInput {}
 @InputType('JobSettingsInput')
-abstract class JobSettingsInput {
-  @Field(() => JSONScalar, { nullable: true })
-  payload?: unknown;
-
-  @Field(() => Int, { nullable: true })
-  timeoutSeconds?: number | null;
-
-  @Field(() => CatchUpPolicy, { nullable: true, description: 'What becomes of missed slots. Default NONE.' })
-  catchUp?: CatchUpPolicy | null;
-
-  @Field(() => Int, { nullable: true, description: 'ALL only: at most this many missed slots of one gap run (1–1000, default 10).' })
-  catchUpLimit?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row (1–1000); null: never.' })
-  pauseAfterFailures?: number | null;
-
-  @Field(() => RetryPolicyInput, { nullable: true, description: 'Retries with backoff; null: none (the default).' })
-  retry?: RetryPolicyInput | null;
-
-  @Field(() => OverlapPolicy, { nullable: true, description: 'What a slot does while a run of the job is active. Default SKIP.' })
-  overlap?: OverlapPolicy | null;
-
-  @Field(() => Int, { nullable: true, description: 'ALLOW only: how many runs at once (1–100, default 1).' })
-  maxConcurrentRuns?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0.' })
-  jitterSeconds?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).' })
-  captureBytes?: number | null;
-}
+abstract class JobSettingsInput {}
+settingFields(JobSettingsInput.prototype, 'input', RetryPolicyInput);
 
 @InputType('CreateJobInput')
 export class CreateJobInput extends JobSettingsInput {

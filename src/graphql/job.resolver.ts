@@ -47,24 +47,7 @@ export class JobResolver {
   @Mutation(() => Job)
   async createJob(@Arg('input', () => CreateJobInput) input: CreateJobInput, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
     const job = await ctx.cronql.jobs.create(
-      {
-        key: input.key,
-        target: input.target,
-        scheduleType: input.scheduleType,
-        cronExpression: input.cronExpression,
-        runAt: input.runAt,
-        timezone: input.timezone,
-        payload: input.payload,
-        timeoutSeconds: input.timeoutSeconds,
-        catchUp: input.catchUp,
-        catchUpLimit: input.catchUpLimit,
-        pauseAfterFailures: input.pauseAfterFailures,
-        retry: input.retry,
-        overlap: input.overlap,
-        maxConcurrentRuns: input.maxConcurrentRuns,
-        jitterSeconds: input.jitterSeconds,
-        captureBytes: input.captureBytes,
-      },
+      { ...input },
       ctx.principal.name,
     );
     ctx.loaders.primeJobs([job]);

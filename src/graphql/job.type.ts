@@ -1,6 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from './enums.js';
-import { DateTimeScalar, JSONScalar } from './scalars.js';
+import type { JobSettings } from '../domain/job-fields.js';
+import { BackoffKind, JobStatus, ScheduleType } from './enums.js';
+import { DateTimeScalar } from './scalars.js';
+import { settingFields } from './job-settings.js';
 
 @ObjectType('RetryPolicy', { description: 'A FAILED attempt with a retryable code gets a next attempt (a new run of the same slot), up to maxAttempts.' })
 export class RetryPolicy {
@@ -20,9 +22,13 @@ export class RetryPolicy {
   retryOn?: string[] | null;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Job extends JobSettings {}
+
 /**
  * One version of a job definition. Resolvers return `JobDefinition` entities; this class only
- * describes their GraphQL shape (`key` reads the entity's `jobKey`). Relations and computed fields
+ * describes their GraphQL shape (`key` reads the entity's `jobKey`). Its settings are fields of
+ * the settings table (domain/job-fields.ts), added below. Relations and computed fields
  * (`supersedes`, `supersededBy`, `nextRunAt`, `lastRun`, `runs`) live in job.resolver.ts.
  */
 @ObjectType('Job', { description: 'One version of a job definition.' })
@@ -39,9 +45,6 @@ export class Job {
   @Field(() => String)
   target!: string;
 
-  @Field(() => JSONScalar, { nullable: true })
-  payload?: unknown;
-
   @Field(() => ScheduleType)
   scheduleType!: ScheduleType;
 
@@ -54,32 +57,11 @@ export class Job {
   @Field(() => String, { description: 'IANA time zone, canonical spelling.' })
   timezone!: string;
 
-  @Field(() => Int, { nullable: true })
-  timeoutSeconds?: number | null;
 
-  @Field(() => CatchUpPolicy, { description: 'What becomes of slots missed while they could not fire.' })
-  catchUp!: CatchUpPolicy;
 
-  @Field(() => Int, { nullable: true, description: 'ALL: at most this many missed slots of one gap run (null: 10).' })
-  catchUpLimit?: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'cronql pauses the job after this many failed runs in a row; null: never.' })
-  pauseAfterFailures?: number | null;
 
-  @Field(() => RetryPolicy, { nullable: true, description: 'Null: a failed run is final (the default).' })
-  retry?: RetryPolicy | null;
 
-  @Field(() => OverlapPolicy, { description: 'What a slot does while a run of the job is active.' })
-  overlap!: OverlapPolicy;
-
-  @Field(() => Int, { description: 'ALLOW: how many runs at once (1 for the other policies).' })
-  maxConcurrentRuns!: number;
-
-  @Field(() => Int, { description: 'Each slot starts after a stable offset in [0, jitterSeconds) derived from the job and the slot; scheduledAt stays the slot.' })
-  jitterSeconds!: number;
-
-  @Field(() => Int, { description: 'Bytes of an http response body the runs keep in their output (0–1048576).' })
-  captureBytes!: number;
 
   @Field(() => Int, { description: 'FAILED slots since the last SUCCEEDED one (a retried slot counts once, by its last attempt; canceled and skipped runs do not count); resume resets it.' })
   consecutiveFailures!: number;
@@ -108,3 +90,5 @@ export class Job {
   @Field(() => DateTimeScalar)
   updatedAt!: Date;
 }
+
+settingFields(Job.prototype, 'output', RetryPolicy);

@@ -1,8 +1,8 @@
-import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, registerEnumType, Resolver } from 'type-graphql';
 import { describeSchedule } from '../schedule/describe.js';
 import { parseSchedulePhrase } from '../schedule/parse-english.js';
 import { CronqlError } from '../errors.js';
-import { canonicalTimezone, nextSlots, parseCronExpression } from '../schedule/index.js';
+import { canonicalTimezone, nextSlots, nextSlotsExplained, parseCronExpression } from '../schedule/index.js';
 import type { GraphQLContext } from './context.type.js';
 import { LIMITS } from './limits.js';
 import { DateTimeScalar } from './scalars.js';
@@ -25,6 +25,31 @@ export class ParsedSchedule {
 
   @Field(() => [DateTimeScalar], { description: 'The next five slots, in the zone, as UTC instants.' })
   next!: Date[];
+}
+
+enum DstMark {
+  SHIFTED = 'SHIFTED',
+  REPEATED = 'REPEATED',
+}
+registerEnumType(DstMark, {
+  name: 'DstMark',
+  description: 'What daylight-saving time did to a slot.',
+  valuesConfig: {
+    SHIFTED: { description: 'The local time asked for did not exist (clocks went forward over it): the slot is that time moved forward by the gap.' },
+    REPEATED: { description: 'The slot\'s local time occurs twice that day (clocks go back); the note says which occurrence.' },
+  },
+});
+
+@ObjectType('PreviewedSlot', { description: 'A slot of previewScheduleSlots, with what daylight-saving time did to it.' })
+export class PreviewedSlot {
+  @Field(() => DateTimeScalar)
+  at!: Date;
+
+  @Field(() => DstMark, { nullable: true, description: 'Null: DST did nothing to this slot.' })
+  dstMark!: DstMark | null;
+
+  @Field(() => String, { nullable: true, description: 'Why, in words, e.g. "02:30 does not exist on 2026-03-08 (clocks go forward); runs at 03:30".' })
+  dstNote!: string | null;
 }
 
 @Resolver()
@@ -69,10 +94,36 @@ export class ScheduleResolver {
     @Arg('from', () => DateTimeScalar, { nullable: true }) from: Date | null,
     @Ctx() ctx: GraphQLContext,
   ): Date[] {
-    const n = count ?? 5;
-    if (n < 0) throw new CronqlError('BAD_USER_INPUT', 'count must not be negative', { field: 'count' });
-    const zone = canonicalTimezone(timezone ?? 'UTC');
-    const expression = parseCronExpression(cronExpression);
-    return nextSlots(expression, zone, from ?? ctx.cronql.clock.now(), Math.min(n, MAX_PREVIEW_COUNT));
+    const { expression, zone, start, n } = previewArgs(cronExpression, timezone, count, from, ctx);
+    return nextSlots(expression, zone, start, n);
   }
+
+  /** previewSchedule's slots, each with what DST did to it (from the same walk of the schedule). */
+  @Authorized()
+  @Query(() => [PreviewedSlot], {
+    description: `previewSchedule's slots (at most ${MAX_PREVIEW_COUNT}), each marked where daylight-saving time moved it (a gap) or repeated its local time.`,
+  })
+  previewScheduleSlots(
+    @Arg('cronExpression', () => String) cronExpression: string,
+    @Arg('timezone', () => String, { nullable: true, defaultValue: 'UTC' }) timezone: string | null,
+    @Arg('count', () => Int, { nullable: true, defaultValue: 5 }) count: number | null,
+    @Arg('from', () => DateTimeScalar, { nullable: true }) from: Date | null,
+    @Ctx() ctx: GraphQLContext,
+  ): PreviewedSlot[] {
+    const { expression, zone, start, n } = previewArgs(cronExpression, timezone, count, from, ctx);
+    return nextSlotsExplained(expression, zone, start, n).map(({ at, dst }) => ({
+      at,
+      dstMark: dst ? DstMark[dst.mark] : null,
+      dstNote: dst?.note ?? null,
+    }));
+  }
+}
+
+/** The arguments both previews take, checked. */
+function previewArgs(cronExpression: string, timezone: string | null, count: number | null, from: Date | null, ctx: GraphQLContext) {
+  const n = count ?? 5;
+  if (n < 0) throw new CronqlError('BAD_USER_INPUT', 'count must not be negative', { field: 'count' });
+  const zone = canonicalTimezone(timezone ?? 'UTC');
+  const expression = parseCronExpression(cronExpression);
+  return { expression, zone, start: from ?? ctx.cronql.clock.now(), n: Math.min(n, MAX_PREVIEW_COUNT) };
 }

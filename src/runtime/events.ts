@@ -1,5 +1,6 @@
 import type { MissedReason, RunStatus } from '../domain/enums.js';
 import type { FireOutcome } from '../db/run-store.js';
+import type { MaintenancePass } from '../maintenance/events.js';
 
 /**
  * What the runtime of one process does, as typed events: the moments tests (and operators'
@@ -22,8 +23,8 @@ export interface RuntimeEventMap {
   databaseReachable: { at: Date };
   /** The runtime is armed: recovery done, this instance's share of the ACTIVE jobs armed. */
   armed: { jobs: number; partitions: number };
-  /** One pass of the maintenance sweep ended; `reachable` false when the database did not answer. */
-  maintenancePass: { round: number; reachable: boolean };
+  /** One pass of a maintenance duty ran (src/maintenance/events.ts): which, where, how it went. */
+  maintenancePass: MaintenancePass;
 }
 
 export type RuntimeEventName = keyof RuntimeEventMap;

@@ -1,4 +1,5 @@
 import { CatchUpPolicy } from '../domain/enums.js';
+import { MAX_CATCH_UP_LIMIT } from '../domain/job-fields.js';
 import { latestSlotsBetween, slotsBetween, type CronExpression } from '../schedule/index.js';
 
 /** At most this many MISSED rows per job and gap; older missed slots share one summary row. */
@@ -7,7 +8,7 @@ export const MAX_MISSED_ROWS = 100;
 export const MAX_COUNTED = 10_000;
 /** The default and the ceiling of `catchUpLimit` for the ALL policy. */
 export const DEFAULT_CATCH_UP_LIMIT = 10;
-export const MAX_CATCH_UP_LIMIT = 1_000;
+export { MAX_CATCH_UP_LIMIT };
 
 export interface GapInput {
   expression: CronExpression;

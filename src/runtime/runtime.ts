@@ -18,7 +18,9 @@ import { Notifications } from './notifications.js';
 import { RetryWakers } from './retry-wakers.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
-import { Sweeper, type SweptRuntime } from './sweeper.js';
+import { Maintenance } from '../maintenance/maintenance.js';
+import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
+import type { MaintenanceListener } from '../maintenance/events.js';
 import type { TargetRegistry } from './targets/registry.js';
 
 /**
@@ -56,6 +58,12 @@ export interface RuntimeOptions {
   secrets?: SecretResolver;
   /** Where the runtime's events go (the app's, so they can be listened to before it starts). */
   events?: RuntimeEvents;
+  /** Run history kept, in days (the retention duty; 0 keeps everything). */
+  retentionDays: number;
+  /** Told of each maintenance pass (metrics; the runtime's events get it as `maintenancePass` too). */
+  onMaintenancePass?: MaintenanceListener;
+  /** Told of each retention round's outcome (metrics). */
+  onPruned?: (deleted: number, at: Date) => void;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -64,14 +72,15 @@ type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
  * The scheduler runtime of one process: its lifecycle and the wiring of its parts — the actors
  * (scheduler.ts), the fire path (fire-path.ts), the ledger of missed slots (ledger.ts), which
  * jobs this instance arms (membership.ts), the alarms of waiting retries (retry-wakers.ts), the
- * handlers of other instances' notifications (notifications.ts) and the sweep (sweeper.ts).
+ * handlers of other instances' notifications (notifications.ts) and the maintenance duties
+ * (src/maintenance).
  *
  * Start order: register, recover, claim PENDING runs, arm (the actors account for the slots
- * missed while no process ran), sweep. Stop order: stop arming, firing and waking; let recorded
- * slots and job reloads start their runs; drain in-flight runs; stop the sweep and unregister.
+ * missed while no process ran), maintenance. Stop order: stop arming, firing and waking; let recorded
+ * slots and job reloads start their runs; drain in-flight runs; stop the maintenance and unregister.
  * Both are guarded: start() once, stop() any number of times (the same promise).
  */
-export class Runtime implements SweptRuntime {
+export class Runtime implements MaintainedRuntime {
   /** What this runtime does, as typed events (tests wait on them instead of sleeping). */
   readonly events: RuntimeEvents;
   private readonly store: RunStore;
@@ -82,7 +91,7 @@ export class Runtime implements SweptRuntime {
   private readonly membership: Membership;
   private readonly wakers: RetryWakers;
   private readonly notifications: Notifications;
-  private readonly sweeper: Sweeper;
+  private readonly maintenance: Maintenance;
   private readonly identity: InstanceIdentity;
   private state: State = 'new';
   /** Recovery done and the ACTIVE jobs armed. */
@@ -144,7 +153,7 @@ export class Runtime implements SweptRuntime {
         rebalance: () => this.rebalance(),
       },
     });
-    this.sweeper = new Sweeper({
+    this.maintenance = new Maintenance({
       pool: o.pool,
       store,
       ledger: this.ledger,
@@ -153,9 +162,14 @@ export class Runtime implements SweptRuntime {
       heartbeatMs: o.heartbeatMs,
       lostAfterMs: o.lostAfterMs,
       staleAfterMs: o.staleAfterMs,
+      retentionDays: o.retentionDays,
       now: () => clock.now(),
       runtime: this,
-      passed: (pass) => this.events.emit('maintenancePass', pass),
+      passed: (pass) => {
+        o.onMaintenancePass?.(pass);
+        this.events.emit('maintenancePass', pass);
+      },
+      onPruned: o.onPruned,
     });
   }
 
@@ -169,8 +183,13 @@ export class Runtime implements SweptRuntime {
 
   /** Whether this instance's heartbeat is recent (within two heartbeats and a little slack). */
   get heartbeatFresh(): boolean {
-    const last = this.sweeper.lastBeatAt;
+    const last = this.maintenance.lastBeatAt;
     return last !== null && Date.now() - last.getTime() <= 2 * this.o.heartbeatMs + RUNTIME_BOUNDS.heartbeatSlackMs;
+  }
+
+  /** Whether this instance holds the cluster-wide maintenance lease (it runs the cluster-wide duties). */
+  get maintenanceLeaseHeld(): boolean {
+    return this.maintenance.lease.held;
   }
 
   /** Jobs armed on this instance. */
@@ -196,7 +215,7 @@ export class Runtime implements SweptRuntime {
 
     // Registered first: from here on this instance's runs have a runner the sweep can judge.
     await beat(pool, this.identity);
-    this.sweeper.lastBeatAt = new Date();
+    this.maintenance.lastBeatAt = new Date();
     // Recovery (docs/behaviour.md, "Runners that disappear"): runs recorded but never finished
     // are settled; windows that were never recorded are accounted for by the ledger when the
     // actors are armed.
@@ -218,7 +237,7 @@ export class Runtime implements SweptRuntime {
     for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
     this.ready = true;
     await markArmed(pool, this.identity.id, this.actorCount);
-    this.sweeper.start();
+    this.maintenance.start();
     const partitions = this.membership.partitions ?? 0;
     log.info({ jobs: jobs.length, partitions }, 'runtime armed');
     this.events.emit('armed', { jobs: jobs.length, partitions });
@@ -284,7 +303,7 @@ export class Runtime implements SweptRuntime {
 
   /** One round of the sweep now (tests; the sweep also runs every heartbeat). */
   sweep(): Promise<void> {
-    return this.sweeper.sweep();
+    return this.maintenance.sweep();
   }
 
   /** The first step of stopping, synchronous: no actor arms or fires, no retry wakes from now on. */
@@ -293,6 +312,8 @@ export class Runtime implements SweptRuntime {
     this.state = 'stopping';
     this.scheduler.stop();
     this.wakers.close();
+    // The cluster-wide maintenance moves to another instance now, not after the drain.
+    void this.maintenance.stepDown();
   }
 
   /**
@@ -307,7 +328,7 @@ export class Runtime implements SweptRuntime {
       const recording = [...this.firePath.pending(), ...this.notifications.pending()];
       await bounded(Promise.allSettled(recording), Math.min(this.o.shutdownGraceMs, RUNTIME_BOUNDS.stopRecordingMs));
       await this.executor.drain(this.o.shutdownGraceMs);
-      await this.sweeper.stop();
+      await this.maintenance.stop();
       this.state = 'stopped';
     })();
     return this.stopping;
@@ -341,6 +362,6 @@ export class Runtime implements SweptRuntime {
     } catch (err) {
       this.o.log.error({ err }, 'could not resynchronise after a lost notification connection');
     }
-    await this.sweeper.sweep();
+    await this.maintenance.sweep();
   }
 }

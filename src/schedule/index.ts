@@ -4,4 +4,4 @@
  */
 export { parseCronExpression, type CronExpression } from './cron-expression.js';
 export { canonicalTimezone } from './timezone.js';
-export { lastSlot, latestSlotBetween, latestSlotsBetween, nextSlot, nextSlots, slotsBetween } from './slots.js';
+export { lastSlot, latestSlotBetween, latestSlotsBetween, nextSlot, nextSlots, nextSlotsExplained, slotsBetween, type ExplainedSlot, type SlotDst } from './slots.js';

@@ -135,7 +135,7 @@ export function latestSlotsBetween(
  * of 01:00 after the early 01:30), so candidates are gathered until no later local time can still
  * land before the `max`-th instant found, then sorted.
  */
-function collect(cron: CronExpression, timezone: string, after: number, until: number, max: number): Date[] {
+function collect(cron: CronExpression, timezone: string, after: number, until: number, max: number, origins?: Map<number, Origin>): Date[] {
   const clock = new WallClock(timezone);
   if (max === 0 || until <= after) return [];
   const cursor = new LocalCursor(cron, clock.localLowerBound(after));
@@ -145,8 +145,11 @@ function collect(cron: CronExpression, timezone: string, after: number, until: n
   for (let local = cursor.next(); local !== undefined; local = cursor.next()) {
     const lowerBound = clock.instantLowerBound(local);
     if (lowerBound > until) break;
-    for (const instant of firingInstants(cron, clock.resolve(local))) {
-      if (instant <= after || instant > until || seen.has(instant)) continue;
+    const resolved = clock.resolve(local);
+    for (const instant of firingInstants(cron, resolved)) {
+      if (instant <= after || instant > until) continue;
+      if (origins) noteOrigin(origins, instant, local, resolved);
+      if (seen.has(instant)) continue;
       seen.add(instant);
       if (found.length > 0 && instant < found[found.length - 1]) sorted = false;
       found.push(instant);
@@ -163,6 +166,65 @@ function collect(cron: CronExpression, timezone: string, after: number, until: n
   if (!sorted) found.sort((a, b) => a - b);
   return found.slice(0, max).map((instant) => new Date(instant));
 }
+
+/**
+ * Where a slot's instant came from: a local time that exists once (`single`), one that did not
+ * exist and was shifted forward by the gap (`gap`, with the local time asked for), or one of the
+ * two occurrences of a repeated local time.
+ */
+type Origin = { kind: 'single' } | { kind: 'gap'; asked: number } | { kind: 'repeated'; occurrence: 'first' | 'second' };
+
+/** A real local time outranks a shifted one landing on the same instant: that slot is not "moved". */
+function noteOrigin(origins: Map<number, Origin>, instant: number, local: number, at: WallClockInstants): void {
+  if (at.kind === 'gap') {
+    if (!origins.has(instant)) origins.set(instant, { kind: 'gap', asked: local });
+  } else if (at.kind === 'overlap') origins.set(instant, { kind: 'repeated', occurrence: instant === at.earlier ? 'first' : 'second' });
+  else origins.set(instant, { kind: 'single' });
+}
+
+/** What daylight-saving time did to a slot: moved it out of a gap, or put it in a repeated hour. */
+export interface SlotDst {
+  mark: 'SHIFTED' | 'REPEATED';
+  /** e.g. "02:30 does not exist on 2026-03-08 (clocks go forward); runs at 03:30" */
+  note: string;
+}
+
+/** A slot with what DST did to it (null: nothing). */
+export interface ExplainedSlot {
+  at: Date;
+  dst: SlotDst | null;
+}
+
+/**
+ * `nextSlots`, each with what DST did to it — known from the same walk that found it, so an
+ * explanation can never disagree with the slot: a local time that did not exist (clocks went
+ * forward over it) is SHIFTED, one that occurs twice (clocks went back) is REPEATED.
+ */
+export function nextSlotsExplained(expression: CronExpression | string, timezone: string, from: Date, count: number): ExplainedSlot[] {
+  assertCount('count', count);
+  const origins = new Map<number, Origin>();
+  const slots = collect(toExpression(expression), timezone, instantOf('from', from), Infinity, count, origins);
+  const clock = new WallClock(timezone);
+  return slots.map((at) => {
+    const origin = origins.get(at.getTime());
+    const wall = new Date(clock.localOf(at.getTime()));
+    if (origin?.kind === 'gap') {
+      const asked = new Date(origin.asked);
+      return { at, dst: { mark: 'SHIFTED', note: `${hhmm(asked)} does not exist on ${ymd(wall)} (clocks go forward); runs at ${hhmm(wall)}` } };
+    }
+    if (origin?.kind === 'repeated') {
+      return { at, dst: { mark: 'REPEATED', note: `${hhmm(wall)} occurs twice on ${ymd(wall)} (clocks go back); this is the ${origin.occurrence}` } };
+    }
+    return { at, dst: null };
+  });
+}
+
+/** A naive local time (fields as UTC) as HH:MM, with :SS when not on the minute. */
+const hhmm = (d: Date) => {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}${d.getUTCSeconds() ? `:${two(d.getUTCSeconds())}` : ''}`;
+};
+const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The DST policy for one local time. */
 function firingInstants(cron: CronExpression, at: WallClockInstants): number[] {

@@ -1,8 +1,8 @@
 import { CronqlError } from '../errors.js';
-import { BackoffKind, CatchUpPolicy, OverlapPolicy, ScheduleType } from '../domain/enums.js';
-import { DEFAULT_CAPTURE_BYTES, MAX_CAPTURE_BYTES, RETRY_DEFAULTS, type RetryPolicy } from '../domain/job.js';
+import { BackoffKind, ScheduleType } from '../domain/enums.js';
+import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
-import { MAX_CATCH_UP_LIMIT } from '../runtime/missed-slots.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, lastSlot, nextSlot, parseCronExpression } from '../schedule/index.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
@@ -10,31 +10,18 @@ import type { TargetRegistry } from '../runtime/targets/registry.js';
 /**
  * The validation rules of a job definition, in one place: createJob and createJobVersion both
  * pass through `validateDefinition`, so the GraphQL layer and the library API cannot disagree.
+ * The per-setting rules come from the settings table (domain/job-fields.ts); the ones that tie a
+ * setting to the schedule or to the server's options are here.
  */
-export interface DefinitionInput {
+/** A setting as given: null or omitted means its default (the retry policy: its own input shape). */
+export type SettingsInput = { [K in Exclude<JobSettingName, 'retry'>]?: JobSettings[K] | null } & { retry?: RetryPolicyInput | null };
+
+export interface DefinitionInput extends SettingsInput {
   target: string;
   scheduleType: ScheduleType;
   cronExpression?: string | null;
   runAt?: Date | null;
   timezone?: string | null;
-  payload?: unknown;
-  timeoutSeconds?: number | null;
-  /** What becomes of missed slots. @default NONE */
-  catchUp?: CatchUpPolicy | null;
-  /** ALL only: how many missed slots of one gap run at most. @default 10 */
-  catchUpLimit?: number | null;
-  /** Pause the job after this many failed runs in a row (1–1000); null: never. */
-  pauseAfterFailures?: number | null;
-  /** Null or omitted: no retry. */
-  retry?: RetryPolicyInput | null;
-  /** @default SKIP */
-  overlap?: OverlapPolicy | null;
-  /** ALLOW only. @default 1 */
-  maxConcurrentRuns?: number | null;
-  /** @default 0 */
-  jitterSeconds?: number | null;
-  /** `http` output: bytes of the response body kept. @default 4096 */
-  captureBytes?: number | null;
 }
 
 /** A retry policy as given (defaults: EXPONENTIAL, 5 s, no cap, every retryable code). */
@@ -46,24 +33,9 @@ export interface RetryPolicyInput {
   retryOn?: string[] | null;
 }
 
-export interface ValidDefinition {
-  target: string;
-  scheduleType: ScheduleType;
-  cronExpression: string | null;
-  runAt: Date | null;
+export interface ValidDefinition extends JobDefinitionFields {
   /** A RECURRING job's last slot ever (its expression has a year field), null when it has none. */
   finalSlotAt: Date | null;
-  timezone: string;
-  payload: unknown;
-  timeoutSeconds: number | null;
-  catchUp: CatchUpPolicy;
-  catchUpLimit: number | null;
-  pauseAfterFailures: number | null;
-  retry: RetryPolicy | null;
-  overlap: OverlapPolicy;
-  maxConcurrentRuns: number;
-  jitterSeconds: number;
-  captureBytes: number;
 }
 
 export interface RuleOptions {
@@ -74,7 +46,8 @@ export interface RuleOptions {
 
 /** A one-time job may be created this long after its runAt; it then fires at once. */
 export const RUN_AT_GRACE_MS = 5 * 60_000;
-export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+/** The settings' bounds (domain/job-fields.ts), beside the rules' own. */
+export { MAX_CONCURRENT_RUNS, MAX_JITTER_SECONDS, MAX_PAUSE_AFTER_FAILURES, MAX_TIMEOUT_SECONDS } from '../domain/job-fields.js';
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
 
 export function validateKey(key: unknown): string {
@@ -163,13 +136,7 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     }
     runAt = input.runAt;
   }
-  const timeoutSeconds = input.timeoutSeconds ?? null;
-  if (timeoutSeconds !== null && (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS)) {
-    throw new CronqlError('BAD_USER_INPUT', `timeoutSeconds must be an integer from 1 to ${MAX_TIMEOUT_SECONDS}`, {
-      field: 'timeoutSeconds',
-    });
-  }
-  const { catchUp, catchUpLimit } = validateCatchUp(input.catchUp, input.catchUpLimit);
+  const settings = validateSettings(input);
   return {
     target: input.target,
     scheduleType: input.scheduleType,
@@ -177,35 +144,74 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     runAt,
     finalSlotAt,
     timezone,
-    payload: validatePayload(input.payload, o.maxPayloadBytes),
-    timeoutSeconds,
-    catchUp,
-    catchUpLimit,
-    pauseAfterFailures: validatePauseAfterFailures(input.pauseAfterFailures),
-    retry: validateRetry(input.retry),
-    ...validateOverlap(input.overlap, input.maxConcurrentRuns),
-    jitterSeconds: validateJitter(input.jitterSeconds, cronExpression, timezone, o.now),
-    captureBytes: validateCaptureBytes(input.captureBytes),
+    ...settings,
+    payload: validatePayload(settings.payload, o.maxPayloadBytes),
+    jitterSeconds: validateJitter(settings.jitterSeconds, cronExpression, timezone, o.now),
   };
+}
+
+/**
+ * Every setting by its entry in the settings table (domain/job-fields.ts): an enum among its
+ * values, an integer within its bounds, a setting tied to another one refused without it, null or
+ * omitted as the default. The rules that need more than the value follow (retry, payload, jitter).
+ */
+export function validateSettings(input: SettingsInput): JobSettings {
+  const valid: Record<string, unknown> = {};
+  for (const [name, spec] of settingEntries()) {
+    const value = (input as Record<string, unknown>)[name];
+    if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
+    else if (value === undefined || value === null) valid[name] = spec.default;
+    else if (spec.kind === 'enum') {
+      if (!Object.values(spec.values).includes(value as string)) {
+        throw new CronqlError(spec.code, `${name} must be ${oneOf(Object.values(spec.values))}`, { field: name });
+      }
+      valid[name] = value;
+    } else if (spec.kind === 'int') {
+      if (!isInt(value, spec.min, spec.max)) {
+        throw new CronqlError(spec.code, `${name} must be an integer from ${spec.min} to ${spec.max}${spec.nullable ? ', or null' : ''}`, { field: name });
+      }
+      valid[name] = value;
+    } else valid[name] = value;
+  }
+  for (const [name, spec] of settingEntries()) {
+    if (spec.kind !== 'int' || !spec.only || valid[name] === spec.default) continue;
+    const { setting, value, why } = spec.only;
+    if (valid[setting] !== value) {
+      throw new CronqlError(spec.code, `${name} is for ${setting}: ${value}${why ? ` (${why})` : ''}`, { field: name });
+    }
+  }
+  return valid as JobSettings;
+}
+
+const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
+
+/**
+ * The settings of a new version: those given, the others copied from the version it replaces —
+ * except a setting tied to another one (catchUpLimit to catchUp: ALL), which is dropped when that
+ * one changes, unless given. For an enum setting null also means "keep".
+ */
+export function settingsOfNewVersion(input: SettingsInput, old: JobSettings): SettingsInput {
+  const given = (name: JobSettingName) => {
+    const value = (input as Record<string, unknown>)[name];
+    return JOB_SETTINGS[name].kind === 'enum' ? value != null : value !== undefined;
+  };
+  const changed = (name: JobSettingName) => given(name) && (input as Record<string, unknown>)[name] !== old[name];
+  const settings: Record<string, unknown> = {};
+  for (const [name, spec] of settingEntries()) {
+    if (given(name)) settings[name] = (input as Record<string, unknown>)[name];
+    else if (spec.kind === 'int' && spec.only && changed(spec.only.setting)) settings[name] = null;
+    else settings[name] = old[name];
+  }
+  return settings as SettingsInput;
 }
 
 export const MAX_ATTEMPTS = 10;
 /** The longest delay and cap of a retry's backoff: a day. */
 export const MAX_RETRY_DELAY_SECONDS = 86_400;
-export const MAX_CONCURRENT_RUNS = 100;
-/** The widest jitter window, whatever the schedule: a day. */
-export const MAX_JITTER_SECONDS = 86_400;
 const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 const policyError = (field: string, message: string) => new CronqlError('INVALID_POLICY', message, { field });
 const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
-
-/** Bytes of an `http` response kept: 0 to 1 MiB (null or omitted: 4 KiB). */
-export function validateCaptureBytes(value: unknown): number {
-  if (value === undefined || value === null) return DEFAULT_CAPTURE_BYTES;
-  if (!isInt(value, 0, MAX_CAPTURE_BYTES)) throw policyError('captureBytes', `captureBytes must be an integer from 0 to ${MAX_CAPTURE_BYTES}`);
-  return value;
-}
 
 /** The retry policy: null (no retry), or attempts 1–10 with a backoff of whole seconds. */
 export function validateRetry(input: RetryPolicyInput | null | undefined): RetryPolicy | null {
@@ -237,31 +243,11 @@ export function validateRetry(input: RetryPolicyInput | null | undefined): Retry
   return { maxAttempts, backoff: kind, delaySeconds: delay, maxDelaySeconds, retryOn: codes };
 }
 
-/** The overlap policy, and its concurrency (ALLOW only: 1–100; the others run one at a time). */
-export function validateOverlap(policy: unknown, maxConcurrentRuns: unknown): { overlap: OverlapPolicy; maxConcurrentRuns: number } {
-  const overlap = (policy ?? OverlapPolicy.SKIP) as OverlapPolicy;
-  if (!Object.values(OverlapPolicy).includes(overlap)) {
-    throw policyError('overlap', 'overlap must be SKIP, BUFFER_ONE, CANCEL_PREVIOUS or ALLOW');
-  }
-  if (maxConcurrentRuns === undefined || maxConcurrentRuns === null) return { overlap, maxConcurrentRuns: 1 };
-  if (!isInt(maxConcurrentRuns, 1, MAX_CONCURRENT_RUNS)) {
-    throw policyError('maxConcurrentRuns', `maxConcurrentRuns must be an integer from 1 to ${MAX_CONCURRENT_RUNS}`);
-  }
-  if (overlap !== OverlapPolicy.ALLOW && maxConcurrentRuns !== 1) {
-    throw policyError('maxConcurrentRuns', 'maxConcurrentRuns is for overlap: ALLOW (the other policies run one at a time)');
-  }
-  return { overlap, maxConcurrentRuns };
-}
-
 /**
- * The jitter window: 0 to a day, and for a recurring job at most its shortest interval between
- * two slots (a wider window would let a slot start after the next one).
+ * The jitter window (within its bounds already): for a recurring job at most its shortest interval
+ * between two slots (a wider window would let a slot start after the next one).
  */
-export function validateJitter(value: unknown, cronExpression: string | null, timezone: string, now: Date): number {
-  if (value === undefined || value === null) return 0;
-  if (!isInt(value, 0, MAX_JITTER_SECONDS)) {
-    throw policyError('jitterSeconds', `jitterSeconds must be an integer from 0 to ${MAX_JITTER_SECONDS}`);
-  }
+export function validateJitter(value: number, cronExpression: string | null, timezone: string, now: Date): number {
   if (value > 0 && cronExpression !== null) {
     const shortest = shortestIntervalSeconds(cronExpression, timezone, now);
     if (shortest !== null && value > shortest) {
@@ -274,31 +260,3 @@ export function validateJitter(value: unknown, cronExpression: string | null, ti
   return value;
 }
 
-/** The catch-up policy: NONE, LATEST, or ALL with an optional limit (1 to MAX_CATCH_UP_LIMIT). */
-export function validateCatchUp(policy: unknown, limit: unknown): { catchUp: CatchUpPolicy; catchUpLimit: number | null } {
-  const catchUp = (policy ?? CatchUpPolicy.NONE) as CatchUpPolicy;
-  if (!Object.values(CatchUpPolicy).includes(catchUp)) {
-    throw new CronqlError('BAD_USER_INPUT', 'catchUp must be NONE, LATEST or ALL', { field: 'catchUp' });
-  }
-  if (limit === undefined || limit === null) return { catchUp, catchUpLimit: null };
-  if (catchUp !== CatchUpPolicy.ALL) {
-    throw new CronqlError('BAD_USER_INPUT', 'catchUpLimit is for catchUp: ALL', { field: 'catchUpLimit' });
-  }
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_CATCH_UP_LIMIT) {
-    throw new CronqlError('BAD_USER_INPUT', `catchUpLimit must be an integer from 1 to ${MAX_CATCH_UP_LIMIT}`, { field: 'catchUpLimit' });
-  }
-  return { catchUp, catchUpLimit: limit };
-}
-
-export const MAX_PAUSE_AFTER_FAILURES = 1_000;
-
-/** Auto-pause threshold: null (never) or an integer from 1 to MAX_PAUSE_AFTER_FAILURES. */
-export function validatePauseAfterFailures(value: unknown): number | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAUSE_AFTER_FAILURES) {
-    throw new CronqlError('BAD_USER_INPUT', `pauseAfterFailures must be an integer from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or null`, {
-      field: 'pauseAfterFailures',
-    });
-  }
-  return value;
-}

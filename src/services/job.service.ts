@@ -3,14 +3,14 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CronqlError } from '../errors.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
-import type { JobSnapshot } from '../domain/job.js';
+import { entityReader, jobSnapshot, settingsOf, type JobSnapshot } from '../domain/job.js';
 import { JobDefinition } from '../db/entities/job-definition.entity.js';
 import { JobStore, JobWriteRefused } from '../db/job-store.js';
 import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
-import { validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
+import { settingsOfNewVersion, validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
 import { checkText } from './stored-input.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
@@ -42,28 +42,7 @@ export interface ServiceDeps {
 }
 
 export function toSnapshot(job: JobDefinition): JobSnapshot {
-  return {
-    id: job.id,
-    jobKey: job.jobKey,
-    version: job.version,
-    target: job.target,
-    payload: job.payload ?? null,
-    scheduleType: job.scheduleType,
-    cronExpression: job.cronExpression ?? null,
-    runAt: job.runAt ?? null,
-    timezone: job.timezone,
-    timeoutSeconds: job.timeoutSeconds ?? null,
-    status: job.status,
-    catchUp: job.catchUp,
-    catchUpLimit: job.catchUpLimit ?? null,
-    retry: job.retry,
-    overlap: job.overlap,
-    maxConcurrentRuns: job.maxConcurrentRuns,
-    jitterSeconds: job.jitterSeconds,
-    captureBytes: job.captureBytes,
-    revision: job.revision,
-    updatedAt: job.updatedAt,
-  };
+  return jobSnapshot(entityReader(job));
 }
 
 /**
@@ -197,20 +176,7 @@ export class JobService {
         cronExpression: input.cronExpression !== undefined ? input.cronExpression : switched ? null : old.cronExpression,
         runAt: input.runAt !== undefined ? input.runAt : switched ? null : old.runAt,
         timezone: input.timezone ?? old.timezone,
-        payload: input.payload !== undefined ? input.payload : old.payload,
-        timeoutSeconds: input.timeoutSeconds !== undefined ? input.timeoutSeconds : old.timeoutSeconds,
-        catchUp: input.catchUp ?? old.catchUp,
-        pauseAfterFailures: input.pauseAfterFailures !== undefined ? input.pauseAfterFailures : old.pauseAfterFailures,
-        // A policy changed away from ALL drops the old limit, unless one is given.
-        catchUpLimit:
-          input.catchUpLimit !== undefined ? input.catchUpLimit : input.catchUp != null && input.catchUp !== old.catchUp ? null : old.catchUpLimit,
-        retry: input.retry !== undefined ? input.retry : old.retry,
-        overlap: input.overlap ?? old.overlap,
-        // Likewise a policy changed away from ALLOW drops its concurrency.
-        maxConcurrentRuns:
-          input.maxConcurrentRuns !== undefined ? input.maxConcurrentRuns : input.overlap != null && input.overlap !== old.overlap ? null : old.maxConcurrentRuns,
-        jitterSeconds: input.jitterSeconds !== undefined ? input.jitterSeconds : old.jitterSeconds,
-        captureBytes: input.captureBytes !== undefined ? input.captureBytes : old.captureBytes,
+        ...settingsOfNewVersion(input, settingsOf(entityReader(old))),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );

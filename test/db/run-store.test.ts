@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cronql } from '../../src/app.js';
+import { createPool, type Pool } from '../../src/db/pool.js';
 import { RunStore } from '../../src/db/run-store.js';
 import { OverlapPolicy, RunStatus } from '../../src/domain/enums.js';
 import type { RunChange } from '../../src/domain/run.js';
-import { startCronql, testDatabase } from '../support/cronql.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 /**
  * The run store is the one writer of run state. Every transition a run can make is enumerated
@@ -14,25 +14,26 @@ import { startCronql, testDatabase } from '../support/cronql.js';
  * publishes nothing.
  */
 describe('run store: one writer, one change per transition', () => {
-  let db: Awaited<ReturnType<typeof testDatabase>>;
-  let cronql: Cronql;
+  // The store alone on a migrated database: no cronql around it.
+  let db: TestDatabase;
+  let pool: Pool;
   let store: RunStore;
   let now = new Date('2026-11-24T12:00:00.000Z');
   const published: RunChange[] = [];
   beforeAll(async () => {
-    db = await testDatabase();
-    cronql = await startCronql(db.url, { role: 'api', listen: false });
-    store = new RunStore({ pool: cronql.pool, instanceId: 'store-test', now: () => now, publish: (c) => published.push(...c) });
+    db = await createTestDatabase();
+    pool = createPool(db.url);
+    store = new RunStore({ pool, instanceId: 'store-test', now: () => now, publish: (c) => published.push(...c) });
   });
   afterAll(async () => {
-    await cronql.stop();
+    await pool.end();
     await db.drop();
   });
 
   let n = 0;
   async function job(policy: { overlap?: OverlapPolicy; maxConcurrentRuns?: number; retryMaxAttempts?: number; retryDelaySeconds?: number } = {}): Promise<string> {
     const k = ++n;
-    const res = await cronql.pool.query(
+    const res = await pool.query(
       `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, payload, created_at, updated_at,
          overlap, max_concurrent_runs, retry_max_attempts, retry_backoff, retry_delay_seconds)
        VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $3, $2, $2, $4, $5, $6, CASE WHEN $6::int IS NOT NULL THEN 'FIXED' END, $7)
@@ -147,10 +148,10 @@ describe('run store: one writer, one change per transition', () => {
 
   it('settling lost and stale runs: RUNNING → FAILED, once', async () => {
     // A runner that stopped beating: RUNNER_LOST.
-    await cronql.pool.query(
+    await pool.query(
       `INSERT INTO cron_instances (id, role, host, pid, version, started_at, heartbeat_at) VALUES ('silent', 'all', 'h', 1, '', now(), now() - interval '1 hour')`,
     );
-    const silent = new RunStore({ pool: cronql.pool, instanceId: 'silent', now: () => now, publish: (c) => published.push(...c) });
+    const silent = new RunStore({ pool: pool, instanceId: 'silent', now: () => now, publish: (c) => published.push(...c) });
     const lostJob = await job();
     const lost = await silent.fire({ jobId: lostJob, slot: slot(12), job: firing(lostJob) });
     if (lost.kind !== 'claimed') throw new Error('not claimed');
@@ -159,7 +160,7 @@ describe('run store: one writer, one change per transition', () => {
     await transitions(() => store.settleLost(60_000, 3_600_000), []);
 
     // At startup: a run recorded as running on this very instance id.
-    const restarted = new RunStore({ pool: cronql.pool, instanceId: 'restarted', now: () => now, publish: (c) => published.push(...c) });
+    const restarted = new RunStore({ pool: pool, instanceId: 'restarted', now: () => now, publish: (c) => published.push(...c) });
     const mineJob = await job();
     const mine = await restarted.fire({ jobId: mineJob, slot: slot(13), job: firing(mineJob) });
     if (mine.kind !== 'claimed') throw new Error('not claimed');
@@ -191,7 +192,7 @@ describe('run store: one writer, one change per transition', () => {
     await transitions(() => store.claim([retry.id]), [[RunStatus.PENDING, RunStatus.RUNNING]]);
     await transitions(() => store.finish(retry.id, { status: RunStatus.FAILED, failureCode: 'BOOM' }), [[RunStatus.RUNNING, RunStatus.FAILED]]);
     // Signals count slots: one failure, not two.
-    const signals = await cronql.pool.query('SELECT consecutive_failures FROM cron_job_definitions WHERE id = $1', [id]);
+    const signals = await pool.query('SELECT consecutive_failures FROM cron_job_definitions WHERE id = $1', [id]);
     expect(signals.rows[0].consecutive_failures).toBe(1);
   });
 
@@ -206,7 +207,7 @@ describe('run store: one writer, one change per transition', () => {
       [RunStatus.RUNNING, RunStatus.FAILED],
       [null, RunStatus.PENDING],
     ]);
-    await cronql.pool.query(`UPDATE cron_job_definitions SET status = 'PAUSED', pause_reason = 'test' WHERE id = $1`, [id]);
+    await pool.query(`UPDATE cron_job_definitions SET status = 'PAUSED', pause_reason = 'test' WHERE id = $1`, [id]);
     await transitions(() => store.claim([changes[1].run.id]), []);
     const stopped = await transitions(() => store.stopChains([id]), [[RunStatus.PENDING, RunStatus.CANCELED]]);
     expect(stopped.changes[0].run.failureMessage).toMatch(/PAUSED/);

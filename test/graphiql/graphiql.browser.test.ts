@@ -1,46 +1,16 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { graphiqlLink } from '../../src/auth/admin-token.js';
 import { GRAPHIQL_TOKEN_STORAGE_KEY } from '../../src/http/graphiql.js';
+import { browserTestsRun, launchChromium, patient, recordingContext } from '../support/chromium.js';
 import { FAKE_JOB_KEY, startFakeApi, type FakeApi } from './fake-api.js';
 
-/**
- * GraphiQL in headless Chromium (Debian's `chromium` package, driven by playwright-core; never
- * `npx playwright install`).
- *
- * - Runs when /usr/bin/chromium (or CRONQL_CHROMIUM_PATH) exists; skipped otherwise, with a note.
- * - CRONQL_BROWSER_TESTS=1 makes it mandatory (fails when Chromium is missing);
- *   CRONQL_BROWSER_TESTS=0 skips it even when Chromium is there.
- */
-const CHROMIUM = process.env.CRONQL_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const flag = process.env.CRONQL_BROWSER_TESTS;
-const forced = flag === '1' || flag === 'true';
-const disabled = flag === '0' || flag === 'false';
-const available = existsSync(CHROMIUM);
-const run = forced || (!disabled && available);
-if (!run) {
-  console.warn(
-    disabled
-      ? '[graphiql.browser] skipped: CRONQL_BROWSER_TESTS=0'
-      : `[graphiql.browser] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CRONQL_CHROMIUM_PATH; CRONQL_BROWSER_TESTS=1 makes this test mandatory)`,
-  );
-}
+/** GraphiQL in headless Chromium (see test/support/chromium.ts for when it runs). */
+const run = browserTestsRun('graphiql.browser');
 
 const TOKEN = 'XYZ-graphiql-browser-token/+=&';
 /** The default query as sent (GraphiQL prints it compactly). */
 const JOBS_QUERY = /jobs\(first: ?10\)\s*\{\s*nodes\s*\{\s*id key status nextRunAt/;
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
   let api: FakeApi;
@@ -52,36 +22,11 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
   const problems: string[] = [];
 
   /** A fresh profile whose every request is recorded, and aborted unless it goes to the test server. */
-  async function newContext(): Promise<BrowserContext> {
-    const ctx = await browser.newContext();
-    ctx.on('request', (req) => requests.push(req));
-    ctx.on('page', (p) => {
-      p.on('websocket', (ws) => websockets.push(ws.url()));
-      p.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-      p.on('console', (msg) => {
-        if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
-      });
-    });
-    await ctx.route(
-      (url) => !url.href.startsWith(`${api.url}/`),
-      (route) => route.abort('blockedbyclient'),
-    );
-    // Browser-side code is passed as strings: this project's tsconfig has no DOM types.
-    await ctx.addInitScript({
-      content: `document.addEventListener('securitypolicyviolation', (e) => {
-        console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI);
-      });`,
-    });
-    return ctx;
-  }
+  const newContext = () => recordingContext(browser, api.url, { requests, websockets, problems });
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`CRONQL_BROWSER_TESTS=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    }
-    const { chromium } = await import('playwright-core');
     api = await startFakeApi(TOKEN);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     context = await newContext();
     page = await context.newPage();
   }, 60_000);
@@ -108,13 +53,13 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
     expect(await page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(GRAPHIQL_TOKEN_STORAGE_KEY)})`)).toBe(TOKEN);
 
     // The default query is in the editor, the header in the Headers editor.
-    await expect.poll(queryText, { timeout: 15_000 }).toContain('jobs(first: 10)');
-    await expect.poll(textOf('.graphiql-editor-tool')).toContain(`"Authorization": "Bearer ${TOKEN}"`);
+    await expect.poll(queryText, patient).toContain('jobs(first: 10)');
+    await expect.poll(textOf('.graphiql-editor-tool'), patient).toContain(`"Authorization": "Bearer ${TOKEN}"`);
 
     // Headers are not persisted: the token is in no localStorage value.
     const storedNow = () => page.evaluate<string[]>("Object.keys(localStorage).map((k) => k + '=' + localStorage.getItem(k))");
     // GraphiQL does persist its tabs and query (debounced: wait for it).
-    await expect.poll(async () => (await storedNow()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await storedNow()).length, patient).toBeGreaterThan(0);
     const stored = await storedNow();
     for (const entry of stored) expect(entry).not.toContain('XYZ');
 
@@ -125,7 +70,7 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
   it('runs the default query with Authorization: Bearer <token>', async () => {
     const before = api.http.length;
     await page.locator('.graphiql-execute-button').click();
-    await expect.poll(responseText, { timeout: 15_000 }).toContain(FAKE_JOB_KEY);
+    await expect.poll(responseText, patient).toContain(FAKE_JOB_KEY);
     expect(await responseText()).not.toContain('UNAUTHENTICATED');
 
     const posts = api.http.filter((r) => r.method === 'POST' && r.path === '/graphql');
@@ -145,9 +90,9 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
     const before = api.http.length;
     await page.goto(`${api.url}/graphiql?query=${encodeURIComponent(query)}`, { waitUntil: 'load' });
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
-    await expect.poll(queryText, { timeout: 15_000 }).toContain('tick(count: 3)');
+    await expect.poll(queryText, patient).toContain('tick(count: 3)');
     await page.locator('.graphiql-execute-button').click();
-    await expect.poll(responseText, { timeout: 15_000 }).toContain('3007');
+    await expect.poll(responseText, patient).toContain('3007');
     expect(api.wsConnections.length).toBeGreaterThanOrEqual(1);
     expect(api.wsConnections.at(-1)).toEqual({ authorization: `Bearer ${TOKEN}` });
     const posts = api.http.slice(before).filter((r) => r.method === 'POST');
@@ -165,7 +110,7 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
       await other.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
       await other.locator('.graphiql-execute-button').click();
       await expect
-        .poll(async () => (await other.locator('.graphiql-response').innerText()).replace(/\s+/g, ' '), { timeout: 15_000 })
+        .poll(async () => (await other.locator('.graphiql-response').innerText()).replace(/\s+/g, ' '), patient)
         .toContain('UNAUTHENTICATED');
       const posts = api.http.slice(before).filter((r) => r.method === 'POST');
       expect(posts.length).toBeGreaterThanOrEqual(1);

@@ -4,6 +4,7 @@ import {
   JobDocument,
   JobsDocument,
   PreviewScheduleDocument,
+  PreviewScheduleSlotsDocument,
   RunDocument,
   RunJobNowDocument,
   RunsDocument,
@@ -60,6 +61,27 @@ describe('previewSchedule', () => {
 
   test('a negative count is bad input', async () => {
     expect(codes(await gql(api.url, PreviewScheduleDocument, { cronExpression: '* * * * *', count: -1 }, token))).toEqual(['BAD_USER_INPUT']);
+  });
+});
+
+describe('previewScheduleSlots', () => {
+  test('the same slots, each with what DST did to it: the shifted 02:30, the repeated 01:30 (first and second)', async () => {
+    const spring = await ok(api.url, PreviewScheduleSlotsDocument, { cronExpression: '30 2 * * *', timezone: 'America/New_York', count: 2, from: '2030-03-09T07:00:00-05:00' }, token);
+    expect(spring.previewScheduleSlots).toEqual([
+      { at: '2030-03-10T07:30:00.000Z', dstMark: 'SHIFTED', dstNote: '02:30 does not exist on 2030-03-10 (clocks go forward); runs at 03:30' },
+      { at: '2030-03-11T06:30:00.000Z', dstMark: null, dstNote: null },
+    ]);
+    const fall = await ok(api.url, PreviewScheduleSlotsDocument, { cronExpression: '30 * * * *', timezone: 'America/New_York', count: 3, from: '2030-11-03T05:00:00Z' }, token);
+    expect(fall.previewScheduleSlots.map((s) => [s.at, s.dstMark, s.dstNote?.split(' ').pop()])).toEqual([
+      ['2030-11-03T05:30:00.000Z', 'REPEATED', 'first'],
+      ['2030-11-03T06:30:00.000Z', 'REPEATED', 'second'],
+      ['2030-11-03T07:30:00.000Z', null, undefined],
+    ]);
+  });
+
+  test('the same checks as previewSchedule: a bad expression, a negative count', async () => {
+    expect(codes(await gql(api.url, PreviewScheduleSlotsDocument, { cronExpression: 'not cron' }, token))).toEqual(['INVALID_CRON_EXPRESSION']);
+    expect(codes(await gql(api.url, PreviewScheduleSlotsDocument, { cronExpression: '* * * * *', count: -1 }, token))).toEqual(['BAD_USER_INPUT']);
   });
 });
 

@@ -100,7 +100,8 @@ describe('executing runs', () => {
     const started = Date.now();
     const run = await runNowToEnd(j.id);
     expect(run).toMatchObject({ status: 'FAILED', failureCode: 'TIMEOUT' });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Cut short, not waited for: it ended before the handler's own 10 s (not a speed goal).
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('a handler that ignores its signal still loses against the timeout', async () => {

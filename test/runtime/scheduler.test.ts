@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../src/domain/enums.js';
-import type { JobSnapshot } from '../../src/domain/job.js';
+import { DEFAULT_SETTINGS, type JobSnapshot } from '../../src/domain/job.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { Scheduler } from '../../src/runtime/scheduler.js';
 import { DEFAULTS } from '../../src/config.js';
 
 const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T00:00:00Z'): JobSnapshot => ({
+  ...DEFAULT_SETTINGS,
   id: '11111111-1111-4111-8111-111111111111',
   jobKey: 'k',
   version: 1,

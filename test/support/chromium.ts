@@ -22,6 +22,13 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/**
+ * The deadline of a browser test's `expect.poll` (vitest's default is 1 s): a page on a busy
+ * machine may take seconds to render what it will render. A safety net for a condition that
+ * must come true, never a speed goal (those are measured by `npm run bench`).
+ */
+export const patient = { timeout: 30_000, interval: 100 };
+
 /** Whether a browser test file runs; prints why when it does not. */
 export function browserTestsRun(name: string): boolean {
   const flag = process.env.CRONQL_BROWSER_TESTS;

@@ -7,13 +7,16 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded-postgres.js';
 import { createLogger } from '../../src/logger.js';
+import { createTemplateDatabase, type TemplateDatabase } from './template-database.js';
 
 /**
  * One PostgreSQL server for the whole run: `DATABASE_URL` if set, else an embedded one in a
- * temporary directory. Each test file then creates a database of its own (test/support/db.ts).
+ * temporary directory. The schema is migrated once, into a template (test/support/template-database.ts);
+ * each test file then creates a database of its own as a copy of it (test/support/db.ts).
  */
 let embedded: EmbeddedDatabase | undefined;
 let dir: string | undefined;
+let template: TemplateDatabase | undefined;
 
 /** The repository root, and where the process tests' build of cronql goes (git-ignored). */
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,11 +43,15 @@ export async function setup(project: TestProject): Promise<void> {
     embedded = await startEmbeddedPostgres({ dataDir: dir, log: createLogger(), ephemeral: true, database: 'cronql_test' });
     url = embedded.url;
   }
+  template = await createTemplateDatabase(url);
   project.provide('databaseUrl', url);
+  project.provide('templateDatabase', template.name);
   project.provide('cronqlMain', await build);
 }
 
 export async function teardown(): Promise<void> {
+  // An embedded server goes with its directory; a DATABASE_URL server keeps nothing of the run.
+  if (!embedded) await template?.drop();
   await embedded?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 }
@@ -52,6 +59,8 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** The database migrated once for the run, that each test file's database copies. */
+    templateDatabase: string;
     /** `main.js` of a fresh build of cronql, for spawning real processes. */
     cronqlMain: string;
   }

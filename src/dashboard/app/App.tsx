@@ -63,7 +63,7 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
         if (err instanceof ApiError && err.code === 'FORBIDDEN') role = 'VIEWER';
         else throw err;
       }
-      const { targets } = await api.request<{ targets: Session['targets'] }>(Q.targets);
+      const { targets } = await api.request(Q.targets);
       if (cancelled) return;
       live = createLiveFeed(endpoint, token, (reason) => onSignOut(new ApiError(reason, 'UNAUTHENTICATED')));
       setSession({ api, live, role, targets });

@@ -1,17 +1,16 @@
 import { useState } from 'preact/hooks';
 import { JobActions } from './actions.js';
 import { describeCron } from './describe.js';
-import { explainSlot } from './dst-marks.js';
 import { formatTime } from './format.js';
 import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
-import { Q, type JobDetail, type JobVersion } from './queries.js';
+import { Q, type JobDetail, type JobVersion, type PreviewedSlot } from './queries.js';
 import { href } from './router.js';
 import { RunsTable } from './RunsTable.js';
 import { ErrorBox, Json, Status, Time } from './ui.js';
 
 /** Job detail: the definition, the actions, every version, the next 10 slots and the run history. */
 export function JobDetailView({ id }: { id: string }) {
-  const { data, error, reload } = useQuery<{ job: JobDetail | null }>(Q.job, { id }, id);
+  const { data, error, reload } = useQuery(Q.job, { id }, id);
   const job = data?.job;
   const reloadSoon = useThrottled(reload, 1_000);
   useLiveRuns((batch) => {
@@ -128,16 +127,16 @@ export function JobDetailView({ id }: { id: string }) {
 }
 
 /**
- * The next 10 slots from `previewSchedule`, in the job's zone and in UTC, with the slots that
+ * The next 10 slots from `previewScheduleSlots`, in the job's zone and in UTC, with the slots that
  * daylight-saving time moves (a gap) or makes ambiguous (a repeated hour) marked.
  */
 function Preview({ job }: { job: JobDetail }) {
   const recurring = job.scheduleType === 'RECURRING' && !!job.cronExpression;
   const [fromDate, setFromDate] = useState('');
   const from = /^\d{4}-\d{2}-\d{2}$/.test(fromDate) ? `${fromDate}T00:00:00Z` : undefined;
-  const { data, error } = useQuery<{ previewSchedule: string[] }>(
+  const { data, error } = useQuery(
     Q.preview,
-    recurring ? { cronExpression: job.cronExpression, timezone: job.timezone, count: 10, ...(from ? { from } : {}) } : null,
+    recurring ? { cronExpression: job.cronExpression!, timezone: job.timezone, count: 10, ...(from ? { from } : {}) } : null,
     `${job.cronExpression}|${job.timezone}|${from}`,
   );
   if (!recurring) return <p>A one-time job: it runs once, at {formatTime(job.runAt, job.timezone, true)} ({job.timezone}).</p>;
@@ -148,9 +147,8 @@ function Preview({ job }: { job: JobDetail }) {
         <input type="date" name="previewFrom" value={fromDate} onChange={(e) => setFromDate((e.target as HTMLInputElement).value)} />
       </label>
       <SlotTable
-        slots={data?.previewSchedule}
+        slots={data?.previewScheduleSlots}
         error={error}
-        expression={job.cronExpression!}
         timezone={job.timezone}
         note={job.status !== 'ACTIVE' ? `The job is ${job.status}: these are the slots it would have.` : undefined}
       />
@@ -158,7 +156,11 @@ function Preview({ job }: { job: JobDetail }) {
   );
 }
 
-export function SlotTable(props: { slots: string[] | undefined; error: unknown; expression: string; timezone: string; note?: string }) {
+/**
+ * Slots in the job's zone and in UTC, marked where daylight-saving time moved one (a gap) or
+ * repeated its local time — as the server's schedule math says (`previewScheduleSlots`).
+ */
+export function SlotTable(props: { slots: PreviewedSlot[] | undefined; error: unknown; timezone: string; note?: string }) {
   if (props.error) return <ErrorBox error={props.error} />;
   if (!props.slots) return <p aria-busy="true">Loading…</p>;
   return (
@@ -174,18 +176,18 @@ export function SlotTable(props: { slots: string[] | undefined; error: unknown; 
           </tr>
         </thead>
         <tbody>
-          {props.slots.map((slot, i) => {
-            const explained = explainSlot(props.expression, props.timezone, slot);
+          {props.slots.map(({ at: slot, dstMark, dstNote }, i) => {
+            const mark = dstMark?.toLowerCase();
             return (
-              <tr data-slot={slot} data-mark={explained?.mark ?? ''} class={explained ? `mark-${explained.mark}` : undefined}>
+              <tr data-slot={slot} data-mark={mark ?? ''} class={mark ? `mark-${mark}` : undefined}>
                 <td class="num">{i + 1}</td>
                 <td>{formatTime(slot, props.timezone, true)}</td>
                 <td>{formatTime(slot, 'UTC')}</td>
                 <td>
-                  {explained && (
-                    <span class={`dst dst-${explained.mark}`} title={explained.note}>
-                      {explained.mark === 'shifted' ? 'shifted by DST gap' : 'repeated hour'}
-                      <span class="small muted"> — {explained.note}</span>
+                  {mark && (
+                    <span class={`dst dst-${mark}`} title={dstNote ?? undefined}>
+                      {mark === 'shifted' ? 'shifted by DST gap' : 'repeated hour'}
+                      <span class="small muted"> — {dstNote}</span>
                     </span>
                   )}
                 </td>
@@ -200,7 +202,7 @@ export function SlotTable(props: { slots: string[] | undefined; error: unknown; 
 
 /** Every version of the key (the supersedes chain), newest first. */
 function Versions({ jobKey, currentId }: { jobKey: string; currentId: string }) {
-  const { data, error } = useQuery<{ jobs: { nodes: JobVersion[] } }>(Q.versions, { key: jobKey }, `${jobKey}|${currentId}`);
+  const { data, error } = useQuery(Q.versions, { key: jobKey }, `${jobKey}|${currentId}`);
   const versions = (data?.jobs.nodes ?? []).slice().sort((a, b) => b.version - a.version);
   return (
     <section aria-labelledby="versions-title">

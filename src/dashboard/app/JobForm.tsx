@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { describeCron } from './describe.js';
 import { useQuery } from './hooks.js';
-import { Q, type BackoffKind, type CatchUpPolicy, type JobDetail, type OverlapPolicy, type ScheduleType } from './queries.js';
+import { Q, type BackoffKind, type CatchUpPolicy, type CreateJobInput, type JobDetail, type NewJobVersionInput, type OverlapPolicy, type ScheduleType } from './queries.js';
 import { href, navigate } from './router.js';
 import { useSession } from './session-context.js';
 import { SlotTable } from './JobDetailView.js';
@@ -123,7 +123,7 @@ function fromJob(job: JobDetail): Values {
 /** `createJob` (no `versionOf`) or `createJobVersion` of an existing job, prefilled from it. */
 export function JobFormView({ versionOf }: { versionOf?: string }) {
   const { role } = useSession();
-  const { data, error } = useQuery<{ job: JobDetail | null }>(Q.job, versionOf ? { id: versionOf } : null, versionOf ?? '');
+  const { data, error } = useQuery(Q.job, versionOf ? { id: versionOf } : null, versionOf ?? '');
   if (role !== 'ADMIN') return <p role="alert">Creating and changing jobs needs the ADMIN token.</p>;
   if (!versionOf) return <JobForm initial={EMPTY} />;
   if (error) return <ErrorBox error={error} />;
@@ -145,6 +145,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    // Built field by field from the form's text; the API checks it and names the field it refuses.
     const input: Record<string, unknown> = {
       target: values.target,
       scheduleType: values.scheduleType,
@@ -197,10 +198,10 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
     setBusy(true);
     try {
       if (job) {
-        const { createJobVersion } = await api.request<{ createJobVersion: { id: string } }>(Q.createJobVersion, { id: job.id, input });
+        const { createJobVersion } = await api.request(Q.createJobVersion, { id: job.id, input: input as NewJobVersionInput });
         navigate(href.job(createJobVersion.id));
       } else {
-        const { createJob } = await api.request<{ createJob: { id: string } }>(Q.createJob, { input });
+        const { createJob } = await api.request(Q.createJob, { input: input as CreateJobInput });
         navigate(href.job(createJob.id));
       }
     } catch (err) {
@@ -349,7 +350,7 @@ function InEnglish({ timezone, onParsed }: { timezone: string; onParsed: (cronEx
     setError(null);
     setSaid(null);
     try {
-      const { parseSchedule } = await api.request<{ parseSchedule: { cronExpression: string; timezone: string; description: string } }>(Q.parseSchedule, {
+      const { parseSchedule } = await api.request(Q.parseSchedule, {
         text,
         timezone: timezone.trim() || 'UTC',
       });
@@ -382,7 +383,7 @@ function FormPreview({ expression, timezone }: { expression: string; timezone: s
     return () => clearTimeout(timer);
   }, [expression, timezone]);
   const ready = debounced.expression.length > 0;
-  const { data, error } = useQuery<{ previewSchedule: string[] }>(
+  const { data, error } = useQuery(
     Q.preview,
     ready ? { cronExpression: debounced.expression, timezone: debounced.timezone, count: 5 } : null,
     `${debounced.expression}|${debounced.timezone}`,
@@ -391,7 +392,7 @@ function FormPreview({ expression, timezone }: { expression: string; timezone: s
   return (
     <div class="form-preview" aria-live="polite">
       <h2 class="small-heading">Next slots</h2>
-      <SlotTable slots={data?.previewSchedule} error={error} expression={debounced.expression} timezone={debounced.timezone} />
+      <SlotTable slots={data?.previewScheduleSlots} error={error} timezone={debounced.timezone} />
     </div>
   );
 }

@@ -31,7 +31,7 @@ export function JobsView() {
   );
   const filterKey = JSON.stringify(filter);
   const paging = usePaging(filterKey);
-  const { data, error, loading, reload } = useQuery<{ jobs: Connection<JobRow> }>(
+  const { data, error, loading, reload } = useQuery(
     Q.jobs,
     { filter, first: paging.size, after: paging.after },
     `${filterKey}|${paging.size}|${paging.after}`,

@@ -8,7 +8,7 @@ import { ErrorBox, Json, Status, Time } from './ui.js';
 
 /** One run: its timeline, the payload it ran with, its output or failure (code, message, details). */
 export function RunDetailView({ id }: { id: string }) {
-  const { data, error, reload } = useQuery<{ run: RunDetail | null }>(Q.run, { id }, id);
+  const { data, error, reload } = useQuery(Q.run, { id }, id);
   const [run, setRun] = useState<RunDetail | null | undefined>(undefined);
   useEffect(() => setRun(data?.run), [data]);
   const reloadSoon = useThrottled(reload, 500);

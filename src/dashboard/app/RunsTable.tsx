@@ -16,7 +16,7 @@ import { ErrorBox, Pager, Status, Time } from './ui.js';
 export function RunsTable({ filter, label, showJob = true }: { filter: RunFilter; label: string; showJob?: boolean }) {
   const filterKey = JSON.stringify(filter);
   const paging = usePaging(filterKey);
-  const { data, error, loading, reload } = useQuery<{ runs: Connection<RunRow> }>(
+  const { data, error, loading, reload } = useQuery(
     Q.runs,
     { filter, first: paging.size, after: paging.after },
     `${filterKey}|${paging.size}|${paging.after}`,

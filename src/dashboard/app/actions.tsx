@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { ACTIVE_RUN, Q, type JobRow, type RunRow } from './queries.js';
+import { ACTIVE_RUN, Q, type JobRow, type RunRow, type TypedDocumentString } from './queries.js';
 import { href } from './router.js';
 import { useSession } from './session-context.js';
 import { Dialog, ErrorBox, FieldError } from './ui.js';
@@ -19,7 +19,7 @@ export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' 
   const [started, setStarted] = useState<RunRow | null>(null);
   if (role !== 'ADMIN') return null;
 
-  const call = async (query: string, variables: Record<string, unknown>) => {
+  const call = async <R, V>(query: TypedDocumentString<R, V>, variables: V) => {
     setBusy(true);
     setError(null);
     try {
@@ -130,7 +130,7 @@ function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKe
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const variables: Record<string, unknown> = { id: jobId };
+    const variables: { id: string; payload?: unknown } = { id: jobId };
     if (payload.trim()) {
       try {
         variables.payload = JSON.parse(payload);
@@ -141,7 +141,7 @@ function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKe
     }
     setBusy(true);
     try {
-      const { runJobNow } = await api.request<{ runJobNow: RunRow }>(Q.runJobNow, variables);
+      const { runJobNow } = await api.request(Q.runJobNow, variables);
       onClose();
       onDone(runJobNow);
     } catch (err) {
@@ -224,7 +224,7 @@ export function CancelRunButton({ run, onDone }: { run: Pick<RunRow, 'id' | 'sta
           setBusy(true);
           setError(null);
           try {
-            const { cancelRun } = await api.request<{ cancelRun: RunRow }>(Q.cancelRun, { id: run.id });
+            const { cancelRun } = await api.request(Q.cancelRun, { id: run.id });
             onDone(cancelRun);
           } catch (err) {
             setError(err);

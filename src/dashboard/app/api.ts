@@ -1,3 +1,5 @@
+import type { TypedDocumentString } from './queries.js';
+
 /**
  * The dashboard's only way to the server: GraphQL over HTTP POST to the public endpoint, with
  * the token in the Authorization header. Expected failures come back as `ApiError`s carrying the
@@ -22,7 +24,8 @@ interface GraphqlError {
 }
 
 export interface Api {
-  request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  /** Sends an operation of operations.graphql (typed by codegen): its result, or an ApiError. */
+  request<R, V>(document: TypedDocumentString<R, V>, variables?: V): Promise<R>;
   readonly endpoint: string;
   readonly token: string;
 }
@@ -31,7 +34,8 @@ export function createApi(endpoint: string, token: string): Api {
   return {
     endpoint,
     token,
-    async request<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
+    async request<R, V>(document: TypedDocumentString<R, V>, variables?: V): Promise<R> {
+      const query = document.toString();
       let res: Response;
       try {
         res = await fetch(endpoint, {
@@ -44,7 +48,7 @@ export function createApi(endpoint: string, token: string): Api {
       } catch (err) {
         throw new ApiError(`cronql did not answer (${(err as Error).message})`, 'NETWORK');
       }
-      let body: { data?: T | null; errors?: GraphqlError[] };
+      let body: { data?: R | null; errors?: GraphqlError[] };
       try {
         body = (await res.json()) as typeof body;
       } catch {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { RunRow } from './queries.js';
+import type { RunRow, TypedDocumentString } from './queries.js';
 import { useSession } from './session-context.js';
 
 export interface Loaded<T> {
@@ -14,7 +14,7 @@ export interface Loaded<T> {
  * stays on screen while the next one loads (no flicker under live reloads), and an answer that
  * arrives after a newer request was made is dropped.
  */
-export function useQuery<T>(query: string, variables: Record<string, unknown> | null, key: string): Loaded<T> {
+export function useQuery<T, V>(query: TypedDocumentString<T, V>, variables: V | null, key: string): Loaded<T> {
   const { api } = useSession();
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
@@ -25,7 +25,7 @@ export function useQuery<T>(query: string, variables: Record<string, unknown> | 
     if (vars.current === null) return;
     const mine = ++seq.current;
     setState((s) => ({ ...s, loading: true }));
-    api.request<T>(query, vars.current).then(
+    api.request(query, vars.current).then(
       (data) => mine === seq.current && setState({ data, loading: false }),
       (error: unknown) => mine === seq.current && setState((s) => ({ data: s.data, error, loading: false })),
     );

@@ -117,7 +117,7 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
   let unsubscribe = () => {};
   const subscribe = () => {
     unsubscribe = client.subscribe<{ runChanged: RunChange }>(
-      { query: Q.runChanged },
+      { query: Q.runChanged.toString() },
       {
         next: (result) => {
           const change = result.data?.runChanged;

@@ -1,7 +1,22 @@
 import { ArrayType, Entity, Enum, Formula, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../domain/enums.js';
-import { DEFAULT_CAPTURE_BYTES, retryPolicyOf, type RetryPolicy } from '../../domain/job.js';
+import { BackoffKind, JobStatus, ScheduleType } from '../../domain/enums.js';
+import { entityReader, RETRY_PARTS, retryOf, type RetryPolicy } from '../../domain/job.js';
+import { settingEntries, type JobSettings } from '../../domain/job-fields.js';
+
+/** The settings' properties (domain/job-fields.ts), mapped below: the retry policy is its five columns. */
+type Settings = Omit<JobSettings, 'retry'>;
+type NullableSetting = { [K in keyof Settings]: null extends Settings[K] ? K : never }[keyof Settings];
+type SettingColumns = { [K in NullableSetting]?: Settings[K] } & { [K in Exclude<keyof Settings, NullableSetting>]: Settings[K] & Opt } & {
+  retryMaxAttempts?: number | null;
+  retryBackoff?: BackoffKind | null;
+  retryDelaySeconds?: number | null;
+  retryMaxDelaySeconds?: number | null;
+  retryOn?: string[] | null;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface JobDefinition extends SettingColumns {}
 
 /**
  * A versioned job definition. `(jobKey, version)` is unique; at most one version per key is not
@@ -23,9 +38,6 @@ export class JobDefinition {
   @Index()
   target!: string;
 
-  @Property({ type: 'json', columnType: 'jsonb', nullable: true })
-  payload?: unknown;
-
   @Enum({ items: () => ScheduleType, type: 'text', fieldName: 'schedule_type' })
   scheduleType!: ScheduleType;
 
@@ -45,58 +57,9 @@ export class JobDefinition {
   @Property({ type: 'text', default: 'UTC' })
   timezone: string & Opt = 'UTC';
 
-  @Property({ type: 'integer', nullable: true })
-  timeoutSeconds?: number | null;
-
-  /** What becomes of slots missed while no cronql could fire them (see docs/behaviour.md, the ledger). */
-  @Enum({ items: () => CatchUpPolicy, type: 'text', default: CatchUpPolicy.NONE })
-  catchUp: CatchUpPolicy & Opt = CatchUpPolicy.NONE;
-
-  /** ALL: at most this many missed slots of one gap run (the rest are recorded MISSED). */
-  @Property({ type: 'integer', nullable: true })
-  catchUpLimit?: number | null;
-
-  /** Retry policy (null max attempts: no retry). See `retry`. */
-  @Property({ type: 'integer', nullable: true })
-  retryMaxAttempts?: number | null;
-
-  @Enum({ items: () => BackoffKind, type: 'text', nullable: true })
-  retryBackoff?: BackoffKind | null;
-
-  @Property({ type: 'integer', nullable: true })
-  retryDelaySeconds?: number | null;
-
-  @Property({ type: 'integer', nullable: true })
-  retryMaxDelaySeconds?: number | null;
-
-  @Property({ type: ArrayType, columnType: 'text[]', nullable: true })
-  retryOn?: string[] | null;
-
-  /** What a slot does while a run of the job is active (see docs/policies.md). */
-  @Enum({ items: () => OverlapPolicy, type: 'text', default: OverlapPolicy.SKIP })
-  overlap: OverlapPolicy & Opt = OverlapPolicy.SKIP;
-
-  /** ALLOW: how many runs at once. */
-  @Property({ type: 'integer', default: 1 })
-  maxConcurrentRuns: number & Opt = 1;
-
-  /** Slots start after a deterministic offset in [0, jitterSeconds). */
-  @Property({ type: 'integer', default: 0 })
-  jitterSeconds: number & Opt = 0;
-
-  /** How much of an `http` response a run keeps in its output. */
-  @Property({ type: 'integer', default: DEFAULT_CAPTURE_BYTES })
-  captureBytes: number & Opt = DEFAULT_CAPTURE_BYTES;
-
   /** The retry policy as one value (null: a failed run is final). */
   get retry(): RetryPolicy | null {
-    return retryPolicyOf({
-      maxAttempts: this.retryMaxAttempts,
-      backoff: this.retryBackoff,
-      delaySeconds: this.retryDelaySeconds,
-      maxDelaySeconds: this.retryMaxDelaySeconds,
-      retryOn: this.retryOn,
-    });
+    return retryOf(entityReader(this));
   }
 
   /** FAILED runs since the last SUCCEEDED one; kept by the statements that end runs. */
@@ -112,10 +75,6 @@ export class JobDefinition {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   lastFailureAt?: Date | null;
-
-  /** cronql pauses the job once this many runs failed in a row (null: never). */
-  @Property({ type: 'integer', nullable: true })
-  pauseAfterFailures?: number | null;
 
   @Enum({ items: () => JobStatus, type: 'text' })
   status: JobStatus & Opt = JobStatus.ACTIVE;
@@ -141,4 +100,24 @@ export class JobDefinition {
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   updatedAt: Date & Opt = new Date();
+}
+
+/**
+ * The settings' columns, from the settings table: a nullable setting is a nullable column, one
+ * with a default has it as the column's default (the migrations create the same).
+ */
+for (const [name, spec] of settingEntries()) {
+  const target = JobDefinition.prototype;
+  if (spec.kind === 'retry') {
+    const [maxAttempts, backoff, delay, maxDelay, retryOn] = Object.values(RETRY_PARTS).map(([property]) => property);
+    for (const property of [maxAttempts, delay, maxDelay]) Property({ type: 'integer', nullable: true })(target, property);
+    Enum({ items: () => BackoffKind, type: 'text', nullable: true })(target, backoff);
+    Property({ type: ArrayType, columnType: 'text[]', nullable: true })(target, retryOn);
+  } else if (spec.kind === 'json') {
+    Property({ type: 'json', columnType: 'jsonb', nullable: true, fieldName: spec.column })(target, name);
+  } else if (spec.kind === 'enum') {
+    Enum({ items: () => spec.values, type: 'text', default: spec.default, fieldName: spec.column })(target, name);
+  } else {
+    Property({ type: 'integer', fieldName: spec.column, ...(spec.nullable ? { nullable: true } : { default: spec.default! }) })(target, name);
+  }
 }

@@ -1,0 +1,846 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
+export type BackoffKind =
+  /** d·2ⁿ⁻¹ */
+  | 'EXPONENTIAL'
+  /** d */
+  | 'FIXED'
+  /** d·n */
+  | 'LINEAR';
+
+/** What becomes of slots missed while they could not fire (process down, stall, clock jump, database unreachable). */
+export type CatchUpPolicy =
+  /** The missed slots run, oldest first, one at a time, up to catchUpLimit; the rest are recorded MISSED. */
+  | 'ALL'
+  /** The latest missed slot runs; the others are recorded MISSED. */
+  | 'LATEST'
+  /** Recorded SKIPPED/MISSED; only a slot still within the misfire grace runs. */
+  | 'NONE';
+
+export type CreateJobInput = {
+  /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
+  captureBytes?: number | null | undefined;
+  /** What becomes of missed slots. Default NONE. */
+  catchUp?: CatchUpPolicy | null | undefined;
+  /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
+  catchUpLimit?: number | null | undefined;
+  /** Required for RECURRING; 5 fields, or 6 with seconds first. */
+  cronExpression?: string | null | undefined;
+  /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
+  jitterSeconds?: number | null | undefined;
+  key: string;
+  /** ALLOW only: how many runs at once (1–100, default 1). */
+  maxConcurrentRuns?: number | null | undefined;
+  /** What a slot does while a run of the job is active. Default SKIP. */
+  overlap?: OverlapPolicy | null | undefined;
+  /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null | undefined;
+  payload?: unknown;
+  /** Retries with backoff; null: none (the default). */
+  retry?: RetryPolicyInput | null | undefined;
+  /** Required for ONE_TIME. */
+  runAt?: string | null | undefined;
+  scheduleType: ScheduleType;
+  target: string;
+  timeoutSeconds?: number | null | undefined;
+  /** IANA name; stored in canonical form. */
+  timezone?: string | null | undefined;
+};
+
+/** What daylight-saving time did to a slot. */
+export type DstMark =
+  /** The slot's local time occurs twice that day (clocks go back); the note says which occurrence. */
+  | 'REPEATED'
+  /** The local time asked for did not exist (clocks went forward over it): the slot is that time moved forward by the gap. */
+  | 'SHIFTED';
+
+export type JobFilter = {
+  key?: string | null | undefined;
+  /** Keys containing this text, ignoring case (a search; `key` is exact). */
+  keyContains?: string | null | undefined;
+  scheduleType?: ScheduleType | null | undefined;
+  status?: Array<JobStatus> | null | undefined;
+  target?: string | null | undefined;
+};
+
+export type JobStatus =
+  | 'ACTIVE'
+  | 'PAUSED'
+  | 'RETIRED';
+
+/** Omitted fields are copied from the version being replaced. */
+export type NewJobVersionInput = {
+  /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
+  captureBytes?: number | null | undefined;
+  /** What becomes of missed slots. Default NONE. */
+  catchUp?: CatchUpPolicy | null | undefined;
+  /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
+  catchUpLimit?: number | null | undefined;
+  cronExpression?: string | null | undefined;
+  /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
+  jitterSeconds?: number | null | undefined;
+  /** ALLOW only: how many runs at once (1–100, default 1). */
+  maxConcurrentRuns?: number | null | undefined;
+  /** What a slot does while a run of the job is active. Default SKIP. */
+  overlap?: OverlapPolicy | null | undefined;
+  /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null | undefined;
+  payload?: unknown;
+  /** Retries with backoff; null: none (the default). */
+  retry?: RetryPolicyInput | null | undefined;
+  runAt?: string | null | undefined;
+  scheduleType?: ScheduleType | null | undefined;
+  target?: string | null | undefined;
+  timeoutSeconds?: number | null | undefined;
+  timezone?: string | null | undefined;
+};
+
+/** What a slot (or a run-now) does while a run of its job is still active. Every policy holds across instances. */
+export type OverlapPolicy =
+  /** Up to maxConcurrentRuns run at once; beyond, SKIPPED/OVERLAP. */
+  | 'ALLOW'
+  /** At most one waits (PENDING) and starts when the active run ends; later ones are SKIPPED/OVERLAP. */
+  | 'BUFFER_ONE'
+  /** The active run is canceled (CANCELED/REPLACED; its handler sees its signal) and the new one starts. */
+  | 'CANCEL_PREVIOUS'
+  /** Recorded SKIPPED/OVERLAP (the default). */
+  | 'SKIP';
+
+/** Retries with backoff; out-of-range values fail with INVALID_POLICY. */
+export type RetryPolicyInput = {
+  backoff?: BackoffKind | null | undefined;
+  /** The base delay d, in seconds (0–86400). */
+  delaySeconds?: number | null | undefined;
+  /** Attempts per slot or run-now, the first included (1–10). */
+  maxAttempts: number;
+  /** The longest a retry waits (at least delaySeconds, at most 86400); null: no cap. */
+  maxDelaySeconds?: number | null | undefined;
+  /** Only these failure codes are retried; null: every retryable code. */
+  retryOn?: Array<string> | null | undefined;
+};
+
+export type RunFilter = {
+  jobId?: string | number | null | undefined;
+  jobKey?: string | null | undefined;
+  scheduledAfter?: string | null | undefined;
+  scheduledBefore?: string | null | undefined;
+  status?: Array<RunStatus> | null | undefined;
+  target?: string | null | undefined;
+  triggerType?: Array<TriggerType> | null | undefined;
+};
+
+export type RunStatus =
+  | 'CANCELED'
+  | 'FAILED'
+  | 'PENDING'
+  | 'RUNNING'
+  | 'SKIPPED'
+  | 'SUCCEEDED';
+
+export type ScheduleType =
+  | 'ONE_TIME'
+  | 'RECURRING';
+
+export type TriggerType =
+  | 'AD_HOC'
+  | 'MANUAL'
+  | 'SCHEDULED';
+
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+
+export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, createdAt: string, updatedAt: string, job: { id: string } };
+
+export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
+
+export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
+
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+
+export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardRoleQuery = { instances: Array<{ id: string }> };
+
+export type DashboardTargetsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardTargetsQuery = { targets: Array<{ name: string, description: string | null }> };
+
+export type DashboardInstancesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardInstancesQuery = { instances: Array<{ id: string, role: string, host: string | null, version: string | null, startedAt: string, heartbeatAt: string, activeRuns: number, ownedJobs: number }> };
+
+export type DashboardJobsQueryVariables = Exact<{
+  filter?: JobFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+
+export type DashboardJobQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+
+export type DashboardJobVersionsQueryVariables = Exact<{
+  key: string;
+}>;
+
+
+export type DashboardJobVersionsQuery = { jobs: { nodes: Array<{ id: string, version: number, status: JobStatus, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, target: string, createdAt: string, createdBy: string | null, supersedes: { id: string, version: number } | null }> } };
+
+export type DashboardParseQueryVariables = Exact<{
+  text: string;
+  timezone?: string | null | undefined;
+}>;
+
+
+export type DashboardParseQuery = { parseSchedule: { cronExpression: string, timezone: string, description: string } };
+
+export type DashboardPreviewQueryVariables = Exact<{
+  cronExpression: string;
+  timezone?: string | null | undefined;
+  count?: number | null | undefined;
+  from?: string | null | undefined;
+}>;
+
+
+export type DashboardPreviewQuery = { previewScheduleSlots: Array<{ at: string, dstMark: DstMark | null, dstNote: string | null }> };
+
+export type DashboardRunsQueryVariables = Exact<{
+  filter?: RunFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardRunsQuery = { runs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number }> } };
+
+export type DashboardRunQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+
+export type DashboardRunChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardRunChangedSubscription = { runChanged: { previousStatus: RunStatus | null, changedAt: string, run: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } } };
+
+export type DashboardCreateJobMutationVariables = Exact<{
+  input: CreateJobInput;
+}>;
+
+
+export type DashboardCreateJobMutation = { createJob: { id: string } };
+
+export type DashboardNewVersionMutationVariables = Exact<{
+  id: string | number;
+  input: NewJobVersionInput;
+}>;
+
+
+export type DashboardNewVersionMutation = { createJobVersion: { id: string } };
+
+export type DashboardPauseMutationVariables = Exact<{
+  id: string | number;
+  reason: string;
+}>;
+
+
+export type DashboardPauseMutation = { pauseJob: { id: string, status: JobStatus, pauseReason: string | null } };
+
+export type DashboardResumeMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardResumeMutation = { resumeJob: { id: string, status: JobStatus } };
+
+export type DashboardRetireMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardRetireMutation = { retireJob: { id: string, status: JobStatus } };
+
+export type DashboardRunNowMutationVariables = Exact<{
+  id: string | number;
+  payload?: unknown;
+}>;
+
+
+export type DashboardRunNowMutation = { runJobNow: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } };
+
+export type DashboardCancelMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardCancelMutation = { cancelRun: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const RunFieldsFragmentDoc = new TypedDocumentString(`
+    fragment RunFields on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  payloadSnapshot
+  triggerType
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  status
+  failureCode
+  failureMessage
+  failureDetails
+  output
+  runnerInstanceId
+  createdAt
+  updatedAt
+  job {
+    id
+  }
+}
+    `, {"fragmentName":"RunFields"}) as unknown as TypedDocumentString<RunFieldsFragment, unknown>;
+export const DashboardRunRowFragmentDoc = new TypedDocumentString(`
+    fragment DashboardRunRow on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  triggerType
+  status
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  failureCode
+  failureMessage
+  attempt
+}
+    `, {"fragmentName":"DashboardRunRow"}) as unknown as TypedDocumentString<DashboardRunRowFragment, unknown>;
+export const DashboardJobRowFragmentDoc = new TypedDocumentString(`
+    fragment DashboardJobRow on Job {
+  id
+  key
+  version
+  target
+  scheduleType
+  cronExpression
+  runAt
+  timezone
+  status
+  pauseReason
+  nextRunAt
+  consecutiveFailures
+  lastRun {
+    id
+    status
+    scheduledAt
+    finishedAt
+  }
+}
+    `, {"fragmentName":"DashboardJobRow"}) as unknown as TypedDocumentString<DashboardJobRowFragment, unknown>;
+export const JobFieldsFragmentDoc = new TypedDocumentString(`
+    fragment JobFields on Job {
+  id
+  key
+  version
+  target
+  payload
+  scheduleType
+  cronExpression
+  scheduleDescription
+  runAt
+  timezone
+  timeoutSeconds
+  catchUp
+  catchUpLimit
+  pauseAfterFailures
+  retry {
+    maxAttempts
+    backoff
+    delaySeconds
+    maxDelaySeconds
+    retryOn
+  }
+  overlap
+  maxConcurrentRuns
+  jitterSeconds
+  captureBytes
+  consecutiveFailures
+  status
+  pauseReason
+  nextRunAt
+  createdBy
+  updatedBy
+  createdAt
+  updatedAt
+  supersedes {
+    id
+    version
+    status
+  }
+  supersededBy {
+    id
+    version
+    status
+  }
+}
+    `, {"fragmentName":"JobFields"}) as unknown as TypedDocumentString<JobFieldsFragment, unknown>;
+export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
+    fragment DashboardJobDetail on Job {
+  ...DashboardJobRow
+  ...JobFields
+  lastSuccessAt
+  lastFailureAt
+}
+    fragment JobFields on Job {
+  id
+  key
+  version
+  target
+  payload
+  scheduleType
+  cronExpression
+  scheduleDescription
+  runAt
+  timezone
+  timeoutSeconds
+  catchUp
+  catchUpLimit
+  pauseAfterFailures
+  retry {
+    maxAttempts
+    backoff
+    delaySeconds
+    maxDelaySeconds
+    retryOn
+  }
+  overlap
+  maxConcurrentRuns
+  jitterSeconds
+  captureBytes
+  consecutiveFailures
+  status
+  pauseReason
+  nextRunAt
+  createdBy
+  updatedBy
+  createdAt
+  updatedAt
+  supersedes {
+    id
+    version
+    status
+  }
+  supersededBy {
+    id
+    version
+    status
+  }
+}
+fragment DashboardJobRow on Job {
+  id
+  key
+  version
+  target
+  scheduleType
+  cronExpression
+  runAt
+  timezone
+  status
+  pauseReason
+  nextRunAt
+  consecutiveFailures
+  lastRun {
+    id
+    status
+    scheduledAt
+    finishedAt
+  }
+}`, {"fragmentName":"DashboardJobDetail"}) as unknown as TypedDocumentString<DashboardJobDetailFragment, unknown>;
+export const DashboardRoleDocument = new TypedDocumentString(`
+    query DashboardRole {
+  instances {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardRoleQuery, DashboardRoleQueryVariables>;
+export const DashboardTargetsDocument = new TypedDocumentString(`
+    query DashboardTargets {
+  targets {
+    name
+    description
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardTargetsQuery, DashboardTargetsQueryVariables>;
+export const DashboardInstancesDocument = new TypedDocumentString(`
+    query DashboardInstances {
+  instances {
+    id
+    role
+    host
+    version
+    startedAt
+    heartbeatAt
+    activeRuns
+    ownedJobs
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardInstancesQuery, DashboardInstancesQueryVariables>;
+export const DashboardJobsDocument = new TypedDocumentString(`
+    query DashboardJobs($filter: JobFilter, $first: Int, $after: String) {
+  jobs(filter: $filter, first: $first, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      ...DashboardJobRow
+    }
+  }
+}
+    fragment DashboardJobRow on Job {
+  id
+  key
+  version
+  target
+  scheduleType
+  cronExpression
+  runAt
+  timezone
+  status
+  pauseReason
+  nextRunAt
+  consecutiveFailures
+  lastRun {
+    id
+    status
+    scheduledAt
+    finishedAt
+  }
+}`) as unknown as TypedDocumentString<DashboardJobsQuery, DashboardJobsQueryVariables>;
+export const DashboardJobDocument = new TypedDocumentString(`
+    query DashboardJob($id: ID!) {
+  job(id: $id) {
+    ...DashboardJobDetail
+  }
+}
+    fragment JobFields on Job {
+  id
+  key
+  version
+  target
+  payload
+  scheduleType
+  cronExpression
+  scheduleDescription
+  runAt
+  timezone
+  timeoutSeconds
+  catchUp
+  catchUpLimit
+  pauseAfterFailures
+  retry {
+    maxAttempts
+    backoff
+    delaySeconds
+    maxDelaySeconds
+    retryOn
+  }
+  overlap
+  maxConcurrentRuns
+  jitterSeconds
+  captureBytes
+  consecutiveFailures
+  status
+  pauseReason
+  nextRunAt
+  createdBy
+  updatedBy
+  createdAt
+  updatedAt
+  supersedes {
+    id
+    version
+    status
+  }
+  supersededBy {
+    id
+    version
+    status
+  }
+}
+fragment DashboardJobRow on Job {
+  id
+  key
+  version
+  target
+  scheduleType
+  cronExpression
+  runAt
+  timezone
+  status
+  pauseReason
+  nextRunAt
+  consecutiveFailures
+  lastRun {
+    id
+    status
+    scheduledAt
+    finishedAt
+  }
+}
+fragment DashboardJobDetail on Job {
+  ...DashboardJobRow
+  ...JobFields
+  lastSuccessAt
+  lastFailureAt
+}`) as unknown as TypedDocumentString<DashboardJobQuery, DashboardJobQueryVariables>;
+export const DashboardJobVersionsDocument = new TypedDocumentString(`
+    query DashboardJobVersions($key: String!) {
+  jobs(filter: {key: $key, status: [ACTIVE, PAUSED, RETIRED]}, first: 100) {
+    nodes {
+      id
+      version
+      status
+      scheduleType
+      cronExpression
+      runAt
+      timezone
+      target
+      createdAt
+      createdBy
+      supersedes {
+        id
+        version
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardJobVersionsQuery, DashboardJobVersionsQueryVariables>;
+export const DashboardParseDocument = new TypedDocumentString(`
+    query DashboardParse($text: String!, $timezone: String) {
+  parseSchedule(text: $text, timezone: $timezone) {
+    cronExpression
+    timezone
+    description
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardParseQuery, DashboardParseQueryVariables>;
+export const DashboardPreviewDocument = new TypedDocumentString(`
+    query DashboardPreview($cronExpression: String!, $timezone: String, $count: Int, $from: DateTime) {
+  previewScheduleSlots(
+    cronExpression: $cronExpression
+    timezone: $timezone
+    count: $count
+    from: $from
+  ) {
+    at
+    dstMark
+    dstNote
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardPreviewQuery, DashboardPreviewQueryVariables>;
+export const DashboardRunsDocument = new TypedDocumentString(`
+    query DashboardRuns($filter: RunFilter, $first: Int, $after: String) {
+  runs(filter: $filter, first: $first, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      ...DashboardRunRow
+    }
+  }
+}
+    fragment DashboardRunRow on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  triggerType
+  status
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  failureCode
+  failureMessage
+  attempt
+}`) as unknown as TypedDocumentString<DashboardRunsQuery, DashboardRunsQueryVariables>;
+export const DashboardRunDocument = new TypedDocumentString(`
+    query DashboardRun($id: ID!) {
+  run(id: $id) {
+    ...DashboardRunRow
+    payloadSnapshot
+    output
+    failureDetails
+    runnerInstanceId
+    retryOf {
+      id
+      attempt
+    }
+    nextAttemptAt
+    createdAt
+    updatedAt
+    job {
+      id
+    }
+  }
+}
+    fragment DashboardRunRow on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  triggerType
+  status
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  failureCode
+  failureMessage
+  attempt
+}`) as unknown as TypedDocumentString<DashboardRunQuery, DashboardRunQueryVariables>;
+export const DashboardRunChangedDocument = new TypedDocumentString(`
+    subscription DashboardRunChanged {
+  runChanged {
+    previousStatus
+    changedAt
+    run {
+      ...DashboardRunRow
+    }
+  }
+}
+    fragment DashboardRunRow on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  triggerType
+  status
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  failureCode
+  failureMessage
+  attempt
+}`) as unknown as TypedDocumentString<DashboardRunChangedSubscription, DashboardRunChangedSubscriptionVariables>;
+export const DashboardCreateJobDocument = new TypedDocumentString(`
+    mutation DashboardCreateJob($input: CreateJobInput!) {
+  createJob(input: $input) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardCreateJobMutation, DashboardCreateJobMutationVariables>;
+export const DashboardNewVersionDocument = new TypedDocumentString(`
+    mutation DashboardNewVersion($id: ID!, $input: NewJobVersionInput!) {
+  createJobVersion(id: $id, input: $input) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardNewVersionMutation, DashboardNewVersionMutationVariables>;
+export const DashboardPauseDocument = new TypedDocumentString(`
+    mutation DashboardPause($id: ID!, $reason: String!) {
+  pauseJob(id: $id, reason: $reason) {
+    id
+    status
+    pauseReason
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardPauseMutation, DashboardPauseMutationVariables>;
+export const DashboardResumeDocument = new TypedDocumentString(`
+    mutation DashboardResume($id: ID!) {
+  resumeJob(id: $id) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardResumeMutation, DashboardResumeMutationVariables>;
+export const DashboardRetireDocument = new TypedDocumentString(`
+    mutation DashboardRetire($id: ID!) {
+  retireJob(id: $id) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardRetireMutation, DashboardRetireMutationVariables>;
+export const DashboardRunNowDocument = new TypedDocumentString(`
+    mutation DashboardRunNow($id: ID!, $payload: JSON) {
+  runJobNow(id: $id, payload: $payload) {
+    ...DashboardRunRow
+  }
+}
+    fragment DashboardRunRow on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  triggerType
+  status
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  failureCode
+  failureMessage
+  attempt
+}`) as unknown as TypedDocumentString<DashboardRunNowMutation, DashboardRunNowMutationVariables>;
+export const DashboardCancelDocument = new TypedDocumentString(`
+    mutation DashboardCancel($id: ID!) {
+  cancelRun(id: $id) {
+    ...DashboardRunRow
+  }
+}
+    fragment DashboardRunRow on Run {
+  id
+  jobKey
+  jobVersion
+  target
+  triggerType
+  status
+  scheduledAt
+  startedAt
+  finishedAt
+  durationMs
+  failureCode
+  failureMessage
+  attempt
+}`) as unknown as TypedDocumentString<DashboardCancelMutation, DashboardCancelMutationVariables>;

@@ -1,0 +1,154 @@
+import { CatchUpPolicy, OverlapPolicy } from './enums.js';
+import type { RetryPolicy } from './job.js';
+
+/**
+ * A job's settings — what it does and how, beside its schedule — each written once, here: name,
+ * column, kind (its GraphQL and database type follow), whether null is a value of its own, the
+ * default, the bounds, the rule that ties it to another setting, and its descriptions. The entity
+ * (db/entities/job-definition.entity.ts), the row mapper (domain/job.ts), validation and the new
+ * version's copy (services/job-rules.ts), the GraphQL `Job` type and job inputs, and the jobs file
+ * (cli/jobs-file.ts) are all read from this table: a new setting is one entry here, a migration,
+ * and whatever uses it. Rules that involve the schedule (jitter within the shortest interval) or
+ * the server's options (payload size) stay in services/job-rules.ts.
+ */
+
+/** The error code of a setting's bad value (catch-up and auto-pause predate INVALID_POLICY). */
+type ErrorCode = 'INVALID_POLICY' | 'BAD_USER_INPUT';
+
+/** The setting is meaningful only while `setting` is `value`: another value of it than the default is refused otherwise. */
+export interface OnlyWith {
+  setting: 'catchUp' | 'overlap';
+  value: string;
+  /** Why, for the error message. */
+  why?: string;
+}
+
+interface SettingBase {
+  /** The column (the retry policy: its five `retry_*` columns). */
+  column: string;
+  description: {
+    /** On the `Job` type. */
+    job?: string;
+    /** On the job inputs (CreateJobInput, NewJobVersionInput). */
+    input?: string;
+  };
+}
+
+export interface IntSetting extends SettingBase {
+  kind: 'int';
+  /** Null is stored and shown as null ("none"); otherwise null or omitted means the default. */
+  nullable: boolean;
+  default: number | null;
+  min: number;
+  max: number;
+  code: ErrorCode;
+  only?: OnlyWith;
+}
+
+export interface EnumSetting extends SettingBase {
+  kind: 'enum';
+  values: Record<string, string>;
+  default: string;
+  code: ErrorCode;
+}
+
+export interface JsonSetting extends SettingBase {
+  kind: 'json';
+  nullable: true;
+  default: null;
+}
+
+/** The retry policy: one value of five columns, with its own rules (services/job-rules.ts). */
+export interface RetrySetting extends SettingBase {
+  kind: 'retry';
+  nullable: true;
+  default: null;
+}
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting;
+
+/** The default of `captureBytes`, and its largest value. */
+export const DEFAULT_CAPTURE_BYTES = 4_096;
+export const MAX_CAPTURE_BYTES = 1_048_576;
+export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+export const MAX_CONCURRENT_RUNS = 100;
+/** The widest jitter window, whatever the schedule: a day (services/job-rules.ts also bounds it by the schedule). */
+export const MAX_JITTER_SECONDS = 86_400;
+export const MAX_PAUSE_AFTER_FAILURES = 1_000;
+/** ALL: the most missed slots run per gap (the default when the job does not say). */
+export const MAX_CATCH_UP_LIMIT = 1_000;
+
+/** The settings, in the order the jobs file and the CLI show them. */
+export const JOB_SETTINGS = {
+  payload: { kind: 'json', column: 'payload', nullable: true, default: null, description: {} },
+  timeoutSeconds: {
+    kind: 'int', column: 'timeout_seconds', nullable: true, default: null, min: 1, max: MAX_TIMEOUT_SECONDS, code: 'BAD_USER_INPUT', description: {},
+  },
+  catchUp: {
+    kind: 'enum', column: 'catch_up', values: CatchUpPolicy, default: CatchUpPolicy.NONE, code: 'BAD_USER_INPUT',
+    description: { job: 'What becomes of slots missed while they could not fire.', input: 'What becomes of missed slots. Default NONE.' },
+  },
+  catchUpLimit: {
+    kind: 'int', column: 'catch_up_limit', nullable: true, default: null, min: 1, max: MAX_CATCH_UP_LIMIT, code: 'BAD_USER_INPUT',
+    only: { setting: 'catchUp', value: CatchUpPolicy.ALL },
+    description: {
+      job: 'ALL: at most this many missed slots of one gap run (null: 10).',
+      input: 'ALL only: at most this many missed slots of one gap run (1–1000, default 10).',
+    },
+  },
+  pauseAfterFailures: {
+    kind: 'int', column: 'pause_after_failures', nullable: true, default: null, min: 1, max: MAX_PAUSE_AFTER_FAILURES, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'cronql pauses the job after this many failed runs in a row; null: never.',
+      input: 'cronql pauses the job after this many failed runs in a row (1–1000); null: never.',
+    },
+  },
+  retry: {
+    kind: 'retry', column: 'retry', nullable: true, default: null,
+    description: { job: 'Null: a failed run is final (the default).', input: 'Retries with backoff; null: none (the default).' },
+  },
+  overlap: {
+    kind: 'enum', column: 'overlap', values: OverlapPolicy, default: OverlapPolicy.SKIP, code: 'INVALID_POLICY',
+    description: { job: 'What a slot does while a run of the job is active.', input: 'What a slot does while a run of the job is active. Default SKIP.' },
+  },
+  maxConcurrentRuns: {
+    kind: 'int', column: 'max_concurrent_runs', nullable: false, default: 1, min: 1, max: MAX_CONCURRENT_RUNS, code: 'INVALID_POLICY',
+    only: { setting: 'overlap', value: OverlapPolicy.ALLOW, why: 'the other policies run one at a time' },
+    description: { job: 'ALLOW: how many runs at once (1 for the other policies).', input: 'ALLOW only: how many runs at once (1–100, default 1).' },
+  },
+  jitterSeconds: {
+    kind: 'int', column: 'jitter_seconds', nullable: false, default: 0, min: 0, max: MAX_JITTER_SECONDS, code: 'INVALID_POLICY',
+    description: {
+      job: 'Each slot starts after a stable offset in [0, jitterSeconds) derived from the job and the slot; scheduledAt stays the slot.',
+      input: 'Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0.',
+    },
+  },
+  captureBytes: {
+    kind: 'int', column: 'capture_bytes', nullable: false, default: DEFAULT_CAPTURE_BYTES, min: 0, max: MAX_CAPTURE_BYTES, code: 'INVALID_POLICY',
+    description: {
+      job: 'Bytes of an http response body the runs keep in their output (0–1048576).',
+      input: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).',
+    },
+  },
+} as const satisfies Record<string, JobSettingSpec>;
+
+export type JobSettingName = keyof typeof JOB_SETTINGS;
+
+/** The value a setting holds once valid. */
+type ValueOf<S> = S extends { kind: 'int'; nullable: true }
+  ? number | null
+  : S extends { kind: 'int' }
+    ? number
+    : S extends { kind: 'enum'; values: infer E }
+      ? E[keyof E]
+      : S extends { kind: 'retry' }
+        ? RetryPolicy | null
+        : unknown;
+
+/** A job's settings, valid. */
+export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };
+
+export const SETTING_NAMES = Object.keys(JOB_SETTINGS) as JobSettingName[];
+
+/** Each setting with its name. */
+export const settingEntries = (): [JobSettingName, JobSettingSpec][] => SETTING_NAMES.map((name) => [name, JOB_SETTINGS[name]]);
