@@ -64,7 +64,7 @@ describe('network partitions to PostgreSQL', () => {
     const recoveredMs = Date.now() - healedAt;
     // Let the ledger account for the partition, and a couple of slots run after it.
     await eventually(async () => (await runs(p, { jobId: latest, status: ['SUCCEEDED'], scheduledAfter: new Date(healedAt + 1_000).toISOString() })).length >= 2, 15_000);
-    await aFullSweep(p, ['blackhole']); // whatever the partition left behind, one whole sweep settles
+    await aFullSweep([p]); // whatever the partition left behind, one whole maintenance pass settles
     const rows = [...(await runs(p, { jobId: none })), ...(await runs(p, { jobId: latest }))];
     const settled = rows.filter((r) => Date.parse(r.scheduledAt) < Date.now() - 3_000);
     expect(settled.filter((r) => r.status === 'PENDING' || r.status === 'RUNNING')).toEqual([]);
@@ -94,7 +94,7 @@ describe('network partitions to PostgreSQL', () => {
     }
     const endedAt = Date.now();
     await eventually(async () => (await runs(p, { jobId: job, status: ['SUCCEEDED'], scheduledAfter: new Date(endedAt + 1_000).toISOString() })).length >= 2, 15_000);
-    await aFullSweep(p, ['resets']);
+    await aFullSweep([p]);
     const rows = (await runs(p, { jobId: job })).filter((r) => Date.parse(r.scheduledAt) < Date.now() - 3_000);
     expect(rows.filter((r) => r.status === 'PENDING' || r.status === 'RUNNING')).toEqual([]);
     expect(duplicates(rows)).toEqual([]);

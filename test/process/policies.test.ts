@@ -86,8 +86,8 @@ describe('a retry waiting when its runner is killed', () => {
     expect(['retry-b', 'retry-c']).toContain(second.runnerInstanceId);
     expect(new Date(second.startedAt!).getTime()).toBeGreaterThanOrEqual(new Date(waiting.nextAttemptAt!).getTime());
     expect(second.retryOf?.id).toBe((await attempts(c, { jobId })).find((r) => r.attempt === 1)!.id);
-    // After a whole sweep of both: still one execution of each attempt, and the job retired after its last.
-    await aFullSweep(c, ['retry-b', 'retry-c']);
+    // After a whole maintenance pass on both: still one execution of each attempt, and the job retired after its last.
+    await aFullSweep([b, c]);
     const ran = events(log).filter((e) => e.jobKey === 'retry-kill');
     expect(ran.map((e) => e.runId)).toEqual([...new Set(ran.map((e) => e.runId))]);
     expect(ran).toHaveLength(2);
