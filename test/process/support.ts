@@ -96,6 +96,8 @@ async function passes(p: CronqlProcess): Promise<Map<string, number>> {
 export async function aFullSweep(procs: CronqlProcess[], timeoutMs = 30_000): Promise<void> {
   const everyBeat = Object.entries(MAINTENANCE.everyHeartbeats).filter(([, n]) => n === 1).map(([duty]) => duty);
   const before = await Promise.all(procs.map(passes));
+  // Not vacuous: each process has counted its heartbeat already (it beats before it listens).
+  if (before.some((counts) => !counts.has('heartbeat'))) throw new Error('aFullSweep: a process counts no maintenance pass');
   await eventually(async () => {
     const now = await Promise.all(procs.map(passes));
     return now.every((counts, i) => everyBeat.every((duty) => !before[i].has(duty) || (counts.get(duty) ?? 0) >= before[i].get(duty)! + 2));
