@@ -15,6 +15,7 @@ import { Alerter } from './alerts/alerter.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
+import { RuntimeEvents } from './runtime/events.js';
 import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
@@ -34,6 +35,12 @@ export class Cronql {
   readonly log: Logger;
   readonly clock: Clock;
   readonly events: RunEvents;
+  /**
+   * What this process's runtime does, as typed events (slot recorded, slots missed, run ended,
+   * rebalanced, database unreachable / reachable, armed, maintenance pass): what tests and hooks
+   * wait on. Never emits with role `api` (no runtime).
+   */
+  readonly runtimeEvents: RuntimeEvents;
   readonly targets: TargetRegistry;
   readonly instanceId: string;
   readonly role: Role;
@@ -64,6 +71,7 @@ export class Cronql {
     this.instanceId = o.instanceId;
     this.log = o.log ?? createLogger({ instanceId: this.instanceId });
     this.events = new RunEvents((err) => this.log.error({ err }, 'a run event listener threw'));
+    this.runtimeEvents = new RuntimeEvents((err, name) => this.log.error({ err, event: name }, 'a runtime event listener threw'));
     this.clock = o.clock ?? new SystemClock((err) => this.log.error({ err }, 'an alarm callback threw; the other alarms still fire'));
     this.targets = createTargetRegistry(o.targets ?? {}, { httpAllowPrivate: o.httpAllowPrivate });
     this.role = o.role;
@@ -161,6 +169,7 @@ export class Cronql {
         retentionDays: o.retentionDays,
         onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
         onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
+        events: this.runtimeEvents,
       });
     }
     const pool = this._pool;

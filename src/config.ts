@@ -89,6 +89,20 @@ export const TUNABLES = {
 export type Tunable = keyof typeof TUNABLES;
 
 /**
+ * The runtime's fixed bounds: not configurable, but written here once, beside the tunables, and
+ * handed to the parts that use them (the runtime passes them on; none of them has a default of
+ * its own).
+ */
+export const RUNTIME_BOUNDS = {
+  /** Alarms for waiting runs (retries) at most; past it the retry-wakeups duty claims the rest, a heartbeat late at most. */
+  maxRetryWakers: 100_000,
+  /** On stop, how long slots being recorded may take to start their runs (at most the shutdown grace). */
+  stopRecordingMs: 5_000,
+  /** A heartbeat is fresh within two heartbeats and this much. */
+  heartbeatSlackMs: 1_000,
+} as const;
+
+/**
  * The maintenance duties (src/maintenance; docs/operations.md, "Maintenance"): how often each
  * runs, in heartbeats (CRONQL_HEARTBEAT_MS), and their fixed bounds. Written once, here.
  */

@@ -4,7 +4,7 @@ import type { Pool } from './pool.js';
 
 /**
  * The reads of run history the API serves (lists, counts, pages per job, latest run per job).
- * What the runtime writes and reads while it fires is run-store.ts's; these only read.
+ * What the runtime writes and reads while it fires is run-store.ts's; runs by id, run-loading.ts.
  */
 
 export interface RunFilter {
@@ -46,13 +46,6 @@ export function runFilterSql(filter: RunFilter, params: unknown[]): string[] {
 }
 
 const whereClause = (where: string[]) => (where.length ? ` WHERE ${where.join(' AND ')}` : '');
-
-/** The runs with these ids (uuids), in no particular order. */
-export async function runsByIds(pool: Pool, ids: readonly string[]): Promise<RunRecord[]> {
-  if (ids.length === 0) return [];
-  const res = await pool.query(`SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [ids]);
-  return res.rows.map(rowToRun);
-}
 
 /** How many runs match `filter`. */
 export async function countRuns(pool: Pool, filter: RunFilter): Promise<number> {

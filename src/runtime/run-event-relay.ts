@@ -4,7 +4,7 @@ import { Channel, notifyAll, type Notifier } from '../db/notifier.js';
 import { RunStatus, isTerminal } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import type { RunRecord } from '../domain/run.js';
-import { runsByIds } from '../db/run-queries.js';
+import { loadRuns } from '../db/run-loading.js';
 import type { RunChange, RunEvents } from './run-events.js';
 
 /** One change as it travels between instances: ids and states only (NOTIFY payloads are small). */
@@ -116,7 +116,7 @@ export class RunEventRelay {
       // Our own changes, or nobody here but the relay itself to tell.
       if (message.i === this.instanceId || this.events.listenerCount <= 1) return;
       const ids = [...new Set(message.c.map((c) => c.r))];
-      const rows = new Map((await runsByIds(this.pool, ids)).map((run) => [run.id, run]));
+      const rows = new Map((await loadRuns(this.pool, ids)).map((run) => [run.id, run]));
       for (const c of message.c) {
         const current = rows.get(c.r);
         if (!current || !borneOut(current, c)) continue;

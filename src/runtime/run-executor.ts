@@ -83,6 +83,8 @@ export class RunExecutor {
     private readonly targets: TargetRegistry,
     private readonly log: Logger,
     private readonly secrets?: SecretResolver,
+    /** Told of each run whose end is recorded. */
+    private readonly ended: (run: RunRecord, status: RunStatus) => void = () => {},
   ) {}
 
   get activeCount(): number {
@@ -247,6 +249,7 @@ export class RunExecutor {
       try {
         await (attempt === 0 ? this.store.finish(run, outcome) : this.store.finishAlone(run, outcome));
         if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
+        this.ended(run, outcome.status);
         return;
       } catch (err) {
         if (!isRetryable(err) && outcome.failureCode !== FailureCode.RECORD_ERROR) {

@@ -3,7 +3,8 @@ import type { Pool } from '../db/pool.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, runsByIds, type RunFilter } from '../db/run-queries.js';
+import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter } from '../db/run-queries.js';
+import { loadRuns } from '../db/run-loading.js';
 import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validatePayload } from './job-rules.js';
@@ -64,7 +65,7 @@ export class RunService {
 
   /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing. */
   async getMany(ids: readonly string[]): Promise<(RunRecord | null)[]> {
-    const byId = new Map((await runsByIds(this.d.pool, ids.filter(isUuid))).map((run) => [run.id, run]));
+    const byId = new Map((await loadRuns(this.d.pool, ids.filter(isUuid))).map((run) => [run.id, run]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 

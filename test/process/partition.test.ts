@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
-import { createJob, duplicates, runs, useProcessTest, type RunRow } from './support.js';
+import { aFullSweep, createJob, duplicates, runs, useProcessTest, type RunRow } from './support.js';
 
 /** Tight bounds so the partitions can be short: a partition only needs to outlast them. */
 const env = {
@@ -41,10 +41,10 @@ describe('network partitions to PostgreSQL', () => {
     const probing = (async () => {
       while (Date.now() - cutAt < 7_000) {
         for (const path of ['/healthz', '/readyz']) probes.push({ path, ...(await p.get(path, 3_000)), at: Date.now() - cutAt });
-        await sleep(250);
+        await sleep(250); // the probes' pace through the 7 s blackhole
       }
     })();
-    await sleep(500);
+    await eventually(() => probes.length >= 2); // probing has begun
     const t0 = Date.now();
     const query = await p.graphql('{ jobs { totalCount } }');
     const queryMs = Date.now() - t0;
@@ -64,7 +64,7 @@ describe('network partitions to PostgreSQL', () => {
     const recoveredMs = Date.now() - healedAt;
     // Let the ledger account for the partition, and a couple of slots run after it.
     await eventually(async () => (await runs(p, { jobId: latest, status: ['SUCCEEDED'], scheduledAfter: new Date(healedAt + 1_000).toISOString() })).length >= 2, 15_000);
-    await sleep(1_500);
+    await aFullSweep([p]); // whatever the partition left behind, one whole maintenance pass settles
     const rows = [...(await runs(p, { jobId: none })), ...(await runs(p, { jobId: latest }))];
     const settled = rows.filter((r) => Date.parse(r.scheduledAt) < Date.now() - 3_000);
     expect(settled.filter((r) => r.status === 'PENDING' || r.status === 'RUNNING')).toEqual([]);
@@ -140,11 +140,11 @@ describe('network partitions to PostgreSQL', () => {
     const startedAt = Date.now();
     while (Date.now() - startedAt < 3_000) {
       t.proxy.resetAll();
-      await sleep(150 + Math.random() * 300);
+      await sleep(150 + Math.random() * 300); // the faults' pace, not a wait for an outcome
     }
     const endedAt = Date.now();
     await eventually(async () => (await runs(p, { jobId: job, status: ['SUCCEEDED'], scheduledAfter: new Date(endedAt + 1_000).toISOString() })).length >= 2, 15_000);
-    await sleep(1_000);
+    await aFullSweep([p]);
     const rows = (await runs(p, { jobId: job })).filter((r) => Date.parse(r.scheduledAt) < Date.now() - 3_000);
     expect(rows.filter((r) => r.status === 'PENDING' || r.status === 'RUNNING')).toEqual([]);
     expect(duplicates(rows)).toEqual([]);
@@ -157,7 +157,7 @@ describe('network partitions to PostgreSQL', () => {
     await eventually(async () => (await runs(p, { jobId: job, status: ['RUNNING'] })).length === 1);
     t.proxy.setMode('blackhole');
     t.proxy.blackholeExisting();
-    await sleep(500);
+    await eventually(async () => (await p.get('/readyz', 3_000)).status === 503); // the process is cut off
     const t0 = Date.now();
     p.kill('SIGTERM');
     const exit = await p.exited;
