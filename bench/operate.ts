@@ -18,7 +18,7 @@ import { createLogger } from '../src/logger.js';
 import { benchServer } from './server.js';
 import { freshDatabase, pct } from './lib/bench.js';
 import { RunStore } from '../src/db/run-store.js';
-import { Retention } from '../src/runtime/retention.js';
+import { Retention } from '../src/maintenance/retention.js';
 import { runStats } from '../src/services/stats.service.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1_000_000);

@@ -12,6 +12,7 @@ import { Migration20261124180000_capture_bytes } from './Migration20261124180000
 import { Migration20261124190000_ownership } from './Migration20261124190000_ownership.js';
 import { Migration20261125000000_lean_run_indexes } from './Migration20261125000000_lean_run_indexes.js';
 import { Migration20261126000000_final_slot } from './Migration20261126000000_final_slot.js';
+import { Migration20261126010000_maintenance_lease } from './Migration20261126010000_maintenance_lease.js';
 
 /** Every migration, in order. Append only. */
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration20261124190000_ownership', class: Migration20261124190000_ownership },
   { name: 'Migration20261125000000_lean_run_indexes', class: Migration20261125000000_lean_run_indexes },
   { name: 'Migration20261126000000_final_slot', class: Migration20261126000000_final_slot },
+  { name: 'Migration20261126010000_maintenance_lease', class: Migration20261126010000_maintenance_lease },
 ];

@@ -3,16 +3,19 @@ import type { Role } from './config.js';
 import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './options.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
+import { lastHourLosses } from './db/readiness-queries.js';
+import { JobStore } from './db/job-store.js';
+import type { JobRecord } from './domain/job.js';
 import { Notifier } from './db/notifier.js';
 import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
-import { Retention } from './runtime/retention.js';
 import { Alerter } from './alerts/alerter.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
+import { RuntimeEvents } from './runtime/events.js';
 import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
@@ -32,6 +35,12 @@ export class Cronql {
   readonly log: Logger;
   readonly clock: Clock;
   readonly events: RunEvents;
+  /**
+   * What this process's runtime does, as typed events (slot recorded, slots missed, run ended,
+   * rebalanced, database unreachable / reachable, armed, maintenance pass): what tests and hooks
+   * wait on. Never emits with role `api` (no runtime).
+   */
+  readonly runtimeEvents: RuntimeEvents;
   readonly targets: TargetRegistry;
   readonly instanceId: string;
   readonly role: Role;
@@ -47,7 +56,6 @@ export class Cronql {
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
-  private retention?: Retention;
   private alerter?: Alerter;
   private relay?: RunEventRelay;
   private started = false;
@@ -63,6 +71,7 @@ export class Cronql {
     this.instanceId = o.instanceId;
     this.log = o.log ?? createLogger({ instanceId: this.instanceId });
     this.events = new RunEvents((err) => this.log.error({ err }, 'a run event listener threw'));
+    this.runtimeEvents = new RuntimeEvents((err, name) => this.log.error({ err, event: name }, 'a runtime event listener threw'));
     this.clock = o.clock ?? new SystemClock((err) => this.log.error({ err }, 'an alarm callback threw; the other alarms still fire'));
     this.targets = createTargetRegistry(o.targets ?? {}, { httpAllowPrivate: o.httpAllowPrivate });
     this.role = o.role;
@@ -78,9 +87,6 @@ export class Cronql {
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
     return this.need(this._secrets);
-  }
-  get orm(): MikroORM {
-    return this.need(this._orm);
   }
   get pool(): Pool {
     return this.need(this._pool);
@@ -128,8 +134,9 @@ export class Cronql {
       queryTimeoutMs: o.dbQueryTimeoutMs,
     };
     await migrateDatabase(url, bounds);
-    this._orm = await openOrm({ databaseUrl: url, bounds });
+    // One pool for every statement of this process, the ORM's included (see db/pool.ts).
     this._pool = createPool(url, bounds);
+    this._orm = await openOrm({ databaseUrl: url, bounds, pool: this._pool });
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const store = new RunStore({ pool: this._pool, instanceId: this.instanceId, now: () => this.clock.now(), publish: (c) => this.events.publish(c) });
     if (o.listen) {
@@ -159,6 +166,10 @@ export class Cronql {
         store,
         secrets: this._secrets,
         jobReplicas: o.jobReplicas,
+        retentionDays: o.retentionDays,
+        onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
+        onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
+        events: this.runtimeEvents,
       });
     }
     const pool = this._pool;
@@ -167,8 +178,10 @@ export class Cronql {
       runsInFlight: () => this._runtime?.activeRuns ?? 0,
       databaseReachable: () => !(this._runtime?.databaseUnreachable ?? false),
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      maintenanceLeaseHeld: () => this._runtime?.maintenanceLeaseHeld ?? false,
     });
-    const deps = { orm: this._orm, targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    const orm = this._orm;
+    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => new JobStore(orm, publish), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,
@@ -190,16 +203,6 @@ export class Cronql {
       });
     }
     await this._runtime?.start();
-    if (this._runtime) {
-      this.retention = new Retention({
-        store,
-        log: this.log,
-        days: o.retentionDays,
-        now: () => this.clock.now(),
-        onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
-      });
-      this.retention.start();
-    }
   }
 
   /**
@@ -232,13 +235,7 @@ export class Cronql {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        this.probe
-          .query(
-            `SELECT count(*) FILTER (WHERE failure_code <> 'MISSED')::int AS lost, count(*) FILTER (WHERE failure_code = 'MISSED')::int AS missed
-             FROM cron_job_runs WHERE failure_code IN ('RUNNER_LOST', 'STALE_TIMEOUT', 'MISSED') AND finished_at > $1`,
-            [new Date(this.clock.now().getTime() - 3_600_000)],
-          )
-          .then((res) => ({ lostRuns: res.rows[0].lost as number, missedSlots: res.rows[0].missed as number })),
+        lastHourLosses(this.probe, new Date(this.clock.now().getTime() - 3_600_000)),
         new Promise<null>((r) => (timer = setTimeout(() => r(null), PROBE_MS))),
       ]);
     } catch {
@@ -260,7 +257,7 @@ export class Cronql {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopFiring();
-      await Promise.all([this._runtime?.stop(), bounded(this.retention?.stop() ?? Promise.resolve(), 1_000)]);
+      await this._runtime?.stop();
       await this.alerter?.stop();
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay
@@ -269,6 +266,7 @@ export class Cronql {
         bounded(this.relay?.stop() ?? Promise.resolve(), 1_000).then(() => this._pool && endPool(this._pool, 1_000)),
         bounded(this.notifier?.close() ?? Promise.resolve(), 1_000),
         this.probe && endPool(this.probe, 1_000),
+        // The ORM has no connections of its own (they are the pool's): this ends only its session.
         bounded(this._orm?.close(true) ?? Promise.resolve(), 1_000),
       ]);
       await this.embedded?.stop();

@@ -88,6 +88,60 @@ export const TUNABLES = {
 
 export type Tunable = keyof typeof TUNABLES;
 
+/**
+ * The runtime's fixed bounds: not configurable, but written here once, beside the tunables, and
+ * handed to the parts that use them (the runtime passes them on; none of them has a default of
+ * its own).
+ */
+export const RUNTIME_BOUNDS = {
+  /** Alarms for waiting runs (retries) at most; past it the retry-wakeups duty claims the rest, a heartbeat late at most. */
+  maxRetryWakers: 100_000,
+  /** On stop, how long slots being recorded may take to start their runs (at most the shutdown grace). */
+  stopRecordingMs: 5_000,
+  /** A heartbeat is fresh within two heartbeats and this much. */
+  heartbeatSlackMs: 1_000,
+} as const;
+
+/**
+ * The maintenance duties (src/maintenance; docs/operations.md, "Maintenance"): how often each
+ * runs, in heartbeats (CRONQL_HEARTBEAT_MS), and their fixed bounds. Written once, here.
+ */
+export const MAINTENANCE = {
+  /** Each duty's period, in heartbeats. */
+  everyHeartbeats: {
+    heartbeat: 1,
+    lease: 1,
+    'lost-runs': 1,
+    'pending-runs': 1,
+    'retry-wakeups': 1,
+    'stranded-buffers': 1,
+    'chain-stops': 1,
+    rebalance: 1,
+    'own-runs': 1,
+    'instance-pruning': 60,
+  },
+  /** Between two retention rounds (an hour). */
+  retentionEveryMs: 3_600_000,
+  /** Runs deleted per retention statement. */
+  retentionBatch: 1_000,
+  /** PENDING runs older than this are claimed by the pending-runs duty (their creator did not). */
+  pendingAfterMs: 2_000,
+  /** Rows one pass of a duty handles at most (pending runs, retries, buffered slots). */
+  perPass: 1_000,
+  /** Instance rows silent this long (or ten times the lost-runner bound, if longer) are deleted. */
+  pruneInstancesAfterMs: 3_600_000,
+} as const;
+
+/**
+ * How long the cluster-wide maintenance lease lasts: the lost-runner bound less two heartbeats
+ * (at least two heartbeats). A killed holder's lease lapses, another instance takes it at its next
+ * heartbeat, and runs the lost-run rescue at once: its own lost runs are still settled within the
+ * bound of their last heartbeat.
+ */
+export function maintenanceLeaseMs(heartbeatMs: number, lostAfterMs: number): number {
+  return Math.max(2 * heartbeatMs, lostAfterMs - 2 * heartbeatMs);
+}
+
 /** The defaults of the tunables. */
 export const DEFAULTS = Object.fromEntries(Object.entries(TUNABLES).map(([k, t]) => [k, t.default])) as { [K in Tunable]: (typeof TUNABLES)[K]['default'] };
 

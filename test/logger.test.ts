@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JobDefinition } from '../src/db/entities/job-definition.entity.js';
+import { openOrm } from '../src/db/orm.js';
 import { serializeError } from '../src/logger.js';
 import { startCronql, testDatabase } from './support/cronql.js';
 
@@ -11,7 +12,8 @@ describe('logging database errors', () => {
     try {
       const errors: unknown[] = [];
       // Past every validation, straight into the ORM and the pool: the database refuses both.
-      const em = cronql.orm.em.fork();
+      const orm = await openOrm({ databaseUrl: db.url, pool: cronql.pool });
+      const em = orm.em.fork();
       em.create(JobDefinition, {
         jobKey: 'k', version: 1, target: 'log', scheduleType: 'RECURRING', cronExpression: '* * * * *',
         payload: { authorization: 'Bearer TOPSECRET', v: 'x\u0000' },

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { Pool } from '../db/pool.js';
-import { FailureCode, RunStatus, TriggerType } from '../domain/enums.js';
+import { jobAlertState } from '../db/alert-queries.js';
+import { FailureCode, JobStatus, RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import { createHttpTarget } from '../runtime/targets/builtin/http.js';
 import type { TargetDefinition } from '../runtime/targets/target.js';
@@ -97,18 +98,19 @@ export class Alerter {
         this.gather('slots.missed', run, reason, (run.failureDetails as { summary?: { count?: number } } | null)?.summary?.count ?? 1);
       }
       if (run.status !== RunStatus.FAILED) return;
-      const res = await this.o.pool.query(
-        `SELECT id, job_key, version, target, status, updated_by, pause_reason, consecutive_failures, pause_after_failures
-         FROM cron_job_definitions WHERE id = $1`,
-        [run.jobId],
-      );
-      const job = res.rows[0];
+      const job = await jobAlertState(this.o.pool, run.jobId);
       if (!job) return;
-      const base = { at: this.o.now().toISOString(), instanceId: this.o.instanceId, job: jobOf(job), run: runOf(run), consecutiveFailures: job.consecutive_failures as number };
+      const base = {
+        at: this.o.now().toISOString(),
+        instanceId: this.o.instanceId,
+        job: { id: job.id, key: job.key, version: job.version, target: job.target },
+        run: runOf(run),
+        consecutiveFailures: job.consecutiveFailures,
+      };
       // A lost run has its own alert (runs.lost); it still counts towards auto-pause.
-      if (job.consecutive_failures === 1 && !lost) this.enqueue({ kind: 'run.failed', ...base });
-      if (job.status === 'PAUSED' && job.updated_by === 'cronql' && job.consecutive_failures === job.pause_after_failures) {
-        this.enqueue({ kind: 'job.auto_paused', ...base, reason: job.pause_reason });
+      if (job.consecutiveFailures === 1 && !lost) this.enqueue({ kind: 'run.failed', ...base });
+      if (job.status === JobStatus.PAUSED && job.updatedBy === 'cronql' && job.consecutiveFailures === job.pauseAfterFailures) {
+        this.enqueue({ kind: 'job.auto_paused', ...base, reason: job.pauseReason as string });
       }
     } catch (err) {
       this.o.log.warn({ err, runId: run.id }, 'alerts: could not evaluate a run change');
@@ -180,7 +182,6 @@ export class Alerter {
   }
 }
 
-const jobOf = (j: Record<string, unknown>) => ({ id: j.id as string, key: j.job_key as string, version: Number(j.version), target: j.target as string });
 const runOf = (r: RunRecord) => ({
   id: r.id,
   status: r.status,

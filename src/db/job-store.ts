@@ -1,7 +1,7 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { JobStatus } from '../domain/enums.js';
-import type { JobDefinitionFields } from '../domain/job.js';
+import { JobStatus, type ScheduleType } from '../domain/enums.js';
+import { entityReader, jobSnapshot, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 
@@ -21,7 +21,44 @@ function columns({ retry, ...rest }: JobFields) {
 }
 
 /** A state change of a job the caller asked for (its status, and what goes with it). */
-export type JobChange = Partial<Pick<JobDefinition, 'status' | 'pauseReason' | 'consecutiveFailures'>>;
+export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'consecutiveFailures'>>;
+
+/** Which job versions a list shows (the caller checked the text). */
+export interface JobQuery {
+  status?: JobStatus[] | null;
+  target?: string | null;
+  key?: string | null;
+  /** Keys containing this text, ignoring case. */
+  keyContains?: string | null;
+  scheduleType?: ScheduleType | null;
+}
+
+/**
+ * Every property of the entity is a field of the record, but for the relation (its id) and the
+ * retry columns (one `retry` policy): a column added to the entity fails to compile here until
+ * the record and `toJobRecord` carry it.
+ */
+type Unmapped = Exclude<keyof JobDefinition, keyof JobRecord | 'supersedes' | `retry${Capitalize<string>}`>;
+const everyColumnMapped: [Unmapped] extends [never] ? true : Unmapped = true;
+void everyColumnMapped;
+
+/** The plain record of an entity: what leaves the data layer (no ORM session, no lazy relation). */
+export function toJobRecord(job: JobDefinition): JobRecord {
+  return {
+    // What the runtime sees, read the one way every job is read (domain/job.ts), …
+    ...jobSnapshot(entityReader(job)),
+    // … and what the API shows beside it.
+    finalSlotAt: job.finalSlotAt ?? null,
+    consecutiveFailures: job.consecutiveFailures,
+    lastSuccessAt: job.lastSuccessAt ?? null,
+    lastFailureAt: job.lastFailureAt ?? null,
+    pauseReason: job.pauseReason ?? null,
+    supersedesId: job.supersedes?.id ?? null,
+    createdBy: job.createdBy ?? null,
+    updatedBy: job.updatedBy ?? null,
+    createdAt: job.createdAt,
+  };
+}
 
 /** Why a write changed nothing: the key is taken, or the job was not in an expected state. */
 export type JobWriteRefusal = 'KEY_EXISTS' | 'NOT_IN_STATE' | 'CONCURRENT';
@@ -33,7 +70,7 @@ export class JobWriteRefused extends Error {
 }
 
 /**
- * The writer of job definitions' state by the admin's hand (creating, versioning, pausing,
+ * Job definitions in the database: the reads the API serves, and the writer of their state by the admin's hand (creating, versioning, pausing,
  * resuming, retiring). Each write is one transaction: a conditional update on the expected state
  * (two admins or instances cannot both win), the NOTIFY that tells every scheduler instance, and
  * then `publish` with the rows it changed — the one place this process's own runtime hears of
@@ -44,15 +81,56 @@ export class JobStore {
   constructor(
     private readonly orm: MikroORM,
     /** Told of every job row a write changed, after its transaction committed. */
-    private readonly publish: (jobs: readonly JobDefinition[]) => void,
+    private readonly publish: (jobs: readonly JobRecord[]) => void,
   ) {}
 
   private em(): EntityManager {
     return this.orm.em.fork();
   }
 
+  /** One version by id (a uuid). */
+  async get(id: string): Promise<JobRecord | null> {
+    const job = await this.em().findOne(JobDefinition, { id });
+    return job && toJobRecord(job);
+  }
+
+  /** The versions with these ids (uuids), in no particular order. */
+  async getMany(ids: readonly string[]): Promise<JobRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.em().find(JobDefinition, { id: { $in: [...ids] } })).map(toJobRecord);
+  }
+
+  /** The versions that replaced these ones (uuids). */
+  async successorsOf(ids: readonly string[]): Promise<JobRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.em().find(JobDefinition, { supersedes: { $in: [...ids] } })).map(toJobRecord);
+  }
+
+  /**
+   * Up to `limit` versions matching `query` after `position`, newest first (createdAt, then id),
+   * and how many match in all.
+   */
+  async list(query: JobQuery, position: { at: Date; id: string } | undefined, limit: number): Promise<{ rows: JobRecord[]; total: number }> {
+    const where: FilterQuery<JobDefinition> = {};
+    if (query.status?.length) where.status = { $in: query.status };
+    if (query.target) where.target = query.target;
+    if (query.key) where.jobKey = query.key;
+    // A search box's text: LIKE's own wildcards in it are literal characters.
+    if (query.keyContains) where.jobKey = { ...(query.key ? { $eq: query.key } : {}), $ilike: `%${query.keyContains.replace(/[\\%_]/g, '\\$&')}%` };
+    if (query.scheduleType) where.scheduleType = query.scheduleType;
+    const em = this.em();
+    const paged: FilterQuery<JobDefinition> = position
+      ? { $and: [where, { $or: [{ createdAt: { $lt: position.at } }, { createdAt: position.at, id: { $lt: position.id } }] }] }
+      : where;
+    const [rows, total] = await Promise.all([
+      em.find(JobDefinition, paged, { orderBy: { createdAt: 'desc', id: 'desc' }, limit }),
+      em.count(JobDefinition, where),
+    ]);
+    return { rows: rows.map(toJobRecord), total };
+  }
+
   /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
-  async create(key: string, fields: JobFields, actor: string | null, now: Date): Promise<JobDefinition> {
+  async create(key: string, fields: JobFields, actor: string | null, now: Date): Promise<JobRecord> {
     const em = this.em();
     const job = em.create(JobDefinition, {
       jobKey: key,
@@ -75,8 +153,9 @@ export class JobStore {
       if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('KEY_EXISTS');
       throw err;
     }
-    this.publish([job]);
-    return job;
+    const record = toJobRecord(job);
+    this.publish([record]);
+    return record;
   }
 
   /**
@@ -84,7 +163,7 @@ export class JobStore {
    * @throws JobWriteRefused('NOT_IN_STATE') when `old` is RETIRED by now, ('CONCURRENT') when
    * another version of the key was made meanwhile.
    */
-  async supersede(old: JobDefinition, fields: JobFields, actor: string | null, now: Date): Promise<[JobDefinition, JobDefinition]> {
+  async supersede(old: JobRecord, fields: JobFields, actor: string | null, now: Date): Promise<[JobRecord, JobRecord]> {
     const em = this.em();
     let created!: JobDefinition;
     let retired!: JobDefinition;
@@ -117,12 +196,13 @@ export class JobStore {
       if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('CONCURRENT');
       throw err;
     }
-    this.publish([retired, created]);
-    return [retired, created];
+    const records: [JobRecord, JobRecord] = [toJobRecord(retired), toJobRecord(created)];
+    this.publish(records);
+    return records;
   }
 
   /** `change` if the job's status is one of `from`; the updated row, or null when it was not. */
-  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date): Promise<JobDefinition | null> {
+  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date): Promise<JobRecord | null> {
     let updated: JobDefinition | null = null;
     await this.em().transactional(async (tx) => {
       const n = await tx.nativeUpdate(JobDefinition, { id, status: { $in: from } }, { ...change, updatedBy: actor, updatedAt: now });
@@ -130,8 +210,10 @@ export class JobStore {
       updated = await tx.findOne(JobDefinition, { id }, { refresh: true });
       await notify(tx, id);
     });
-    if (updated) this.publish([updated]);
-    return updated;
+    if (!updated) return null;
+    const record = toJobRecord(updated);
+    this.publish([record]);
+    return record;
   }
 }
 

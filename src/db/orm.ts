@@ -1,16 +1,22 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { JobDefinition } from './entities/job-definition.entity.js';
-import { JobRun } from './entities/job-run.entity.js';
 import { migrationsList } from '../../migrations/index.js';
-import { connectionOptions, DEFAULT_DB_BOUNDS, type DbBounds } from './pool.js';
+import { connectionOptions, DEFAULT_DB_BOUNDS, type DbBounds, type Pool } from './pool.js';
+import { dialectOver } from './orm-dialect.js';
 
 export { MikroORM };
 export type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface OrmOptions {
   databaseUrl: string;
-  /** Connection pool size. @default 10 */
+  /**
+   * The process's one connection pool: the ORM borrows its connections there and has none of its
+   * own (see orm-dialect.ts). Without it (migrations at startup), a small pool of `poolSize`
+   * connections of its own, closed with the ORM.
+   */
+  pool?: Pool;
+  /** Size of the ORM's own pool when no `pool` is given. @default 2 */
   poolSize?: number;
   debug?: boolean;
   /** Connect and statement bounds, the same as the runtime pool's. */
@@ -22,17 +28,23 @@ export function ormConfig(options: OrmOptions): Options {
   const { connectionString: _url, ...pgOptions } = connectionOptions(options.databaseUrl, bounds);
   return {
     clientUrl: options.databaseUrl,
-    entities: [JobDefinition, JobRun],
+    // Runs are plain records, written and read by plain SQL (run-store.ts): only job definitions are mapped.
+    entities: [JobDefinition],
     extensions: [Migrator],
     // The migrations are a static list: no file globbing, same behaviour under vitest and dist/.
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     discovery: { warnWhenNoEntities: true },
     // MikroORM's own dynamic import() would bypass vitest's loader.
     dynamicImportProvider: (id: string) => import(id),
-    // Every wait bounded (see DbBounds): knex waits for a free connection at most the connect
-    // timeout, and each connection gets the same timeouts and keep-alive as the runtime pool.
-    pool: { min: 0, max: options.poolSize ?? 10, acquireTimeoutMillis: bounds.connectTimeoutMs },
-    driverOptions: { connection: pgOptions, acquireConnectionTimeout: bounds.connectTimeoutMs },
+    // Every wait bounded (see DbBounds): over the process's pool, by the pool's own bounds; on a
+    // pool of its own, knex waits for a free connection at most the connect timeout, and each
+    // connection gets the same timeouts and keep-alive.
+    ...(options.pool
+      ? { driverOptions: { client: dialectOver(options.pool), connection: pgOptions } }
+      : {
+          pool: { min: 0, max: options.poolSize ?? 2, acquireTimeoutMillis: bounds.connectTimeoutMs },
+          driverOptions: { connection: pgOptions, acquireConnectionTimeout: bounds.connectTimeoutMs },
+        }),
     debug: options.debug ?? false,
     allowGlobalContext: false,
     forceUtcTimezone: true,

@@ -16,6 +16,9 @@ export interface DbBounds {
 
 export const DEFAULT_DB_BOUNDS: DbBounds = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
 
+/** Connections of the process's one pool: every statement of the process, the ORM's included. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /**
  * node-postgres connection options that bound every wait: connect timeout, a client-side query
  * timeout (a statement whose answer never arrives fails, and the pool then drops its connection),
@@ -36,13 +39,17 @@ export function connectionOptions(databaseUrl: string, bounds: DbBounds = DEFAUL
 }
 
 /**
- * The runtime's connection pool. The fire path speaks plain SQL through node-postgres: it
- * passes whole arrays as single parameters (`unnest($1::uuid[], …)`), which is what lets one
- * statement record thousands of co-due slots. Services and migrations go through MikroORM.
+ * The process's one connection pool, whatever its role. The fire path speaks plain SQL through
+ * it: it passes whole arrays as single parameters (`unnest($1::uuid[], …)`), which is what lets
+ * one statement record thousands of co-due slots. MikroORM (job definitions) borrows its
+ * connections from it too (orm-dialect.ts), so every statement has the same bounds and one size
+ * caps them all. Beside it a process holds only the LISTEN connection (notifier.ts) and the
+ * readiness probe's one connection; at startup, before the pool opens, migrations use a small
+ * pool of their own (orm.ts, `migrateDatabase`) that is closed when they are applied.
  * A caller waiting for a free connection waits at most `connectTimeoutMs` (pg-pool applies the
  * connection timeout to its waiters too), so the queue of waiters cannot grow without bound.
  */
-export function createPool(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS, max = 10): Pool {
+export function createPool(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS, max = DEFAULT_POOL_SIZE): Pool {
   const pool = new pg.Pool({ ...connectionOptions(databaseUrl, bounds), max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -63,6 +70,9 @@ export async function endPool(pool: Pool, ms: number): Promise<void> {
  * True for errors that mean "the database did not answer in time or is unreachable", as opposed
  * to errors about the statement or its data: connection refused/reset/closed, a connect or query
  * timeout, a server shutting down, too many connections, a statement canceled by its timeout.
+ * The one definition: the API answers these DATABASE_UNAVAILABLE, the runtime defers or retries
+ * on them, whichever layer (plain SQL or MikroORM, which keeps the driver's error as `cause` or
+ * copies its code and message) sent the statement.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -81,6 +91,17 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Worth trying again as is: the database is unavailable (above), or it rolled the transaction
+ * back for a conflict with another one (SQLSTATE class 40: serialization failure, deadlock).
+ * Anything else is about the statement or its data and fails the same way every time.
+ */
+export function isRetryable(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^40[0-9A-Z]{3}$/.test(code);
 }
 
 /** jsonb parameters: undefined/null become SQL NULL, anything else JSON text. */

@@ -142,3 +142,23 @@ export const rowToJobSnapshot = (row: Record<string, unknown>): JobSnapshot => j
 
 /** Every setting at its default (what a job that says nothing has). */
 export const DEFAULT_SETTINGS: Readonly<JobSettings> = Object.freeze(settingsOf(() => undefined));
+
+/**
+ * A job version as the services, the API and the library hand it out: a plain record (a row of
+ * `cron_job_definitions`), whatever reads it — never an ORM entity.
+ */
+export interface JobRecord extends JobSnapshot {
+  /** A recurring job whose expression names its years: its last slot (the job retires after it); else null. */
+  finalSlotAt: Date | null;
+  /** FAILED runs since the last SUCCEEDED one. */
+  consecutiveFailures: number;
+  /** When the newest SUCCEEDED run ended (read from the runs). */
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+  pauseReason: string | null;
+  /** The version this one replaced. */
+  supersedesId: string | null;
+  createdBy: string | null;
+  updatedBy: string | null;
+  createdAt: Date;
+}

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import type { JobRecord } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { NewJobVersionInput as ServiceNewJobVersionInput } from '../services/job.service.js';
 import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
@@ -31,7 +31,7 @@ export class JobResolver {
     @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<Connection<JobDefinition>> {
+  ): Promise<Connection<JobRecord>> {
     const page = await ctx.cronql.jobs.list({ ...filter }, first, after);
     ctx.loaders.primeJobs(page.nodes);
     return toConnection(page);
@@ -39,13 +39,13 @@ export class JobResolver {
 
   @Authorized()
   @Query(() => Job, { nullable: true })
-  async job(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition | null> {
+  async job(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord | null> {
     return ctx.loaders.job.load(id);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Job)
-  async createJob(@Arg('input', () => CreateJobInput) input: CreateJobInput, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+  async createJob(@Arg('input', () => CreateJobInput) input: CreateJobInput, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     const job = await ctx.cronql.jobs.create(
       { ...input },
       ctx.principal.name,
@@ -60,13 +60,13 @@ export class JobResolver {
     @Arg('id', () => ID) id: string,
     @Arg('reason', () => String) reason: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<JobDefinition> {
+  ): Promise<JobRecord> {
     return ctx.cronql.jobs.pause(id, reason, ctx.principal.name);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Job)
-  async resumeJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+  async resumeJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     return ctx.cronql.jobs.resume(id, ctx.principal.name);
   }
 
@@ -76,25 +76,25 @@ export class JobResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input', () => NewJobVersionInput) input: NewJobVersionInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<JobDefinition> {
+  ): Promise<JobRecord> {
     return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Job)
-  async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+  async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     return ctx.cronql.jobs.retire(id, ctx.principal.name);
   }
 
   @FieldResolver(() => [String], { description: 'The scheduler instances arming it now (ids): the CRONQL_JOB_REPLICAS live schedulers its partition falls to; none unless ACTIVE.' })
-  async armedOn(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<string[]> {
+  async armedOn(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Promise<string[]> {
     if (job.status !== JobStatus.ACTIVE) return [];
     const members = await ctx.loaders.schedulers.load('all');
     return ownersOf(partitionOfKey(job.jobKey), members, ctx.cronql.jobReplicas);
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The schedule in English, e.g. "At 09:00, Monday through Friday (Europe/Paris time)"; null for ONE_TIME jobs.' })
-  scheduleDescription(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): string | null {
+  scheduleDescription(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): string | null {
     if (job.scheduleType !== ScheduleType.RECURRING || !job.cronExpression) return null;
     try {
       return describeSchedule(job.cronExpression, job.timezone, ctx.cronql.clock.now());
@@ -104,33 +104,33 @@ export class JobResolver {
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'Handed to the target on each run. A VIEWER reads credential-looking values as "[redacted]".' })
-  payload(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): unknown {
+  payload(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): unknown {
     return forRole(ctx, job.payload ?? null);
   }
 
   @FieldResolver(() => Job, { nullable: true, description: 'The version this one replaced.' })
-  async supersedes(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<JobDefinition | null> {
-    return job.supersedes ? ctx.loaders.job.load(job.supersedes.id) : null;
+  async supersedes(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Promise<JobRecord | null> {
+    return job.supersedesId ? ctx.loaders.job.load(job.supersedesId) : null;
   }
 
   @FieldResolver(() => Job, { nullable: true, description: 'The version that replaced this one.' })
-  async supersededBy(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<JobDefinition | null> {
+  async supersededBy(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Promise<JobRecord | null> {
     return ctx.loaders.successor.load(job.id);
   }
 
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'Null unless ACTIVE.' })
-  nextRunAt(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Date | null {
+  nextRunAt(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Date | null {
     return ctx.cronql.jobs.nextRunAt(job);
   }
 
   @FieldResolver(() => Run, { nullable: true, description: 'The run with the latest scheduledAt.' })
-  async lastRun(@Root() job: JobDefinition, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
+  async lastRun(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
     return ctx.loaders.lastRun.load(job.id);
   }
 
   @FieldResolver(() => RunConnection, { description: 'Newest scheduledAt first.' })
   async runs(
-    @Root() job: JobDefinition,
+    @Root() job: JobRecord,
     @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Arg('status', () => [RunStatus], { nullable: true }) status: RunStatus[] | null,

@@ -26,8 +26,8 @@ export class RetryPolicy {
 export interface Job extends JobSettings {}
 
 /**
- * One version of a job definition. Resolvers return `JobDefinition` entities; this class only
- * describes their GraphQL shape (`key` reads the entity's `jobKey`). Its settings are fields of
+ * One version of a job definition. Resolvers return plain `JobRecord`s (domain/job.ts); this
+ * class only describes their GraphQL shape (`key` reads the record's `jobKey`). Its settings are fields of
  * the settings table (domain/job-fields.ts), added below. Relations and computed fields
  * (`supersedes`, `supersededBy`, `nextRunAt`, `lastRun`, `runs`) live in job.resolver.ts.
  */

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Cronql } from '../app.js';
-import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import type { JobRecord } from '../domain/job.js';
 import type { RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Page } from '../services/pagination.js';
@@ -19,9 +19,9 @@ export interface JobRunsKey {
  */
 export class Loaders {
   /** Job versions by id. */
-  readonly job: DataLoader<string, JobDefinition | null>;
+  readonly job: DataLoader<string, JobRecord | null>;
   /** The version that replaced a job version, by the replaced version's id. */
-  readonly successor: DataLoader<string, JobDefinition | null>;
+  readonly successor: DataLoader<string, JobRecord | null>;
   /** The live, armed scheduler instances (one read per request, whatever the key). */
   readonly schedulers: DataLoader<string, string[]>;
   /** Runs by id. */
@@ -46,7 +46,7 @@ export class Loaders {
   }
 
   /** Remembers jobs read some other way (a list, a mutation) so `Run.job` does not re-read them. */
-  primeJobs(jobs: readonly JobDefinition[]): void {
+  primeJobs(jobs: readonly JobRecord[]): void {
     for (const job of jobs) this.job.clear(job.id).prime(job.id, job);
   }
 

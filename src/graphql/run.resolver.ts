@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import type { JobRecord } from '../domain/job.js';
 import { runDurationMs, type RunRecord } from '../domain/run.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
@@ -64,7 +64,7 @@ export class RunResolver {
   }
 
   @FieldResolver(() => Job)
-  async job(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): Promise<JobDefinition> {
+  async job(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     const job = await ctx.loaders.job.load(run.jobId);
     // Runs reference their job with a foreign key: a missing job is a broken invariant.
     if (!job) throw new Error(`run ${run.id} references missing job ${run.jobId}`);

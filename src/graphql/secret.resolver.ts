@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { JobDefinition } from '../db/entities/job-definition.entity.js';
+import type { JobRecord } from '../domain/job.js';
 import type { GraphQLContext } from './context.type.js';
 import { Job } from './job.type.js';
 import { Secret } from './secret.type.js';
@@ -33,9 +33,9 @@ export class SecretResolver {
   }
 
   @FieldResolver(() => [Job], { description: 'The live (not RETIRED) job versions whose payload references it.' })
-  async usedBy(@Root() secret: SecretRecord, @Ctx() ctx: GraphQLContext): Promise<JobDefinition[]> {
+  async usedBy(@Root() secret: SecretRecord, @Ctx() ctx: GraphQLContext): Promise<JobRecord[]> {
     const ids = secret.usedBy ?? (await ctx.cronql.secrets.list()).find((s) => s.name === secret.name)?.usedBy ?? [];
     const jobs = await ctx.loaders.job.loadMany(ids);
-    return jobs.filter((j): j is JobDefinition => j !== null && !(j instanceof Error));
+    return jobs.filter((j): j is JobRecord => j !== null && !(j instanceof Error));
   }
 }

@@ -8,6 +8,8 @@ export interface MetricsSources {
   runsInFlight(): number;
   databaseReachable(): boolean;
   pool(): { total: number; idle: number; waiting: number } | null;
+  /** Whether this instance holds the cluster-wide maintenance lease (no runtime: false). */
+  maintenanceLeaseHeld?(): boolean;
 }
 
 /**
@@ -62,6 +64,13 @@ export class CronqlMetrics {
     registers: [this.registry],
   });
 
+  private readonly passes = new Counter({
+    name: 'cronql_maintenance_passes_total',
+    help: 'Maintenance passes this instance ran, by duty and result (ok, unreachable, failed); a cluster-wide duty runs only on the lease holder.',
+    labelNames: ['duty', 'result'] as const,
+    registers: [this.registry],
+  });
+
   constructor(events: RunEvents, sources: MetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: 'cronql_' });
     const reg = [this.registry];
@@ -73,6 +82,14 @@ export class CronqlMetrics {
       registers: reg,
       collect() {
         this.set(sources.databaseReachable() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'cronql_maintenance_lease_held',
+      help: '1 while this instance holds the cluster-wide maintenance lease (it runs the cluster-wide duties), else 0.',
+      registers: reg,
+      collect() {
+        this.set(sources.maintenanceLeaseHeld?.() ? 1 : 0);
       },
     });
     const pool = new Gauge({ name: 'cronql_db_pool_connections', help: 'The runtime pool: connections by state.', labelNames: ['state'] as const, registers: reg, collect() {
@@ -103,6 +120,11 @@ export class CronqlMetrics {
     if (previousStatus === RunStatus.RUNNING && (run.failureCode === FailureCode.RUNNER_LOST || run.failureCode === FailureCode.STALE_TIMEOUT)) {
       this.lost.inc({ code: run.failureCode });
     }
+  }
+
+  /** A maintenance pass ended. */
+  maintenancePass(pass: { duty: string; result: string }): void {
+    this.passes.inc({ duty: pass.duty, result: pass.result });
   }
 
   /** A retention round ended. */

@@ -26,7 +26,7 @@ export interface ActorOptions {
    * them. Null for a job that changed just now (nothing can have been missed).
    */
   ledger: Date | null;
-  /** A slot fired later than this behind its instant goes through the ledger instead. */
+  /** A slot fired later than this behind its instant goes through the ledger instead (the misfire grace). */
   graceMs: number;
 }
 
@@ -53,7 +53,7 @@ export class JobActor {
     private readonly clock: Clock,
     private readonly sink: ActorSink,
     private readonly log: Logger,
-    private readonly options: ActorOptions = { ledger: null, graceMs: 10_000 },
+    private readonly options: ActorOptions,
   ) {
     this.expression =
       job.scheduleType === ScheduleType.RECURRING ? parseCronExpression(job.cronExpression!) : undefined;

@@ -4,6 +4,7 @@ import { MissedReason } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { parseCronExpression } from '../schedule/index.js';
 import type { Clock } from './clock.js';
+import type { RuntimeEvents } from './events.js';
 import { missedMessage, planGap } from './missed-slots.js';
 import type { MissedSlot, RunStore } from '../db/run-store.js';
 
@@ -11,6 +12,8 @@ export interface LedgerOptions {
   store: RunStore;
   clock: Clock;
   log: Logger;
+  /** Told of each gap accounted for (`slotsMissed`). */
+  events: RuntimeEvents;
   /** A missed slot this recent still runs, whatever the job's policy. */
   graceMs: number;
   /** Runs slots the policy picked, oldest first, one at a time. */
@@ -80,6 +83,7 @@ export class Ledger {
         await store.recordMissed(rows);
         const missed = plan.missed.length + (plan.summary?.count ?? 0);
         log.warn({ jobKey: job.jobKey, reason, missed, running: plan.run.length }, 'slots missed');
+        this.o.events.emit('slotsMissed', { jobId: job.id, jobKey: job.jobKey, reason, missed, running: plan.run.length, afterExclusive: after, untilInclusive: until });
       } catch (err) {
         if (isDatabaseUnavailable(err)) this.defer(job, after, until, reason);
         else log.error({ err, jobKey: job.jobKey }, 'could not record missed slots');

@@ -4,8 +4,8 @@ import { Channel, notifyAll, type Notifier } from '../db/notifier.js';
 import { RunStatus } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import type { RunRecord } from '../domain/run.js';
-import { asOf, rowToRun } from '../db/runs/record.js';
-import { RUN_COLUMNS } from '../db/runs/vocabulary.js';
+import { asOf } from '../db/runs/record.js';
+import { loadRuns } from '../db/run-loading.js';
 import type { RunChange, RunEvents } from './run-events.js';
 
 /** One change as it travels between instances: ids and states only (NOTIFY payloads are small). */
@@ -117,8 +117,7 @@ export class RunEventRelay {
       // Our own changes, or nobody here but the relay itself to tell.
       if (message.i === this.instanceId || this.events.listenerCount <= 1) return;
       const ids = [...new Set(message.c.map((c) => c.r))];
-      const res = await this.pool.query(`SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [ids]);
-      const rows = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
+      const rows = new Map((await loadRuns(this.pool, ids)).map((run) => [run.id, run]));
       for (const c of message.c) {
         const current = rows.get(c.r);
         if (!current || !borneOut(current, c)) continue;

@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import { FailureCode, RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Finish, RunLimits, RunStore } from '../db/run-store.js';
+import { isRetryable } from '../db/pool.js';
 import type { TargetRegistry } from './targets/registry.js';
 import { redactSecrets, resolveReferences, secretNames } from '../secrets/references.js';
 import { redactingLogger } from '../secrets/redacting-logger.js';
@@ -68,17 +69,6 @@ function safeJson(value: unknown): unknown {
 }
 
 /**
- * Errors worth retrying: the database is unreachable or restarting (no SQLSTATE, or classes
- * 08 connection, 53 resources, 57 operator intervention, 40 transaction rollback). Anything
- * else (bad data) fails the same way every time.
- */
-function isTransient(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return ['08', '53', '57', '40'].includes(code.slice(0, 2));
-}
-
-/**
  * Runs claimed (RUNNING) runs: resolves the target, gives the handler an AbortSignal that fires on
  * the job's timeout, on cancelRun and on shutdown, and records the terminal state. Keeps the
  * in-flight runs so they can be canceled and drained.
@@ -93,6 +83,8 @@ export class RunExecutor {
     private readonly targets: TargetRegistry,
     private readonly log: Logger,
     private readonly secrets?: SecretResolver,
+    /** Told of each run whose end is recorded. */
+    private readonly ended: (run: RunRecord, status: RunStatus) => void = () => {},
   ) {}
 
   get activeCount(): number {
@@ -257,9 +249,10 @@ export class RunExecutor {
       try {
         await (attempt === 0 ? this.store.finish(run, outcome) : this.store.finishAlone(run, outcome));
         if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
+        this.ended(run, outcome.status);
         return;
       } catch (err) {
-        if (!isTransient(err) && outcome.failureCode !== FailureCode.RECORD_ERROR) {
+        if (!isRetryable(err) && outcome.failureCode !== FailureCode.RECORD_ERROR) {
           if (attempt === 0) continue; // once more alone: the batch may have failed for another run
           this.log.error({ err, runId: run.id }, 'the outcome of a run cannot be stored; recording it as FAILED');
           outcome = {
@@ -269,7 +262,7 @@ export class RunExecutor {
           };
           continue;
         }
-        if (this.stopped || !isTransient(err)) {
+        if (this.stopped || !isRetryable(err)) {
           this.log.error({ err, runId: run.id }, 'could not record the end of a run; recovery will settle it');
           return;
         }

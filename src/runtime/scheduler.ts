@@ -22,8 +22,8 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly sink: ActorSink,
     private readonly log: Logger,
-    /** A slot fired later than this goes through the ledger. @default 10000 */
-    private readonly graceMs = 10_000,
+    /** A slot fired later than this goes through the ledger (the misfire grace; its default is in src/config.ts). */
+    private readonly graceMs: number,
   ) {}
 
   /** From now on, `upsert` arms and disarms actors; after `stop()` it no longer can. */

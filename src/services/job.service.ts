@@ -1,11 +1,9 @@
-import type { FilterQuery } from '@mikro-orm/core';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CronqlError } from '../errors.js';
 import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
-import { entityReader, jobSnapshot, settingsOf, type JobSnapshot } from '../domain/job.js';
-import { JobDefinition } from '../db/entities/job-definition.entity.js';
-import { JobStore, JobWriteRefused } from '../db/job-store.js';
+import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
+import type { JobRecord, JobSnapshot } from '../domain/job.js';
+import { JobWriteRefused, type JobChange, type JobQuery, type JobStore } from '../db/job-store.js';
 import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
@@ -22,17 +20,11 @@ export interface CreateJobInput extends DefinitionInput {
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = Partial<DefinitionInput>;
 
-export interface JobFilter {
-  status?: JobStatus[] | null;
-  target?: string | null;
-  key?: string | null;
-  /** Keys containing this text, ignoring case. */
-  keyContains?: string | null;
-  scheduleType?: ScheduleType | null;
-}
+export type JobFilter = JobQuery;
 
 export interface ServiceDeps {
-  orm: MikroORM;
+  /** Opens the data layer's job store (plain records in and out), told of every job row a write changed. */
+  jobStore: (publish: (jobs: readonly JobRecord[]) => void) => JobStore;
   targets: TargetRegistry;
   clock: Clock;
   maxPayloadBytes: number;
@@ -41,9 +33,14 @@ export interface ServiceDeps {
   secrets?: { assertExist(names: Iterable<string>): Promise<void> };
 }
 
-export function toSnapshot(job: JobDefinition): JobSnapshot {
-  return jobSnapshot(entityReader(job));
+/** What the runtime needs of a job version: its record less what only the API shows. */
+export function toSnapshot(job: JobRecord): JobSnapshot {
+  const { finalSlotAt: _f, consecutiveFailures: _c, lastSuccessAt: _s, lastFailureAt: _l, pauseReason: _p, supersedesId: _i, createdBy: _cb, updatedBy: _ub, createdAt: _ca, ...snapshot } = job;
+  return snapshot;
 }
+
+/** A job version's settings, as its record holds them. */
+const settingsOfRecord = (job: JobRecord): JobSettings => Object.fromEntries(SETTING_NAMES.map((name) => [name, job[name]])) as JobSettings;
 
 /**
  * Job definitions: create, pause, resume, new version, retire, read. The rules live here
@@ -56,67 +53,46 @@ export class JobService {
 
   constructor(private readonly d: ServiceDeps) {
     // This process's runtime hears of the writes here; the others through the store's NOTIFY.
-    this.store = new JobStore(d.orm, (jobs) => {
+    this.store = d.jobStore((jobs) => {
       for (const job of jobs) d.runtime?.jobChanged(toSnapshot(job));
     });
   }
 
-  private em(): EntityManager {
-    return this.d.orm.em.fork();
-  }
-
-  async get(id: string): Promise<JobDefinition | null> {
+  async get(id: string): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.em().findOne(JobDefinition, { id });
+    return this.store.get(id);
   }
 
-  async getOrThrow(id: string): Promise<JobDefinition> {
+  async getOrThrow(id: string): Promise<JobRecord> {
     const job = await this.get(id);
     if (!job) throw new CronqlError('NOT_FOUND', `no job with id ${id}`, { id });
     return job;
   }
 
   /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing. */
-  async getMany(ids: readonly string[]): Promise<(JobDefinition | null)[]> {
-    const valid = ids.filter(isUuid);
-    const rows = valid.length ? await this.em().find(JobDefinition, { id: { $in: valid } }) : [];
-    const byId = new Map(rows.map((j) => [j.id, j]));
+  async getMany(ids: readonly string[]): Promise<(JobRecord | null)[]> {
+    const byId = new Map((await this.store.getMany(ids.filter(isUuid))).map((j) => [j.id, j]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
   /** The versions that replaced the given ones (GraphQL `supersededBy`), batched. */
-  async getSuccessors(ids: readonly string[]): Promise<(JobDefinition | null)[]> {
-    const rows = await this.em().find(JobDefinition, { supersedes: { $in: ids.filter(isUuid) } });
-    const bySupersedes = new Map(rows.map((j) => [j.supersedes!.id, j]));
+  async getSuccessors(ids: readonly string[]): Promise<(JobRecord | null)[]> {
+    const rows = await this.store.successorsOf(ids.filter(isUuid));
+    const bySupersedes = new Map(rows.map((j) => [j.supersedesId!, j]));
     return ids.map((id) => bySupersedes.get(id) ?? null);
   }
 
-  async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobDefinition>> {
+  async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobRecord>> {
     const size = pageSize(first);
-    const where: FilterQuery<JobDefinition> = {};
-    if (filter.status?.length) where.status = { $in: filter.status };
     checkText('filter.target', filter.target);
     checkText('filter.key', filter.key);
     checkText('filter.keyContains', filter.keyContains);
-    if (filter.target) where.target = filter.target;
-    if (filter.key) where.jobKey = filter.key;
-    // A search box's text: LIKE's own wildcards in it are literal characters.
-    if (filter.keyContains) where.jobKey = { ...(filter.key ? { $eq: filter.key } : {}), $ilike: `%${filter.keyContains.replace(/[\\%_]/g, '\\$&')}%` };
-    if (filter.scheduleType) where.scheduleType = filter.scheduleType;
-    const em = this.em();
-    const position = decodeCursor(after);
-    const paged: FilterQuery<JobDefinition> = position
-      ? { $and: [where, { $or: [{ createdAt: { $lt: position.at } }, { createdAt: position.at, id: { $lt: position.id } }] }] }
-      : where;
-    const [rows, total] = await Promise.all([
-      em.find(JobDefinition, paged, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 }),
-      em.count(JobDefinition, where),
-    ]);
+    const { rows, total } = await this.store.list(filter, decodeCursor(after), size + 1);
     return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
   }
 
   /** The next slot of an ACTIVE job: from this instance's actor, else from the schedule math. */
-  nextRunAt(job: JobDefinition): Date | null {
+  nextRunAt(job: JobRecord): Date | null {
     if (job.status !== JobStatus.ACTIVE) return null;
     const armed = this.d.runtime?.nextRunAt(job.id);
     if (armed) return armed;
@@ -124,7 +100,7 @@ export class JobService {
     return nextSlot(job.cronExpression!, job.timezone, this.d.clock.now());
   }
 
-  async create(input: CreateJobInput, actor: string | null = null): Promise<JobDefinition> {
+  async create(input: CreateJobInput, actor: string | null = null): Promise<JobRecord> {
     const key = validateKey(input.key);
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
@@ -137,17 +113,17 @@ export class JobService {
     }
   }
 
-  async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobDefinition> {
+  async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobRecord> {
     const why = validateReason(reason);
     return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why }, actor, 'pause');
   }
 
-  async resume(id: string, actor: string | null = null): Promise<JobDefinition> {
+  async resume(id: string, actor: string | null = null): Promise<JobRecord> {
     // A resumed job starts counting failures afresh (it may have been auto-paused).
     return this.transition(id, [JobStatus.PAUSED], { status: JobStatus.ACTIVE, pauseReason: null, consecutiveFailures: 0 }, actor, 'resume');
   }
 
-  async retire(id: string, actor: string | null = null): Promise<JobDefinition> {
+  async retire(id: string, actor: string | null = null): Promise<JobRecord> {
     return this.transition(
       id,
       [JobStatus.ACTIVE, JobStatus.PAUSED],
@@ -158,7 +134,7 @@ export class JobService {
   }
 
   /** Atomically retires the job and activates a new version of it; returns the new version. */
-  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null): Promise<JobDefinition> {
+  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null): Promise<JobRecord> {
     const old = await this.getOrThrow(id);
     if (old.status === JobStatus.RETIRED) {
       throw new CronqlError('INVALID_STATE', `job ${old.jobKey} v${old.version} is RETIRED; versions are made from the live one`, {
@@ -176,7 +152,7 @@ export class JobService {
         cronExpression: input.cronExpression !== undefined ? input.cronExpression : switched ? null : old.cronExpression,
         runAt: input.runAt !== undefined ? input.runAt : switched ? null : old.runAt,
         timezone: input.timezone ?? old.timezone,
-        ...settingsOfNewVersion(input, settingsOf(entityReader(old))),
+        ...settingsOfNewVersion(input, settingsOfRecord(old)),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
@@ -196,10 +172,10 @@ export class JobService {
   private async transition(
     id: string,
     from: JobStatus[],
-    change: Partial<Pick<JobDefinition, 'status' | 'pauseReason' | 'consecutiveFailures'>>,
+    change: JobChange,
     actor: string | null,
     action: string,
-  ): Promise<JobDefinition> {
+  ): Promise<JobRecord> {
     const job = await this.getOrThrow(id);
     const updated = await this.store.transition(id, from, change, actor, this.d.clock.now());
     if (!updated) {
@@ -214,7 +190,7 @@ function keyExists(key: string): CronqlError {
   return new CronqlError('KEY_EXISTS', `a job with key "${key}" exists already; use createJobVersion`, { key });
 }
 
-function invalidState(job: JobDefinition, action: string): CronqlError {
+function invalidState(job: JobRecord, action: string): CronqlError {
   return new CronqlError('INVALID_STATE', `cannot ${action} job ${job.jobKey} v${job.version}: it is ${job.status}`, {
     status: job.status,
   });

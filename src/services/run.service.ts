@@ -3,8 +3,8 @@ import type { Pool } from '../db/pool.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import { rowToRun } from '../db/runs/record.js';
-import { RUN_COLUMNS } from '../db/runs/vocabulary.js';
+import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter } from '../db/run-queries.js';
+import { loadRuns } from '../db/run-loading.js';
 import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validatePayload } from './job-rules.js';
@@ -12,15 +12,7 @@ import { checkText } from './stored-input.js';
 import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
 
-export interface RunFilter {
-  jobId?: string | null;
-  jobKey?: string | null;
-  status?: RunStatus[] | null;
-  target?: string | null;
-  triggerType?: TriggerType[] | null;
-  scheduledAfter?: Date | null;
-  scheduledBefore?: Date | null;
-}
+export type { RunFilter };
 
 export interface JobRunsRequest {
   jobId: string;
@@ -37,26 +29,17 @@ export interface RunServiceDeps {
   runtime?: RuntimePort;
 }
 
-/** Builds the WHERE clause of a run filter; shared by `list`, `countByJob` and subscriptions. */
-export function runFilterSql(filter: RunFilter, params: unknown[]): string[] {
-  const where: string[] = [];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
+/**
+ * The filter as the data layer takes it: its text checked; a job id that is not a uuid matches
+ * nothing (the nil uuid) rather than failing.
+ */
+function checkedFilter(filter: RunFilter): RunFilter {
   checkText('filter.jobKey', filter.jobKey);
   checkText('filter.target', filter.target);
-  if (filter.jobId) add('job_definition_id = ?', isUuid(filter.jobId) ? filter.jobId : '00000000-0000-0000-0000-000000000000');
-  // A run's key is its job version's: the versions' runs are found through the job index.
-  if (filter.jobKey) add('job_definition_id IN (SELECT id FROM cron_job_definitions WHERE job_key = ?)', filter.jobKey);
-  if (filter.status?.length) add('status = ANY(?::text[])', filter.status);
-  // A run's target is its job version's: found through the jobs' target index (runs have none).
-  if (filter.target) add('job_definition_id IN (SELECT id FROM cron_job_definitions WHERE target = ?)', filter.target);
-  if (filter.triggerType?.length) add('trigger_type = ANY(?::text[])', filter.triggerType);
-  if (filter.scheduledAfter) add('scheduled_at > ?', filter.scheduledAfter);
-  if (filter.scheduledBefore) add('scheduled_at < ?', filter.scheduledBefore);
-  return where;
+  return filter.jobId && !isUuid(filter.jobId) ? { ...filter, jobId: NIL_UUID } : filter;
 }
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** In-memory form of the same filter, for run events (subscriptions filter on the server). */
 export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boolean {
@@ -82,9 +65,7 @@ export class RunService {
 
   /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing. */
   async getMany(ids: readonly string[]): Promise<(RunRecord | null)[]> {
-    const valid = ids.filter(isUuid);
-    const res = valid.length ? await this.d.pool.query(`SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [valid]) : { rows: [] };
-    const byId = new Map(res.rows.map((row) => [row.id as string, rowToRun(row)]));
+    const byId = new Map((await loadRuns(this.d.pool, ids.filter(isUuid))).map((run) => [run.id, run]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
@@ -101,10 +82,7 @@ export class RunService {
 
   /** The runs matching `filter` (what `totalCount` says; counting a large history costs, so it is asked for apart). */
   async count(filter: RunFilter = {}): Promise<number> {
-    const params: unknown[] = [];
-    const where = runFilterSql(filter, params);
-    const res = await this.d.pool.query(`SELECT count(*)::int AS n FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
-    return res.rows[0].n;
+    return countRuns(this.d.pool, checkedFilter(filter));
   }
 
   /**
@@ -114,30 +92,9 @@ export class RunService {
    */
   async page(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
     const size = pageSize(first);
-    const params: unknown[] = [];
     const byKey = filter.jobKey && !filter.jobId ? filter.jobKey : undefined;
-    if (byKey) checkText('filter.jobKey', byKey);
-    const where = runFilterSql(byKey ? { ...filter, jobKey: undefined } : filter, params);
-    const position = decodeCursor(after);
-    if (position) {
-      params.push(position.at, position.id);
-      where.push(`(scheduled_at, id) < ($${params.length - 1}, $${params.length}::uuid)`);
-    }
-    params.push(size + 1);
-    const limit = `$${params.length}`;
-    let text: string;
-    if (byKey) {
-      params.push(byKey);
-      text = `SELECT r.* FROM (SELECT id FROM cron_job_definitions WHERE job_key = $${params.length}) v
-        CROSS JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE ${['job_definition_id = v.id', ...where].join(' AND ')}
-          ORDER BY scheduled_at DESC, id DESC LIMIT ${limit}) r
-        ORDER BY r.scheduled_at DESC, r.id DESC LIMIT ${limit}`;
-    } else {
-      text = `SELECT ${RUN_COLUMNS} FROM cron_job_runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY scheduled_at DESC, id DESC LIMIT ${limit}`;
-    }
-    const rows = await this.d.pool.query(text, params);
-    const { totalCount: _, ...page } = toPage(rows.rows.map(rowToRun), size, (r) => ({ at: r.scheduledAt, id: r.id }), 0);
+    const rows = await pageRuns(this.d.pool, checkedFilter(filter), byKey, decodeCursor(after), size + 1);
+    const { totalCount: _, ...page } = toPage(rows, size, (r) => ({ at: r.scheduledAt, id: r.id }), 0);
     return page;
   }
 
@@ -194,36 +151,11 @@ export class RunService {
     const pages: Page<RunRecord>[] = new Array(requests.length);
     for (const group of groups.values()) {
       const jobIds = [...new Set(group.at.map((i) => requests[i].jobId).filter(isUuid))];
-      const params: unknown[] = [jobIds, group.status, group.first + 1];
-      let keyset = '';
-      if (group.after) {
-        params.push(group.after.at, group.after.id);
-        keyset = 'AND (scheduled_at, id) < ($4, $5::uuid)';
-      }
-      const [rows, counts] = jobIds.length
-        ? await Promise.all([
-            this.d.pool.query(
-              `SELECT r.* FROM unnest($1::uuid[]) AS j(id)
-               CROSS JOIN LATERAL (
-                 SELECT ${RUN_COLUMNS} FROM cron_job_runs
-                 WHERE job_definition_id = j.id AND ($2::text[] IS NULL OR status = ANY($2::text[])) ${keyset}
-                 ORDER BY scheduled_at DESC, id DESC LIMIT $3) r`,
-              params,
-            ),
-            this.d.pool.query(
-              `SELECT job_definition_id AS id, count(*)::int AS n FROM cron_job_runs
-               WHERE job_definition_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-               GROUP BY job_definition_id`,
-              [jobIds, group.status],
-            ),
-          ])
-        : [{ rows: [] }, { rows: [] }];
+      const { runs, totals } = await runPagesOfJobs(this.d.pool, jobIds, group.status, group.after, group.first + 1);
       const byJob = new Map<string, RunRecord[]>();
-      for (const row of rows.rows) {
-        const run = rowToRun(row);
+      for (const run of runs) {
         byJob.set(run.jobId, [...(byJob.get(run.jobId) ?? []), run]);
       }
-      const totals = new Map(counts.rows.map((c) => [c.id as string, c.n as number]));
       for (const i of group.at) {
         const id = requests[i].jobId;
         pages[i] = toPage(byJob.get(id) ?? [], group.first, (r) => ({ at: r.scheduledAt, id: r.id }), totals.get(id) ?? 0);
@@ -234,17 +166,7 @@ export class RunService {
 
   /** Latest run per job (GraphQL `Job.lastRun`), batched: one query for many jobs. */
   async lastRuns(jobIds: readonly string[]): Promise<(RunRecord | null)[]> {
-    const ids = jobIds.filter(isUuid);
-    const res = ids.length
-      ? await this.d.pool.query(
-          `SELECT r.* FROM unnest($1::uuid[]) AS j(id)
-           CROSS JOIN LATERAL (
-             SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE job_definition_id = j.id
-             ORDER BY scheduled_at DESC, id DESC LIMIT 1) r`,
-          [ids],
-        )
-      : { rows: [] };
-    const byJob = new Map(res.rows.map((row) => [row.job_definition_id as string, rowToRun(row)]));
+    const byJob = new Map((await lastRunsOfJobs(this.d.pool, jobIds.filter(isUuid))).map((run) => [run.jobId, run]));
     return jobIds.map((id) => byJob.get(id) ?? null);
   }
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, cp, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -105,7 +106,7 @@ describe('embedded PostgreSQL', () => {
     // After a reboot the pid may belong to anything: here, a process that calls itself postgres.
     const decoy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '-D', clusterDir], { argv0: 'postgres', stdio: 'ignore' });
     try {
-      await new Promise((r) => setTimeout(r, 100));
+      await once(decoy, 'spawn'); // exec'd: its command line is the one it was given
       expect(await readFile(`/proc/${decoy.pid}/cmdline`, 'utf8')).toMatch(/^postgres/);
       await writeFile(join(clusterDir, 'postmaster.pid'), `${decoy.pid}\n${clusterDir}\n0\n5432\n`);
       const second = await startEmbeddedPostgres({ dataDir: dir, log });

@@ -14,6 +14,7 @@ import {
   MAX_ATTEMPTS, MAX_CONCURRENT_RUNS, MAX_JITTER_SECONDS, MAX_PAUSE_AFTER_FAILURES, MAX_RETRY_DELAY_SECONDS, MAX_TIMEOUT_SECONDS,
 } from '../../src/services/job-rules.js';
 import { ok, startApi, type Api } from '../graphql/support.js';
+import { eventually } from '../support/cronql.js';
 
 /** The `cronql` CLI, as a process, against a started server: each command once, --json parsed. */
 describe('the cronql CLI', () => {
@@ -61,21 +62,24 @@ describe('the cronql CLI', () => {
     expect(await runJson(['jobs', 'resume', job.id])).toMatchObject({ status: 'ACTIVE' });
     const ran = await runJson(['jobs', 'run', job.id]);
     const tail = run(['--json', 'runs', 'tail', '--job', job.id, '--count', '1']);
-    await new Promise((r) => setTimeout(r, 500));
-    await runJson(['jobs', 'run', job.id]).catch(() => undefined);
+    let tailed = false;
+    void tail.then(() => (tailed = true));
+    // Once the tail has subscribed, a run's change reaches it: run the job until one has.
+    await eventually(() => (api.http.subscriptions?.channelCount ?? 0) > 0 || tailed, 20_000);
+    await eventually(async () => tailed || (await run(['jobs', 'run', job.id]), tailed), 30_000);
     expect((await tail).code).toBe(0);
     expect((await runJson(['runs', 'list', '--job', job.id])).map((r: { id: string }) => r.id)).toContain(ran.id);
     expect(await runJson(['runs', 'get', ran.id])).toMatchObject({ id: ran.id });
     const sleeper = await runJson(['jobs', 'create', '--key', 'cli.sleep', '--target', 'sleep', '--cron', '0 3 * * *']);
     const long = await runJson(['jobs', 'run', sleeper.id, '--payload', '{"ms":60000}']);
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(async () => (await api.cronql.runs.get(long.id))?.status === 'RUNNING');
     expect(await runJson(['runs', 'cancel', long.id])).toMatchObject({ status: 'CANCELED' });
     expect((await runJson(['jobs', 'versions', 'cli.hello'])).map((j: { version: number }) => j.version)).toEqual([1]);
     expect(await runJson(['jobs', 'retire', sleeper.id])).toMatchObject({ status: 'RETIRED' });
     // People get a table.
     const table = await run(['jobs', 'list']);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
-  });
+  }, 60_000);
 
   it('prints the API error code and exits 1', async () => {
     const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);

@@ -19,7 +19,8 @@ describe('a process stopped, then restarted', () => {
     first.kill('SIGTERM');
     await first.exited;
     const stoppedAt = Date.now();
-    await new Promise((r) => setTimeout(r, 7_000)); // three or four slots of each job fall due
+    // The process stays down this long (the elapsed time is what is tested): three or four slots of each job fall due.
+    await new Promise((r) => setTimeout(r, 7_000));
 
     const second = await t.spawn({ databaseUrl: t.url, env });
     // Each job's rows after the stop: the missed slots (oldest first), then runs.

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
 import type { CronqlProcess } from '../support/processes.js';
-import { useProcessTest } from './support.js';
+import { aFullSweep, useProcessTest } from './support.js';
 
 /**
  * Job policies with real processes on one database: a retry waiting when its runner is killed,
@@ -86,8 +86,8 @@ describe('a retry waiting when its runner is killed', () => {
     expect(['retry-b', 'retry-c']).toContain(second.runnerInstanceId);
     expect(new Date(second.startedAt!).getTime()).toBeGreaterThanOrEqual(new Date(waiting.nextAttemptAt!).getTime());
     expect(second.retryOf?.id).toBe((await attempts(c, { jobId })).find((r) => r.attempt === 1)!.id);
-    // Let another sweep pass: still one execution of each attempt, and the job retired after its last.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // After a whole maintenance pass on both: still one execution of each attempt, and the job retired after its last.
+    await aFullSweep([b, c]);
     const ran = events(log).filter((e) => e.jobKey === 'retry-kill');
     expect(ran.map((e) => e.runId)).toEqual([...new Set(ran.map((e) => e.runId))]);
     expect(ran).toHaveLength(2);
@@ -128,12 +128,30 @@ describe('overlap policies on two instances with a slow handler', () => {
         ...(j.capacity > 1 ? { maxConcurrentRuns: j.capacity } : {}),
       });
     }
-    await new Promise((r) => setTimeout(r, 9_000));
+    // Until each policy has shown what it does: several runs each, a slot SKIPPED for OVERLAP, a
+    // run REPLACED, two ALLOW runs at once.
+    const started = async (name: string) => (await attempts(b, { jobId: ids[name] })).filter((r) => r.startedAt);
+    await eventually(async () => {
+      for (const name of Object.keys(jobs)) if ((await started(name)).length < 2) return false;
+      const skip = await attempts(b, { jobId: ids.skip });
+      if (!skip.some((r) => r.status === 'SKIPPED' && r.failureCode === 'OVERLAP')) return false;
+      const cancel = await attempts(b, { jobId: ids.cancel });
+      if (!cancel.some((r) => r.status === 'CANCELED' && r.failureCode === 'REPLACED')) return false;
+      const allow = await started('allow');
+      return allow.some((r, i) => i > 0 && allow[i - 1].finishedAt !== null && Date.parse(r.startedAt!) < Date.parse(allow[i - 1].finishedAt!));
+    }, 40_000);
     for (const id of Object.values(ids)) {
       await a.graphql(`mutation($id: ID!) { pauseJob(id: $id, reason: "test over") { id } }`, { id });
     }
-    // Let the runs in flight end.
-    await new Promise((r) => setTimeout(r, 4_500));
+    // Until the runs in flight have ended (and their handlers said so).
+    await eventually(async () => {
+      for (const id of Object.values(ids)) {
+        if ((await attempts(b, { jobId: id })).some((r) => r.status === 'RUNNING' || r.status === 'PENDING')) return false;
+      }
+      const told = events(log);
+      const ended = new Set(told.filter((e) => e.event === 'end' || e.event === 'abort').map((e) => e.runId));
+      return told.filter((e) => e.event === 'start').every((e) => ended.has(e.runId));
+    }, 20_000);
 
     const seen = events(log);
     for (const [name, j] of Object.entries(jobs)) {

@@ -38,6 +38,16 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
     await first.exited;
     const db = new pg.Client({ connectionString: t.url });
     await db.connect();
+    /** Waits until `n` slots after `since` have every job's run SUCCEEDED (what a few slot periods bring). */
+    const slotsRan = (since: number, n: number) =>
+      eventually(async () => {
+        const res = await db.query(
+          `SELECT count(*)::int AS n FROM (SELECT scheduled_at FROM cron_job_runs WHERE trigger_type = 'SCHEDULED' AND scheduled_at > $1
+             GROUP BY scheduled_at HAVING count(*) FILTER (WHERE status = 'SUCCEEDED') = $2) s`,
+          [new Date(since), JOBS],
+        );
+        return res.rows[0].n >= n;
+      }, 10 * n * EVERY * 1000);
     try {
       await db.query(
         `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, payload)
@@ -52,7 +62,7 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
       await waitOwned('three schedulers', a, (o) => ['scale-a', 'scale-b', 'scale-c'].every((id) => within(o.get(id) ?? 0, share, 0.1)), 15_000);
       const t0 = Date.now();
       // A few slots with all three up.
-      await new Promise((r) => setTimeout(r, 2 * EVERY * 1000));
+      await slotsRan(t0, 2);
 
       c.kill('SIGKILL');
       await c.exited;
@@ -71,7 +81,7 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
       const stoppedAt = Date.now();
       await waitOwned('after a clean stop', b, (o) => !o.has('scale-a') && o.get('scale-b') === JOBS && o.get('scale-d') === JOBS, 10_000);
       const handedOverMs = Date.now() - stoppedAt;
-      await new Promise((r) => setTimeout(r, 2 * EVERY * 1000));
+      await slotsRan(stoppedAt, 2);
       const t1 = Date.now();
       console.log(`scale-out: re-armed ${rearmedMs} ms after kill -9, rebalanced ${rebalancedMs} ms after a start, handed over ${handedOverMs} ms after a stop`);
       expect(rearmedMs).toBeLessThan(30_000);

@@ -2,6 +2,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase } from '../support/db.js';
 import { spawnCronql, type CronqlProcess, type SpawnOptions } from '../support/processes.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { eventually } from '../support/cronql.js';
+import { MAINTENANCE } from '../../src/config.js';
 
 /** GraphQL steps the process tests share (through a real process's HTTP API). */
 export interface RunRow {
@@ -72,4 +74,32 @@ export function useProcessTest(o: { proxy?: boolean } = {}) {
       return p;
     },
   };
+}
+
+/** Each maintenance duty's passes so far on `p`, from its /metrics (cronql_maintenance_passes_total). */
+async function passes(p: CronqlProcess): Promise<Map<string, number>> {
+  const res = await p.get('/metrics', 10_000);
+  if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}`);
+  const counts = new Map<string, number>();
+  for (const m of res.body.matchAll(/^cronql_maintenance_passes_total\{([^}]*)\} (\d+)/gm)) {
+    const duty = /duty="([^"]+)"/.exec(m[1])?.[1];
+    if (duty) counts.set(duty, (counts.get(duty) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+
+/**
+ * Resolves once every per-heartbeat maintenance duty that runs on each process has run a whole
+ * pass that began after the call (two more passes counted: the first may have been under way).
+ * What a test waits on instead of sleeping "a sweep or so".
+ */
+export async function aFullSweep(procs: CronqlProcess[], timeoutMs = 30_000): Promise<void> {
+  const everyBeat = Object.entries(MAINTENANCE.everyHeartbeats).filter(([, n]) => n === 1).map(([duty]) => duty);
+  const before = await Promise.all(procs.map(passes));
+  // Not vacuous: each process has counted its heartbeat already (it beats before it listens).
+  if (before.some((counts) => !counts.has('heartbeat'))) throw new Error('aFullSweep: a process counts no maintenance pass');
+  await eventually(async () => {
+    const now = await Promise.all(procs.map(passes));
+    return now.every((counts, i) => everyBeat.every((duty) => !before[i].has(duty) || (counts.get(duty) ?? 0) >= before[i].get(duty)! + 2));
+  }, timeoutMs);
 }

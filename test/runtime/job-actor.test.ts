@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS, type JobSnapshot } from '../../src/domain/job.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { JobActor } from '../../src/runtime/job-actor.js';
+import { DEFAULTS } from '../../src/config.js';
 
 const job: JobSnapshot = {
   ...DEFAULT_SETTINGS,
@@ -26,7 +27,7 @@ describe('a job actor', () => {
         fired.push(slot.toISOString().slice(11, 19));
       },
       late: () => {},
-    }, createLogger());
+    }, createLogger(), { ledger: null, graceMs: DEFAULTS.misfireGraceMs });
     actor.start();
     clock.set('2026-06-01T12:00:10.000Z');
     expect(actor.nextAt?.toISOString()).toBe('2026-06-01T12:00:20.000Z');

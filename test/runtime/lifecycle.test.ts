@@ -88,7 +88,7 @@ describe('job lifecycle in the runtime', () => {
     });
     const v2 = await t.cronql.jobs.createVersion(v1.id, { payload: { message: 'v2' }, timeoutSeconds: 30 }, 'admin');
     expect(v2).toMatchObject({ jobKey: 'versioned', version: 2, status: 'ACTIVE', cronExpression: '*/15 * * * * *', timeoutSeconds: 30 });
-    expect(v2.supersedes?.id).toBe(v1.id);
+    expect(v2.supersedesId).toBe(v1.id);
     expect((await t.cronql.jobs.get(v1.id))!.status).toBe('RETIRED');
     expect(t.cronql.runtime!.nextRunAt(v1.id)).toBeNull();
     await expect(t.cronql.jobs.createVersion(v1.id, {})).rejects.toMatchObject({ code: 'INVALID_STATE' });

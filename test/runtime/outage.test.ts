@@ -9,6 +9,7 @@ import { CatchUpPolicy, ScheduleType } from '../../src/domain/enums.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { eventually, runsOf, startCronql } from '../support/cronql.js';
+import { nextEvent } from '../support/wait-for.js';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -66,12 +67,14 @@ describe('PostgreSQL stopped and started while jobs fire', () => {
     await eventually(async () => (await runsOf(cronql, held.id))[0]?.status === 'RUNNING');
     await eventually(async () => (await runsOf(cronql, none.id))[0]?.status === 'SUCCEEDED');
 
+    const unreachable = nextEvent(cronql.runtimeEvents, 'databaseUnreachable');
     await db.stop();
     for (const at of ['12:00:20', '12:00:30', '12:00:40', '12:00:50']) {
       clock.set(`2026-06-01T${at}.000Z`);
       await cronql.runtime!.whenRecorded();
     }
     clock.set('2026-06-01T12:00:55.000Z');
+    await unreachable;
     const started = Date.now();
     const down = await cronql.readiness();
     // Bounded by the probe's own deadline (0.8 s), not by the pool's 5 s connect timeout; the
@@ -80,7 +83,9 @@ describe('PostgreSQL stopped and started while jobs fire', () => {
     expect(down).toMatchObject({ ready: false, checks: { runtime: 'failing', database: 'failing' } });
     release(); // the held run ends while the database is away: its end is recorded once it is back
 
+    const reachable = nextEvent(cronql.runtimeEvents, 'databaseReachable');
     db = await startEmbeddedPostgres({ dataDir: dir, log, port });
+    await reachable;
     await eventually(async () => (await cronql.readiness()).ready, 15_000);
     await eventually(async () => (await runsOf(cronql, held.id)).length === 5 && (await runsOf(cronql, latest.id)).length === 5, 15_000);
     await cronql.runtime!.whenIdle();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { RunStore } from '../../src/db/run-store.js';
-import { Retention } from '../../src/runtime/retention.js';
+import { Retention } from '../../src/maintenance/retention.js';
 import { startCronql, testDatabase } from '../support/cronql.js';
 
 /**

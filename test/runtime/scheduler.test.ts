@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS, type JobSnapshot } from '../../src/domain/job.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { Scheduler } from '../../src/runtime/scheduler.js';
+import { DEFAULTS } from '../../src/config.js';
 
 const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T00:00:00Z'): JobSnapshot => ({
   ...DEFAULT_SETTINGS,
@@ -32,7 +33,7 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
 describe('Scheduler.upsert with snapshots out of order', () => {
   const clock = new ManualClock('2026-06-01T00:00:00Z');
   const make = () => {
-    const scheduler = new Scheduler(clock, { fire() {}, late() {} }, createLogger());
+    const scheduler = new Scheduler(clock, { fire() {}, late() {} }, createLogger(), DEFAULTS.misfireGraceMs);
     scheduler.start();
     return scheduler;
   };
@@ -60,7 +61,7 @@ describe('Scheduler.upsert with snapshots out of order', () => {
   });
 
   it('does nothing before start() and after stop(), and a stopped scheduler stays stopped', () => {
-    const s = new Scheduler(clock, { fire() {}, late() {} }, createLogger());
+    const s = new Scheduler(clock, { fire() {}, late() {} }, createLogger(), DEFAULTS.misfireGraceMs);
     s.upsert(snapshot(JobStatus.ACTIVE, 1));
     expect(s.jobIds()).toEqual([]);
     s.start();

@@ -1,0 +1,216 @@
+import type { Logger } from '../logger.js';
+import { isDatabaseUnavailable } from '../db/pool.js';
+import { MissedReason } from '../domain/enums.js';
+import type { ClaimedRun, FireOutcome, RunLimits, RunStore } from '../db/run-store.js';
+import type { JobSnapshot } from '../domain/job.js';
+import type { RunRecord } from '../domain/run.js';
+import type { Clock } from './clock.js';
+import type { RuntimeEvents } from './events.js';
+import type { Ledger } from './ledger.js';
+import type { RunExecutor } from './run-executor.js';
+
+export interface FirePathOptions {
+  store: RunStore;
+  executor: RunExecutor;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  events: RuntimeEvents;
+  /** A slot not recorded within this long after it came due is MISSED, not run late. */
+  graceMs: number;
+  /** Whether the runtime fires and claims now (armed, not stopping). */
+  firing(): boolean;
+  /** Told of each slot handed to the database (one-time jobs are disarmed once fired). */
+  fired(job: JobSnapshot): void;
+}
+
+/**
+ * The path from a due slot to a running run: the slot is recorded (the run store batches the
+ * slots due together into one claim), the runs won start on the executor. Also the claims of
+ * PENDING runs (run-now, retries, recovery), the catch-up of missed slots the ledger picked, and
+ * the outage state: while the database does not answer, due slots go to the ledger instead of
+ * queueing behind it. Every write that may start runs is tracked, so stop() can wait for them.
+ */
+export class FirePath {
+  /** Writes that may start runs (fires, claims), with the instant each began. */
+  private readonly starting = new Map<Promise<unknown>, Date>();
+  /** Jobs running missed slots one after another (catch-up ALL). */
+  private readonly catchingUp = new Map<string, Date[]>();
+  private outage = false;
+
+  constructor(private readonly o: FirePathOptions) {}
+
+  /** True while the database does not answer the fire path. */
+  get databaseUnreachable(): boolean {
+    return this.outage;
+  }
+
+  /** The database answers (false) or not (true): while it does not, slots are deferred, not sent. */
+  setOutage(outage: boolean): void {
+    if (outage === this.outage) return;
+    this.outage = outage;
+    const at = this.o.clock.now();
+    if (outage) this.o.events.emit('databaseUnreachable', { at });
+    else this.o.events.emit('databaseReachable', { at });
+  }
+
+  /**
+   * A slot: on time (due at `dueAt` when jittered, recorded within the grace), or a missed one
+   * the ledger runs now (`deadline` from now).
+   */
+  fire(job: JobSnapshot, slot: Date, dueAt?: Date, deadline = new Date((dueAt ?? slot).getTime() + this.o.graceMs)): void {
+    if (!this.o.firing()) return;
+    this.o.fired(job);
+    if (this.outage) {
+      // Not queued behind a database that does not answer: the ledger accounts for it later.
+      this.o.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+      return;
+    }
+    void this.record(job, slot, deadline, dueAt);
+  }
+
+  /**
+   * Runs missed slots the job's policy picked: one slot like any other fire; several one after
+   * another, oldest first, each as the SCHEDULED run of its own slot, each waiting for the run
+   * before it to end (the overlap rule holds).
+   */
+  catchUp(job: JobSnapshot, slots: Date[]): void {
+    if (!this.o.firing()) return;
+    const deadline = () => new Date(this.o.clock.now().getTime() + this.o.graceMs);
+    const queued = this.catchingUp.get(job.id);
+    if (queued) return void queued.push(...slots); // one chain per job: it takes these too
+    if (slots.length === 1) return this.fire(job, slots[0], undefined, deadline());
+    const queue = [...slots];
+    this.catchingUp.set(job.id, queue);
+    void (async () => {
+      try {
+        for (let slot = queue.shift(); slot; slot = queue.shift()) {
+          if (!this.o.firing() || this.outage) {
+            const last = queue.length ? queue[queue.length - 1] : slot;
+            this.o.ledger.defer(job, new Date(slot.getTime() - 1), last, MissedReason.DATABASE_UNREACHABLE);
+            if (!this.o.firing()) this.o.log.warn({ jobKey: job.jobKey, left: queue.length + 1 }, 'catch-up interrupted by stop');
+            return;
+          }
+          const outcome = await this.record(job, slot, deadline());
+          if (outcome?.kind === 'claimed') await this.o.executor.whenEnded(outcome.run.id);
+          if (outcome === null) return; // deferred to the ledger
+        }
+      } finally {
+        this.catchingUp.delete(job.id);
+      }
+    })();
+  }
+
+  /**
+   * Claims PENDING runs (created by run-now, or found at startup) and runs those this instance
+   * won; returns them RUNNING. A run claimed elsewhere, canceled or finished is left alone.
+   */
+  claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
+    if (!this.o.firing() || runIds.length === 0) return Promise.resolve([]);
+    return this.track(
+      this.o.store.claim(runIds).then(
+        (won) => {
+          for (const { run, limits } of won) this.execute(run, limits);
+          return won.map((c) => c.run);
+        },
+        (err) => {
+          // Left PENDING: the sweep claims it once the database answers.
+          this.o.log.error({ err }, 'could not claim runs');
+          return [];
+        },
+      ),
+    );
+  }
+
+  /** Executes runs recorded RUNNING for this instance whose start was never confirmed here. */
+  resume(runs: ClaimedRun[]): void {
+    if (!this.o.firing()) return;
+    const here = new Set(this.o.executor.runIds());
+    for (const { run, limits } of runs) if (!here.has(run.id)) this.execute(run, limits);
+  }
+
+  /** Aborts a run in flight on this instance (its CANCELED state is already recorded). */
+  abortRun(runId: string, why = 'canceled by an admin'): boolean {
+    return this.o.executor.abort(runId, 'CANCELED', why);
+  }
+
+  /** Tracks a write that may start runs: stop() and the sweep wait for it. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.starting.set(work, this.o.clock.now());
+    void work.finally(() => this.starting.delete(work));
+    return work;
+  }
+
+  /** The writes still waiting for their answer (stop lets them start their runs). */
+  pending(): Promise<unknown>[] {
+    return [...this.starting.keys()];
+  }
+
+  /** Start of the oldest fire or claim still waiting for its answer (its runs may exist already). */
+  oldestPendingWrite(): Date | null {
+    let oldest: Date | null = null;
+    for (const at of this.starting.values()) if (!oldest || at < oldest) oldest = at;
+    return oldest;
+  }
+
+  /** Resolves when no due slot, claim or missed slot is being recorded; runs may still execute. */
+  async whenRecorded(): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      if (this.starting.size === 0) return;
+      await Promise.allSettled([...this.starting.keys()]);
+    }
+  }
+
+  /** Resolves when no due slot is being recorded, no catch-up is left and no run is executing. */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      if (this.starting.size > 0) await Promise.allSettled([...this.starting.keys()]);
+      else if (this.o.executor.activeCount > 0) await this.o.executor.whenIdle();
+      else if (this.catchingUp.size > 0) await new Promise((r) => setTimeout(r, 5));
+      else return;
+    }
+  }
+
+  /** Records one slot and starts its run; resolves with the store's answer (null: deferred or failed). */
+  private record(job: JobSnapshot, slot: Date, deadline?: Date, dueAt?: Date): Promise<FireOutcome | null> {
+    const { store, ledger, log, events } = this.o;
+    return this.track(
+      store.fire({ jobId: job.id, slot, deadline, job, dueAt }).then(
+        (outcome) => {
+          if (outcome.kind === 'claimed') {
+            // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
+            for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
+            this.execute(outcome.run, job);
+          } else if (outcome.kind === 'late') {
+            // The database took longer than the grace period to take it: MISSED, not late.
+            ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+          }
+          events.emit('slotRecorded', { jobId: job.id, jobKey: job.jobKey, slot, kind: outcome.kind, runId: runIdOf(outcome) });
+          return outcome;
+        },
+        (err) => {
+          if (isDatabaseUnavailable(err)) {
+            // The outcome is unknown (the statement may have committed): the ledger's later
+            // insert finds the row if it exists, and the sweep resumes a run recorded as ours.
+            this.setOutage(true);
+            ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+          } else {
+            log.error({ err, jobKey: job.jobKey, slot }, 'could not record a due slot');
+          }
+          return null;
+        },
+      ),
+    );
+  }
+
+  private execute(run: RunRecord, limits: RunLimits): void {
+    this.o.executor.execute(run, limits).catch((err) => this.o.log.error({ err, runId: run.id }, 'run executor failed'));
+  }
+}
+
+/** The run a fire's answer names, if any. */
+function runIdOf(outcome: FireOutcome): string | null {
+  return 'run' in outcome ? outcome.run.id : null;
+}
