@@ -117,7 +117,7 @@ jobs
   .command('create')
   .requiredOption('--key <key>')
   .requiredOption('--target <target>')
-  .option('--cron <expression>', 'RECURRING: 5 fields, or 6 with seconds')
+  .option('--cron <expression>', 'RECURRING: 5 fields, 6 with seconds first, or 7 with seconds first and the year last')
   .option('--run-at <instant>', 'ONE_TIME: an ISO 8601 instant')
   .option('--tz <zone>', 'IANA time zone', 'UTC')
   .option('--payload <json>')

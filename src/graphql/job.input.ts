@@ -64,7 +64,7 @@ export class CreateJobInput extends JobSettingsInput {
   @Field(() => ScheduleType)
   scheduleType!: ScheduleType;
 
-  @Field(() => String, { nullable: true, description: 'Required for RECURRING; 5 fields, or 6 with seconds first.' })
+  @Field(() => String, { nullable: true, description: 'Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last.' })
   cronExpression?: string | null;
 
   @Field(() => DateTimeScalar, { nullable: true, description: 'Required for ONE_TIME.' })

@@ -29,7 +29,7 @@ export type CreateJobInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
-  /** Required for RECURRING; 5 fields, or 6 with seconds first. */
+  /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;

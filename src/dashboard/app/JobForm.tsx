@@ -258,7 +258,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
               'cronExpression',
               'Cron expression',
               <input {...aria('cronExpression')} class="mono" value={values.cronExpression} onInput={set('cronExpression')} autoComplete="off" placeholder="0 9 * * 1-5" />,
-              <>5 fields, or 6 with seconds first. {describeCron(values.cronExpression) && <strong>{describeCron(values.cronExpression)}</strong>}</>,
+              <>5 fields, 6 with seconds first, or 7 with the year last. {describeCron(values.cronExpression) && <strong>{describeCron(values.cronExpression)}</strong>}</>,
             )
           : field('runAt', 'Run at (your time zone)', <input {...aria('runAt')} type="datetime-local" step="1" value={values.runAt} onInput={set('runAt')} />)}
         {field(
