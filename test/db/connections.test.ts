@@ -45,7 +45,8 @@ describe('connections of one instance', () => {
     const activity = async () =>
       (
         await observer.query<{ pid: number; state: string; query: string }>(
-          'SELECT pid, state, left(query, 50) AS query FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          // Client connections only: the server's own workers (autovacuum) are not cronql's.
+          "SELECT pid, state, left(query, 50) AS query FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
           [database],
         )
       ).rows;
