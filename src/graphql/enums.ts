@@ -37,3 +37,17 @@ registerEnumType(OverlapPolicy, {
 });
 
 export { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType };
+
+/** What daylight-saving time did to a previewed slot (schedule/slots.ts's `mark`). */
+export enum DstMark {
+  SHIFTED = 'SHIFTED',
+  REPEATED = 'REPEATED',
+}
+registerEnumType(DstMark, {
+  name: 'DstMark',
+  description: 'What daylight-saving time did to a slot.',
+  valuesConfig: {
+    SHIFTED: { description: 'The local time asked for did not exist (clocks went forward over it): the slot is that time moved forward by the gap.' },
+    REPEATED: { description: 'The slot\'s local time occurs twice that day (clocks go back); the note says which occurrence.' },
+  },
+});

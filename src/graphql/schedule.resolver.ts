@@ -1,9 +1,10 @@
-import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, registerEnumType, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { describeSchedule } from '../schedule/describe.js';
 import { parseSchedulePhrase } from '../schedule/parse-english.js';
 import { CronqlError } from '../errors.js';
 import { canonicalTimezone, nextSlots, nextSlotsExplained, parseCronExpression } from '../schedule/index.js';
 import type { GraphQLContext } from './context.type.js';
+import { DstMark } from './enums.js';
 import { LIMITS } from './limits.js';
 import { DateTimeScalar } from './scalars.js';
 
@@ -26,19 +27,6 @@ export class ParsedSchedule {
   @Field(() => [DateTimeScalar], { description: 'The next five slots, in the zone, as UTC instants.' })
   next!: Date[];
 }
-
-enum DstMark {
-  SHIFTED = 'SHIFTED',
-  REPEATED = 'REPEATED',
-}
-registerEnumType(DstMark, {
-  name: 'DstMark',
-  description: 'What daylight-saving time did to a slot.',
-  valuesConfig: {
-    SHIFTED: { description: 'The local time asked for did not exist (clocks went forward over it): the slot is that time moved forward by the gap.' },
-    REPEATED: { description: 'The slot\'s local time occurs twice that day (clocks go back); the note says which occurrence.' },
-  },
-});
 
 @ObjectType('PreviewedSlot', { description: 'A slot of previewScheduleSlots, with what daylight-saving time did to it.' })
 export class PreviewedSlot {
