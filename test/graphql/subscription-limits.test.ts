@@ -105,14 +105,15 @@ describe('subscription limits', () => {
         // Paced so that a reader that does read keeps up (the other subscriber below).
         if (i % 20 === 0) await new Promise((r) => setTimeout(r, 5));
       }
-      // The other subscriber of the same subscription got every one: the channel has delivered
-      // the burst, so the stalled reader's fate is decided before it reads again.
-      await eventually(() => steady.events.length - before >= 3_000, 100_000);
+      // Give the channel a moment to run into the stalled reader's limit (this is not the wait for
+      // delivery: the steady reader's, below, is; waiting for it *before* the resume could stall).
+      await new Promise((r) => setTimeout(r, 200));
       (raw[0] as unknown as { _socket: { resume(): void } })._socket.resume();
       expect(await closed).toBe(4429);
       // 3,000 events of 20 KB (60 MB) were not all queued for it.
       expect(feed.events.length).toBeLessThan(3_000);
-      // The other subscriber is still connected.
+      // The other subscriber of the same subscription got every one, and is still connected.
+      await eventually(() => steady.events.length - before >= 3_000, 100_000);
       expect(steadyClosed).toBe(false);
     } finally {
       feed.close();
