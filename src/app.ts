@@ -181,7 +181,7 @@ export class Cronql {
       maintenanceLeaseHeld: () => this._runtime?.maintenanceLeaseHeld ?? false,
     });
     const orm = this._orm;
-    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => new JobStore(orm, publish), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => new JobStore(orm, pool, publish), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,

@@ -3,7 +3,8 @@ import { print } from 'graphql';
 
 /** A failure the CLI reports as one line (`error CODE: message`) and a non-zero exit. */
 export class CliError extends Error {
-  constructor(readonly code: string, message: string) {
+  /** @param details the API error's `extensions.details`, when it had some */
+  constructor(readonly code: string, message: string, readonly details?: Record<string, unknown>) {
     super(message);
   }
 }
@@ -30,7 +31,7 @@ export async function request<R, V>(endpoint: Endpoint, document: TypedDocumentN
   } catch (err) {
     throw new CliError('UNREACHABLE', `cannot reach ${endpoint.url} (${(err as Error).message}); set CRONQL_URL or --url`);
   }
-  let body: { data?: R; errors?: { message: string; extensions?: { code?: string } }[] };
+  let body: { data?: R; errors?: { message: string; extensions?: { code?: string; details?: Record<string, unknown> } }[] };
   try {
     body = (await res.json()) as typeof body;
   } catch {
@@ -38,7 +39,7 @@ export async function request<R, V>(endpoint: Endpoint, document: TypedDocumentN
   }
   if (body.errors?.length) {
     const [first] = body.errors;
-    throw new CliError(first.extensions?.code ?? 'ERROR', first.message);
+    throw new CliError(first.extensions?.code ?? 'ERROR', first.message, first.extensions?.details);
   }
   if (!body.data) throw new CliError('BAD_RESPONSE', `${endpoint.url} answered ${res.status} without data`);
   return body.data;

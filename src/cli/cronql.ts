@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import {
   CancelRunDocument,
   CreateJobDocument,
+  CreateJobsDocument,
   CreateJobVersionDocument,
   JobDocument,
   JobsDocument,
@@ -293,12 +294,18 @@ program
     output({ ok: true, jobs: file.jobs.length }, [{ ok: 'yes', jobs: file.jobs.length }]);
   });
 
+/** Largest batch of new jobs `apply` sends in one call: half the server's default request body limit (1 MiB). */
+const MAX_BATCH_BYTES = 512 * 1024;
+
 program
   .command('apply <file>')
   .description('create or version the jobs of a YAML/JSON file; unchanged ones are left alone')
   .option('--prune', "retire the namespace's live jobs the file no longer lists")
   .option('--dry-run', 'print the plan, change nothing')
-  .action(async (path: string, o: { prune?: boolean; dryRun?: boolean }) => {
+  .option('--batch-size <n>', 'new jobs created per call, each call all or none (at most 1000)', '500')
+  .action(async (path: string, o: { prune?: boolean; dryRun?: boolean; batchSize: string }) => {
+    const batchSize = Number(o.batchSize);
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000) throw new CliError('BAD_USER_INPUT', '--batch-size must be an integer from 1 to 1000');
     const file = await checkedJobsFile(path);
     const live = await liveJobs();
     const plan: { action: 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
@@ -318,23 +325,51 @@ program
     if (!o.dryRun) {
       const { jobError, jobInput } = await import('./jobs-check.js');
       const done: string[] = [];
-      for (const step of plan) {
-        if (step.action === 'unchanged') continue;
-        const spec = file.jobs.find((j) => j.key === step.key);
-        const input = spec && (jobInput(spec) as Omit<CreateJobInput, 'key'>);
+      const fail = (step: { action: string; key: string }, err: unknown): never => {
+        if (err instanceof CliError && err.code === 'UNREACHABLE') throw err;
+        // Only a rule that depends on the server (see jobs-check.ts) or a concurrent change gets
+        // here: every job passed the rules before the first change. Say what was already done.
+        const failed = jobError(path, step.key, err);
+        const before = done.length === 0 ? 'nothing was changed' : `applied before it: ${done.length > 10 ? `${done.length} changes, ${done.slice(0, 3).join(', ')} … ${done[done.length - 1]}` : done.join(', ')}`;
+        throw new CliError(failed.code, `${failed.message} (${step.action} failed; ${before}; nothing after it)`);
+      };
+      const steps = plan.filter((step) => step.action !== 'unchanged');
+      const specs = new Map(file.jobs.map((j) => [j.key, j]));
+      for (let i = 0; i < steps.length; ) {
+        const step = steps[i];
+        const input = specs.has(step.key) ? (jobInput(specs.get(step.key)!) as Omit<CreateJobInput, 'key'>) : undefined;
+        if (step.action === 'create') {
+          // New jobs go a batch at a time, each batch all or none (one transaction on the server):
+          // the run of creations up to the next other step, --batch-size jobs and half the
+          // server's default body limit at most.
+          const batch: CreateJobInput[] = [];
+          let bytes = 0;
+          for (; i < steps.length && steps[i].action === 'create' && batch.length < batchSize; i++) {
+            const next = { key: steps[i].key, ...(jobInput(specs.get(steps[i].key)!) as Omit<CreateJobInput, 'key'>) };
+            const size = JSON.stringify(next).length;
+            if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
+            batch.push(next);
+            bytes += size;
+          }
+          try {
+            await request(endpoint(), CreateJobsDocument, { inputs: batch });
+          } catch (err) {
+            // The server names the input it refused; its message without that prefix (the line names the job).
+            const key = err instanceof CliError && typeof err.details?.key === 'string' ? err.details.key : batch[0].key;
+            const cause = err instanceof CliError ? new CliError(err.code, err.message.replace(/^job ".*?" \(input \d+\): /, ''), err.details) : err;
+            fail({ action: 'create', key }, cause);
+          }
+          done.push(...batch.map((b) => `create ${b.key}`));
+          continue;
+        }
         try {
-          if (step.action === 'create') await request(endpoint(), CreateJobDocument, { input: { key: step.key, ...input! } });
           if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
           if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
         } catch (err) {
-          if (err instanceof CliError && err.code === 'UNREACHABLE') throw err;
-          // Only a rule that depends on the server (see jobs-check.ts) or a concurrent change gets
-          // here: every job passed the rules before the first change. Say what was already done.
-          const failed = jobError(path, step.key, err);
-          const before = done.length ? `applied before it: ${done.join(', ')}` : 'nothing was changed';
-          throw new CliError(failed.code, `${failed.message} (${step.action} failed; ${before}; nothing after it)`);
+          fail(step, err);
         }
         done.push(`${step.action} ${step.key}`);
+        i++;
       }
     }
     output({ dryRun: Boolean(o.dryRun), plan }, plan.map((p) => ({ action: p.action, key: p.key, fields: p.fields?.join(',') ?? null })));

@@ -29,8 +29,8 @@ export async function loadActiveJobs(pool: Pool, partitions: ReadonlySet<number>
   return res.rows.map((row) => ({ job: rowToJobSnapshot(row), ledger: new Date(row.ledger) }));
 }
 
-/** One job's current definition, whatever its status; null when it no longer exists. */
-export async function loadJob(pool: Pool, jobId: string): Promise<JobSnapshot | null> {
-  const res = await pool.query(`SELECT ${JOB_COLUMNS} FROM cron_job_definitions WHERE id = $1`, [jobId]);
-  return res.rows[0] ? rowToJobSnapshot(res.rows[0]) : null;
+/** The current definitions of these jobs (uuids), whatever their status; a job that no longer exists is absent. */
+export async function loadJobs(pool: Pool, jobIds: readonly string[]): Promise<JobSnapshot[]> {
+  const res = await pool.query(`SELECT ${JOB_COLUMNS} FROM cron_job_definitions WHERE id = ANY($1::uuid[])`, [jobIds]);
+  return res.rows.map(rowToJobSnapshot);
 }

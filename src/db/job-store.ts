@@ -4,6 +4,8 @@ import { JobStatus, type ScheduleType } from '../domain/enums.js';
 import { entityReader, jobSnapshot, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
+import { insertJobs, KeyTaken, type NewJobRow } from './job-insert.js';
+import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
 export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
@@ -64,7 +66,8 @@ export function toJobRecord(job: JobDefinition): JobRecord {
 export type JobWriteRefusal = 'KEY_EXISTS' | 'NOT_IN_STATE' | 'CONCURRENT';
 
 export class JobWriteRefused extends Error {
-  constructor(readonly reason: JobWriteRefusal) {
+  /** @param key the key refused, when the write was of several (KEY_EXISTS) */
+  constructor(readonly reason: JobWriteRefusal, readonly key?: string | null) {
     super(reason);
   }
 }
@@ -80,6 +83,8 @@ export class JobWriteRefused extends Error {
 export class JobStore {
   constructor(
     private readonly orm: MikroORM,
+    /** The process's pool (the ORM's connections are its): new jobs are one plain statement. */
+    private readonly pool: Pool,
     /** Told of every job row a write changed, after its transaction committed. */
     private readonly publish: (jobs: readonly JobRecord[]) => void,
   ) {}
@@ -131,31 +136,25 @@ export class JobStore {
 
   /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
   async create(key: string, fields: JobFields, actor: string | null, now: Date): Promise<JobRecord> {
-    const em = this.em();
-    const job = em.create(JobDefinition, {
-      jobKey: key,
-      version: 1,
-      ...columns(fields),
-      status: JobStatus.ACTIVE,
-      createdBy: actor,
-      updatedBy: actor,
-      createdAt: now,
-      updatedAt: now,
-    });
+    return (await this.createMany([{ key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }], actor, now))[0];
+  }
+
+  /**
+   * Version 1 of each new key, ACTIVE, all or none: one statement writes the rows and the NOTIFY
+   * that arms each on every instance (db/job-insert.ts; no ORM unit of work, which cost more than
+   * the statement). @throws JobWriteRefused('KEY_EXISTS', key) when a key has a version 1 already
+   * (unique (job_key, version)), whoever created it when; nothing is written then.
+   */
+  async createMany(rows: readonly NewJobRow[], actor: string | null, now: Date): Promise<JobRecord[]> {
+    let records: JobRecord[];
     try {
-      await em.transactional(async (tx) => {
-        tx.persist(job);
-        await tx.flush();
-        await notify(tx, job.id);
-      });
+      records = await insertJobs(this.pool, rows, actor, now);
     } catch (err) {
-      // The key has a version 1 already (unique (job_key, version)), whoever created it when.
-      if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('KEY_EXISTS');
+      if (err instanceof KeyTaken) throw new JobWriteRefused('KEY_EXISTS', err.key);
       throw err;
     }
-    const record = toJobRecord(job);
-    this.publish([record]);
-    return record;
+    this.publish(records);
+    return records;
   }
 
   /**

@@ -55,6 +55,21 @@ export class JobResolver {
   }
 
   @Authorized('ADMIN')
+  @Mutation(() => [Job], {
+    description:
+      'Creates several jobs, all or none (at most 1,000 a call), each by the rules of createJob, in one transaction: ' +
+      'what `cronql apply` sends. An error names the input it is about (extensions.details.index and key).',
+  })
+  async createJobs(@Arg('inputs', () => [CreateJobInput]) inputs: CreateJobInput[], @Ctx() ctx: GraphQLContext): Promise<JobRecord[]> {
+    const jobs = await ctx.cronql.jobs.createMany(
+      inputs.map((input) => ({ ...input })),
+      ctx.principal.name,
+    );
+    ctx.loaders.primeJobs(jobs);
+    return jobs;
+  }
+
+  @Authorized('ADMIN')
   @Mutation(() => Job)
   async pauseJob(
     @Arg('id', () => ID) id: string,

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { loadJob } from '../db/job-loading.js';
+import { loadJobs } from '../db/job-loading.js';
 import { Channel, type Notifier } from '../db/notifier.js';
 import type { Pool } from '../db/pool.js';
 import type { RunStore } from '../db/run-store.js';
@@ -33,8 +33,10 @@ export interface NotificationsOptions {
  * what the tables say (the job's row, the run's status, the instances table).
  */
 export class Notifications {
-  /** Reloads of changed jobs, one chain per job, so their snapshots apply in order. */
-  private readonly reloads = new Map<string, Promise<void>>();
+  /** Jobs notified and not yet re-read. */
+  private readonly queued = new Set<string>();
+  /** The reload in progress: one at a time, so that a job's snapshots apply in notification order. */
+  private reloading?: Promise<void>;
 
   constructor(private readonly o: NotificationsOptions) {}
 
@@ -49,26 +51,37 @@ export class Notifications {
 
   /** The reloads in progress (stop lets them apply). */
   pending(): Promise<void>[] {
-    return [...this.reloads.values()];
+    return this.reloading ? [this.reloading] : [];
   }
 
-  /** Re-reads a changed job; reloads of one job run one after another, in notification order. */
+  /**
+   * Re-reads a changed job. The jobs notified while a reload is in flight are re-read together
+   * by the next one (one statement for a burst: 2,000 jobs created a second are 2,000
+   * notifications on every instance); a job notified again after its read is read again, so its
+   * last snapshot is the newest.
+   */
   private reloadJob(jobId: string): void {
+    this.queued.add(jobId);
+    this.reloading ??= this.drain();
+  }
+
+  private async drain(): Promise<void> {
     const { pool, log, runtime } = this.o;
-    const previous = this.reloads.get(jobId) ?? Promise.resolve();
-    const next = previous.then(async () => {
+    while (this.queued.size > 0) {
+      const ids = [...this.queued];
+      this.queued.clear();
       try {
-        const job = await loadJob(pool, jobId);
-        if (job) runtime.apply(job);
-        else runtime.remove(jobId);
+        const jobs = new Map((await loadJobs(pool, ids)).map((j) => [j.id, j]));
+        for (const id of ids) {
+          const job = jobs.get(id);
+          if (job) runtime.apply(job);
+          else runtime.remove(id);
+        }
       } catch (err) {
-        log.error({ err, jobId }, 'could not reload a changed job');
+        log.error({ err, jobs: ids.length }, 'could not reload a changed job');
       }
-    });
-    this.reloads.set(jobId, next);
-    void next.finally(() => {
-      if (this.reloads.get(jobId) === next) this.reloads.delete(jobId);
-    });
+    }
+    this.reloading = undefined;
   }
 
   /** Aborts a run in flight here if, and only if, the database says it was canceled. */

@@ -113,6 +113,58 @@ export class JobService {
     }
   }
 
+  /**
+   * Several new jobs at once, all or none (`cronql apply`'s creations, `createJobs`): every input
+   * is checked by the rules `create` applies before anything is written, then one statement writes
+   * them all with their notifications. An error names the input it is about (`details.index`,
+   * `details.key`, and the key in the message). At most MAX_JOBS_PER_BATCH inputs.
+   */
+  async createMany(inputs: readonly CreateJobInput[], actor: string | null = null): Promise<JobRecord[]> {
+    if (inputs.length > MAX_JOBS_PER_BATCH) {
+      throw new CronqlError('BAD_USER_INPUT', `at most ${MAX_JOBS_PER_BATCH} jobs per call (got ${inputs.length}); send them in batches`, {
+        field: 'inputs',
+        max: MAX_JOBS_PER_BATCH,
+      });
+    }
+    const now = this.d.clock.now();
+    const seen = new Set<string>();
+    const rows = inputs.map((input, index) => {
+      try {
+        const key = validateKey(input.key);
+        if (seen.has(key)) throw new CronqlError('KEY_EXISTS', `the key "${key}" is listed twice`, { key });
+        seen.add(key);
+        return { key, fields: validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now }) };
+      } catch (err) {
+        throw err instanceof CronqlError ? ofInput(err, index, input.key) : err;
+      }
+    });
+    // Each input's secrets checked on its own, so that the error names the job (one lookup when all exist).
+    const names = rows.flatMap((r) => [...secretNames(r.fields.payload)]);
+    if (names.length) {
+      try {
+        await this.d.secrets?.assertExist(names);
+      } catch (err) {
+        if (!(err instanceof CronqlError)) throw err;
+        for (const [index, row] of rows.entries()) {
+          await this.d.secrets?.assertExist(secretNames(row.fields.payload)).catch((e: unknown) => {
+            throw e instanceof CronqlError ? ofInput(e, index, row.key) : e;
+          });
+        }
+        throw err;
+      }
+    }
+    try {
+      return await this.store.createMany(rows, actor, now);
+    } catch (err) {
+      if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') {
+        const index = rows.findIndex((r) => r.key === err.key);
+        const e = keyExists(err.key ?? '(one of the keys)');
+        throw index >= 0 ? ofInput(e, index, err.key) : e;
+      }
+      throw err;
+    }
+  }
+
   async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobRecord> {
     const why = validateReason(reason);
     return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why }, actor, 'pause');
@@ -184,6 +236,15 @@ export class JobService {
     }
     return updated;
   }
+}
+
+/** The most jobs `createMany` takes at once (a batch is one statement and one transaction). */
+export const MAX_JOBS_PER_BATCH = 1_000;
+
+/** An input's error, saying which input (its position and key). */
+function ofInput(err: CronqlError, index: number, key: unknown): CronqlError {
+  const named = typeof key === 'string' ? `job "${key}" (input ${index + 1})` : `input ${index + 1}`;
+  return new CronqlError(err.code, `${named}: ${err.message}`, { ...err.details, index, ...(typeof key === 'string' ? { key } : {}) });
 }
 
 function keyExists(key: string): CronqlError {

@@ -210,10 +210,39 @@ jobs:
       { key: 'payload.large', target: 'log', cron: '0 1 * * *', payload: { text: 'x'.repeat(70_000) } },
     ];
     await writeFile(file, toYaml({ jobs }));
-    const res = await run(['apply', file]);
+    // One job a batch: the small one is created before the large one is refused.
+    const res = await run(['apply', file, '--batch-size', '1']);
     expect(res.code).toBe(1);
     expect(res.stderr.trim()).toMatch(/^error PAYLOAD_TOO_LARGE: .*payload\.yaml: job "payload\.large", field "payload": .*\(create failed; applied before it: create payload\.small; nothing after it\)$/);
   });
+
+  it('apply creates new jobs a batch at a time: every batch boundary, a refused job leaves its whole batch (and those after) uncreated, re-apply touches nothing', async () => {
+    const file = join(dir, 'batches.yaml');
+    const keys = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `batch.j${from + i}`);
+    const liveKeys = async () => (await api.cronql.jobs.list({ keyContains: 'batch.' }, 500)).nodes.map((n) => n.jobKey).sort();
+    // Generated: 7 jobs in batches of 3 (3 + 3 + 1), the payload of job `bad` over the server's
+    // limit (a rule only the server knows); for each position, what is created is exactly the
+    // batches before the refused job's.
+    for (const bad of [0, 2, 3, 6]) {
+      const jobs = keys(7, bad * 10).map((key, i) => ({ key, target: 'log', cron: '0 4 * * *', ...(i === bad ? { payload: { text: 'x'.repeat(70_000) } } : {}) }));
+      await writeFile(file, toYaml({ jobs }));
+      const before = await liveKeys();
+      const res = await run(['apply', file, '--batch-size', '3']);
+      expect(res.code).toBe(1);
+      const batchStart = bad - (bad % 3);
+      expect(res.stderr.trim()).toMatch(new RegExp(`job "batch\\.j${bad * 10 + bad}", field "payload": .*\\(create failed; ${batchStart === 0 ? 'nothing was changed' : 'applied before it: create batch'}.*; nothing after it\\)$`));
+      expect(await liveKeys()).toEqual([...before, ...jobs.slice(0, batchStart).map((j) => j.key)].sort());
+    }
+    // A good file of 7 in batches of 3, then the same file again: all unchanged, no row touched.
+    await writeFile(file, toYaml({ jobs: keys(7, 100).map((key) => ({ key, target: 'log', cron: '0 4 * * *', payload: { n: key } })) }));
+    expect((await runJson(['apply', file, '--batch-size', '3'])).plan.map((p: { action: string }) => p.action)).toEqual(Array(7).fill('create'));
+    const rows = async () => (await api.cronql.pool.query(`SELECT job_key, version, revision, updated_at FROM cron_job_definitions WHERE job_key LIKE 'batch.j1__' ORDER BY job_key`)).rows;
+    const first = await rows();
+    expect(first).toHaveLength(7);
+    expect((await runJson(['apply', file, '--batch-size', '3'])).plan.map((p: { action: string }) => p.action)).toEqual(Array(7).fill('unchanged'));
+    expect(await rows()).toEqual(first);
+    for (const key of keys(7, 100)) expect(api.cronql.runtime!.nextRunAt((await api.cronql.jobs.list({ key }, 1)).nodes[0].id)).toBeInstanceOf(Date);
+  }, 60_000);
 
   it('verify: creates the */5 acceptance job, runs it once, and confirms it SUCCEEDED', async () => {
     const res = await runJson(['verify', '--timeout', '20']);

@@ -1,0 +1,188 @@
+/**
+ * Job writes as users make them, against `npm start` (the built server in its own process, on the
+ * bench's PostgreSQL):
+ * 1. `createJob` by 50 concurrent GraphQL clients (keep-alive), jobs/s — beside the same-run
+ *    baseline: the same rows as plain single-row INSERTs by 50 pg clients. Goal ≥ 2,000 jobs/s,
+ *    or ≥ ⅓ of the baseline when the baseline itself is under 6,000/s. Baseline and cronql
+ *    alternate over BENCH_ROUNDS rounds (median of each).
+ * 2. `cronql apply` of a file of 10,000 jobs (the CLI as a user runs it), then the same file
+ *    again (nothing to change), beside the same-run baseline: the same 10,000 rows as INSERTs of
+ *    1,000 rows each through pg. Goal ≤ 10 s.
+ *
+ *   BENCH_CREATE_JOBS=5000 BENCH_APPLY_JOBS=10000 node dist/bench/job-writes.js
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { freshDatabase, log, report } from './lib/bench.js';
+import { BENCH_ADMIN_TOKEN, graphqlClient, startServer } from './lib/process.js';
+import { benchServer } from './server.js';
+
+const CREATE_JOBS = Number(process.env.BENCH_CREATE_JOBS ?? 5_000);
+const APPLY_JOBS = Number(process.env.BENCH_APPLY_JOBS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CLIENTS = 50;
+const CLI = fileURLToPath(new URL('../src/cli/cronql.js', import.meta.url));
+
+const CREATE = `mutation ($input: CreateJobInput!) { createJob(input: $input) { id key version status } }`;
+const cron = (i: number) => `${i % 60} ${i % 24} * * *`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** `n` calls of `one(i)` by `clients` concurrent workers; returns the calls per second. */
+async function concurrently(n: number, clients: number, one: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = next++; i < n; i = next++) await one(i);
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** The same rows createJob writes (its columns but the defaults), as plain INSERTs by `clients` pg clients. */
+async function plainInserts(url: string, prefix: string, n: number): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
+  await Promise.all(Array.from({ length: CLIENTS }, () => pool.query('SELECT 1')));
+  const rate = await concurrently(n, CLIENTS, async (i) => {
+    const now = new Date();
+    await pool.query(
+      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload, created_by, updated_by, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 1, 'log', 'RECURRING', $2, 'UTC', 'ACTIVE', $3, 'admin', 'admin', $4, $4)`,
+      [`${prefix}-${i}`, cron(i), { message: `job ${i}` }, now],
+    );
+  });
+  await pool.end();
+  return rate;
+}
+
+async function createJobs(url: string, prefix: string, n: number): Promise<number> {
+  const client = graphqlClient(url, CLIENTS);
+  let errors = 0;
+  const rate = await concurrently(n, CLIENTS, async (i) => {
+    const res = await client.post(CREATE, {
+      input: { key: `${prefix}-${i}`, target: 'log', scheduleType: 'RECURRING', cronExpression: cron(i), payload: { message: `job ${i}` } },
+    });
+    if (res.errors) errors++;
+  });
+  await client.close();
+  if (errors) throw new Error(`createJob: ${errors} of ${n} calls failed`);
+  return rate;
+}
+
+async function createBench(serverUrl: string): Promise<void> {
+  const db = await freshDatabase(serverUrl, 'cronql_bench_job_writes');
+  const server = await startServer(db.url);
+  try {
+    const cronqlRates: number[] = [];
+    const baselines: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      baselines.push(await plainInserts(db.url, `plain-${r}`, CREATE_JOBS));
+      cronqlRates.push(await createJobs(server.url, `gql-${r}`, CREATE_JOBS));
+      // Every job created is armed by the server (one process, role all): the next round starts from more.
+    }
+    const value = median(cronqlRates);
+    const baseline = median(baselines);
+    const goal = baseline < 6_000 ? Math.min(2_000, baseline / 3) : 2_000;
+    report({
+      scenario: `createJob, ${CLIENTS} concurrent clients, ${CREATE_JOBS.toLocaleString('en')} jobs × ${ROUNDS} rounds`,
+      figure: 'median',
+      value,
+      baselineName: `plain INSERTs by ${CLIENTS} pg clients`,
+      baseline,
+      unit: 'jobs/s',
+      goal: baseline < 6_000 ? `≥ ⅓ of the baseline (${Math.round(goal)} jobs/s) or ≥ 2,000 jobs/s` : '≥ 2,000 jobs/s',
+      met: value >= goal,
+    });
+    console.log(`  rounds: cronql ${cronqlRates.map((x) => Math.round(x)).join(' / ')} jobs/s; baseline ${baselines.map((x) => Math.round(x)).join(' / ')} jobs/s`);
+  } finally {
+    await server.stop();
+    await db.drop();
+  }
+}
+
+function cli(url: string, args: string[]): Promise<{ ms: number; out: string }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, CRONQL_URL: url, CRONQL_TOKEN: BENCH_ADMIN_TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - t0, out }) : reject(new Error(`cronql ${args.join(' ')} exited ${code}: ${out.slice(-2_000)}`)))),
+  );
+}
+
+async function applyBench(serverUrl: string): Promise<void> {
+  const db = await freshDatabase(serverUrl, 'cronql_bench_apply');
+  const dir = await mkdtemp(join(tmpdir(), 'cronql-bench-apply-'));
+  const server = await startServer(db.url);
+  try {
+    const jobs = Array.from({ length: APPLY_JOBS }, (_, i) => ({
+      key: `bulk.job-${i}`,
+      target: 'log',
+      cron: cron(i),
+      timezone: i % 2 ? 'Europe/Paris' : 'UTC',
+      payload: { message: `job ${i}` },
+      ...(i % 3 === 0 ? { retry: { maxAttempts: 3 } } : {}),
+    }));
+    const file = join(dir, 'jobs.json');
+    await writeFile(file, JSON.stringify({ namespace: 'bulk', jobs }));
+    const first = await cli(server.url, ['--json', 'apply', file]);
+    const again = await cli(server.url, ['--json', 'apply', file]);
+    const plan = JSON.parse(again.out) as { plan: { action: string }[] };
+    const unchanged = plan.plan.filter((p) => p.action === 'unchanged').length;
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    const n = (await pool.query(`SELECT count(*)::int AS n FROM cron_job_definitions WHERE job_key LIKE 'bulk.%'`)).rows[0].n as number;
+
+    // Baseline: the same rows, 1,000 per INSERT, one client.
+    const t0 = performance.now();
+    for (let from = 0; from < APPLY_JOBS; from += 1_000) {
+      const part = jobs.slice(from, from + 1_000);
+      await pool.query(
+        `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload, retry_max_attempts)
+         SELECT gen_random_uuid(), 'plain.' || k, 1, 'log', 'RECURRING', c, z, 'ACTIVE', p, a
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::int[]) AS t(k, c, z, p, a)`,
+        [part.map((j) => j.key), part.map((j) => j.cron), part.map((j) => j.timezone), part.map((j) => JSON.stringify(j.payload)), part.map((j) => j.retry?.maxAttempts ?? null)],
+      );
+    }
+    const baseline = performance.now() - t0;
+    await pool.end();
+    report({
+      scenario: `cronql apply, ${APPLY_JOBS.toLocaleString('en')} new jobs (${n.toLocaleString('en')} created)`,
+      figure: 'CLI start → done',
+      value: first.ms,
+      baselineName: 'the rows as INSERTs of 1,000 through pg',
+      baseline,
+      goal: '≤ 10 s',
+      met: first.ms <= 10_000 && n === APPLY_JOBS,
+    });
+    report({
+      scenario: `cronql apply of the same file again (${unchanged.toLocaleString('en')} unchanged)`,
+      figure: 'CLI start → done',
+      value: again.ms,
+      baselineName: 'the first apply',
+      baseline: first.ms,
+    });
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+}
+
+const server = await benchServer(log);
+try {
+  if (process.env.BENCH_WRITES !== 'apply') await createBench(server.url);
+  if (process.env.BENCH_WRITES !== 'create') await applyBench(server.url);
+} catch (err) {
+  console.error('bench failed:', err);
+  process.exitCode = 1;
+} finally {
+  await server.stop();
+}
