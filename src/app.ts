@@ -4,10 +4,11 @@ import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './opti
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
 import { lastHourLosses } from './db/readiness-queries.js';
-import { JobStore } from './db/job-store.js';
+import { lazyJobStore } from './db/lazy-job-store.js';
+import { pendingMigrations } from './db/migration-state.js';
 import type { JobRecord } from './domain/job.js';
 import { Notifier } from './db/notifier.js';
-import { migrateDatabase, openOrm, type MikroORM } from './db/orm.js';
+import type { MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
@@ -23,6 +24,7 @@ import { createTargetRegistry, type TargetRegistry } from './runtime/targets/reg
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
 import { SecretService } from './services/secret.service.js';
+import { StartupTiming } from './startup-timing.js';
 
 export type { CronqlOptions } from './options.js';
 
@@ -46,7 +48,8 @@ export class Cronql {
   readonly role: Role;
   readonly maxPayloadBytes: number;
   private embedded?: EmbeddedDatabase;
-  private _orm?: MikroORM;
+  /** MikroORM, opened on the job store's first use (lazy-job-store.ts). */
+  private orm?: Promise<MikroORM>;
   private _pool?: Pool;
   /** The readiness probe's own connection: never queued behind the runtime's work. */
   private probe?: Pool;
@@ -61,6 +64,8 @@ export class Cronql {
   private started = false;
   private stopping?: Promise<void>;
   private _databaseUrl?: string;
+  /** Where `start()`'s time went, step by step (ms). */
+  readonly startup = new StartupTiming();
 
   private readonly options: ResolvedOptions;
 
@@ -124,19 +129,26 @@ export class Cronql {
     this.started = true;
     const o = this.options;
     let url = o.databaseUrl;
+    const t = this.startup;
+    t.mark('beforeStart');
     if (!url) {
       this.embedded = await startEmbeddedPostgres({ dataDir: o.dataDir, log: this.log });
       url = this.embedded.url;
+      t.mark('embeddedDatabase');
     }
     this._databaseUrl = url;
     const bounds: DbBounds = {
       connectTimeoutMs: o.dbConnectTimeoutMs,
       queryTimeoutMs: o.dbQueryTimeoutMs,
     };
-    await migrateDatabase(url, bounds);
     // One pool for every statement of this process, the ORM's included (see db/pool.ts).
     this._pool = createPool(url, bounds);
-    this._orm = await openOrm({ databaseUrl: url, bounds, pool: this._pool });
+    // The migrator (and the migrations) are loaded only when there is something to apply.
+    if ((await pendingMigrations(this._pool)).length > 0) {
+      const { migrateDatabase } = await import('./db/orm.js');
+      await migrateDatabase(url, bounds);
+    }
+    t.mark('migrations');
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
     const store = new RunStore({ pool: this._pool, instanceId: this.instanceId, now: () => this.clock.now(), publish: (c) => this.events.publish(c) });
     if (o.listen) {
@@ -148,6 +160,7 @@ export class Cronql {
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
     await this._secrets.init();
+    t.mark('listenAndSecrets');
     if (this.role !== 'api') {
       this._runtime = new Runtime({
         pool: this._pool,
@@ -180,8 +193,11 @@ export class Cronql {
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       maintenanceLeaseHeld: () => this._runtime?.maintenanceLeaseHeld ?? false,
     });
-    const orm = this._orm;
-    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => new JobStore(orm, pool, publish), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    const openStore = async (publish: (jobs: readonly JobRecord[]) => void) => {
+      const [{ JobStore }, orm] = await Promise.all([import('./db/job-store.js'), this.openOrm(url!, bounds)]);
+      return new JobStore(orm, pool, publish);
+    };
+    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,
@@ -202,7 +218,8 @@ export class Cronql {
         allowPrivate: o.httpAllowPrivate,
       });
     }
-    await this._runtime?.start();
+    t.mark('services');
+    await this._runtime?.start(t);
   }
 
   /**
@@ -267,11 +284,26 @@ export class Cronql {
         bounded(this.notifier?.close() ?? Promise.resolve(), 1_000),
         this.probe && endPool(this.probe, 1_000),
         // The ORM has no connections of its own (they are the pool's): this ends only its session.
-        bounded(this._orm?.close(true) ?? Promise.resolve(), 1_000),
+        bounded(this.orm?.then((orm) => orm.close(true)) ?? Promise.resolve(), 1_000),
       ]);
       await this.embedded?.stop();
     })();
     return this.stopping;
+  }
+
+  /**
+   * Loads and opens MikroORM over the process's pool, once (again after a failure). `main` calls
+   * it once the server listens, so that the first job read does not wait for it.
+   */
+  openOrm(url = this.databaseUrl, bounds: DbBounds = { connectTimeoutMs: this.options.dbConnectTimeoutMs, queryTimeoutMs: this.options.dbQueryTimeoutMs }): Promise<MikroORM> {
+    const pool = this.pool;
+    this.orm ??= import('./db/orm.js')
+      .then(({ openOrm }) => openOrm({ databaseUrl: url, bounds, pool }))
+      .catch((err: unknown) => {
+        this.orm = undefined;
+        throw err;
+      });
+    return this.orm;
   }
 
   private need<T>(value: T | undefined): T {

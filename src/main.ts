@@ -9,6 +9,8 @@ import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } fr
 
 /** `npm start`: read the configuration, start cronql and its HTTP server, stop in order on a signal. */
 async function main(): Promise<void> {
+  // From the process's start to here: node itself and the imports above.
+  const imports = Math.round(performance.now());
   let config: Config;
   try {
     config = loadConfig();
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
   try {
     await cronql.start();
     http = await startHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
+    cronql.startup.mark('http');
   } catch (err) {
     log.error({ err }, 'cronql could not start');
     // One line for whoever reads the console; the log line above has the details.
@@ -90,9 +93,13 @@ async function main(): Promise<void> {
     await Promise.race([cronql.stop().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
     process.exit(1);
   }
-  log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl }, 'cronql is listening');
+  const startup = { processAndImports: imports, ...cronql.startup.phases, total: Math.round(performance.now()) };
+  log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl, startup }, 'cronql is listening');
   console.log(`cronql listening on ${http.url} (health: ${http.url}/healthz)`);
   if (admin) for (const line of adminTokenStartupLines(admin, http.url)) console.log(line);
+  // Ready without it (see db/lazy-job-store.ts); opened now so that the first job read does not
+  // wait for it. A failure here is the first job read's to report.
+  if (config.role !== 'scheduler') void cronql.openOrm().catch(() => {});
 }
 
 main().catch((err) => {

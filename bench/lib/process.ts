@@ -5,6 +5,7 @@
  * event loop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
@@ -21,11 +22,21 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-let nextPort = 47_400 + Math.floor(Math.random() * 200);
+/** A port free now (other processes on the machine take ports too). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Starts `node dist/src/main.js` on `databaseUrl` and waits until `/readyz` says ready. */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const port = nextPort++;
+  const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
   const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), MAIN], {

@@ -5,6 +5,7 @@ import { entityReader, jobSnapshot, type JobDefinitionFields, type JobRecord } f
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 import { insertJobs, KeyTaken, type NewJobRow } from './job-insert.js';
+import { JobWriteRefused } from './job-write-refused.js';
 import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
@@ -62,15 +63,10 @@ export function toJobRecord(job: JobDefinition): JobRecord {
   };
 }
 
-/** Why a write changed nothing: the key is taken, or the job was not in an expected state. */
-export type JobWriteRefusal = 'KEY_EXISTS' | 'NOT_IN_STATE' | 'CONCURRENT';
+export { JobWriteRefused, type JobWriteRefusal } from './job-write-refused.js';
 
-export class JobWriteRefused extends Error {
-  /** @param key the key refused, when the write was of several (KEY_EXISTS) */
-  constructor(readonly reason: JobWriteRefusal, readonly key?: string | null) {
-    super(reason);
-  }
-}
+/** What the services use of the job store: its public methods (a store opened lazily has the same). */
+export type JobStoreApi = { [K in keyof JobStore]: JobStore[K] };
 
 /**
  * Job definitions in the database: the reads the API serves, and the writer of their state by the admin's hand (creating, versioning, pausing,

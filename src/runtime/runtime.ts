@@ -207,7 +207,8 @@ export class Runtime implements MaintainedRuntime {
     return this.scheduler.nextAt(jobId);
   }
 
-  async start(): Promise<void> {
+  /** @param timing told of each step (recovery, jobs read, arming) */
+  async start(timing?: { mark(phase: string): void }): Promise<void> {
     if (this.state !== 'new') throw new Error('Runtime: start() may be called once');
     this.state = 'starting';
     const { pool, log, notifier } = this.o;
@@ -232,13 +233,17 @@ export class Runtime implements MaintainedRuntime {
     // instance's share is read (the partitions it arms among the armed schedulers and itself);
     // until it says it is armed, the others keep arming that share, so nothing is left unarmed.
     this.scheduler.start();
+    timing?.mark('recovery');
     const jobs = await this.membership.join();
+    timing?.mark('jobsRead');
     if (this.state !== 'armed') return;
     for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
+    timing?.mark('arming');
     this.ready = true;
     await markArmed(pool, this.identity.id, this.actorCount);
     this.maintenance.start();
     const partitions = this.membership.partitions ?? 0;
+    timing?.mark('markArmed');
     log.info({ jobs: jobs.length, partitions }, 'runtime armed');
     this.events.emit('armed', { jobs: jobs.length, partitions });
   }

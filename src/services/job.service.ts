@@ -3,7 +3,8 @@ import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
-import { JobWriteRefused, type JobChange, type JobQuery, type JobStore } from '../db/job-store.js';
+import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
+import { JobWriteRefused } from '../db/job-write-refused.js';
 import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
@@ -24,7 +25,7 @@ export type JobFilter = JobQuery;
 
 export interface ServiceDeps {
   /** Opens the data layer's job store (plain records in and out), told of every job row a write changed. */
-  jobStore: (publish: (jobs: readonly JobRecord[]) => void) => JobStore;
+  jobStore: (publish: (jobs: readonly JobRecord[]) => void) => JobStoreApi;
   targets: TargetRegistry;
   clock: Clock;
   maxPayloadBytes: number;
@@ -49,7 +50,7 @@ const settingsOfRecord = (job: JobRecord): JobSettings => Object.fromEntries(SET
  * tells this process's runtime). Bad input changes nothing.
  */
 export class JobService {
-  private readonly store: JobStore;
+  private readonly store: JobStoreApi;
 
   constructor(private readonly d: ServiceDeps) {
     // This process's runtime hears of the writes here; the others through the store's NOTIFY.

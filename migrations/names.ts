@@ -1,0 +1,24 @@
+/**
+ * Every migration's name, in order: what a start compares with the names the database recorded
+ * (db/migration-state.ts) without loading the migrations themselves or MikroORM's migrator. Append
+ * only; index.ts maps each name to its class (a name without one does not compile).
+ */
+export const MIGRATION_NAMES = [
+  'Migration20261122000000_initial',
+  'Migration20261122010000_job_revision',
+  'Migration20261124000000_self_healing',
+  'Migration20261124100000_job_signals',
+  'Migration20261124110000_health_index',
+  'Migration20261124120000_revision_on_change',
+  'Migration20261124130000_job_fillfactor',
+  'Migration20261124140000_last_success_from_runs',
+  'Migration20261124160000_job_policies',
+  'Migration20261124170000_secrets',
+  'Migration20261124180000_capture_bytes',
+  'Migration20261124190000_ownership',
+  'Migration20261125000000_lean_run_indexes',
+  'Migration20261126000000_final_slot',
+  'Migration20261126010000_maintenance_lease',
+] as const;
+
+export type MigrationName = (typeof MIGRATION_NAMES)[number];
