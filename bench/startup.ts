@@ -1,5 +1,12 @@
 /**
  * Startup and memory.
+ * 0. `npm start` as a user runs it: the built server in a process of its own, on the bench's
+ *    PostgreSQL (already running), from spawn to `/readyz` answering 200, with N ACTIVE jobs
+ *    (10,000 and 100,000): median of BENCH_ROUNDS starts, with the process's own breakdown (the
+ *    steps it logs with "cronql is listening"), beside the same-run baselines — `node -e 0` (a
+ *    process that does nothing) plus reading the jobs' rows. Goals: ≤ 1.5 s at 10,000, ≤ 3 s at
+ *    100,000. BENCH_START_BEFORE=<path to another build's dist/src/main.js> alternates its starts
+ *    with this build's (before/after in the same period).
  * 1. Ready with N ACTIVE jobs (10,000 and 100,000): `start()` from a database that is up and
  *    migrated to every actor armed, beside the same-run floor — reading the same jobs' rows
  *    (`SELECT` of the columns the runtime loads) once. Also heap per armed job (after a full GC).
@@ -12,10 +19,73 @@ import pg from 'pg';
 import { createCronql } from '../src/app.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { JOB_COLUMNS } from '../src/domain/job.js';
+import { spawnSync } from 'node:child_process';
 import { freshDatabase, gc, log, report } from './lib/bench.js';
+import { startServer } from './lib/process.js';
 import { benchServer } from './server.js';
 
 const SIZES = (process.env.BENCH_STARTUP ?? '10000,100000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** N ACTIVE jobs, on four daily or monthly schedules and four zones (none due during the bench but by chance). */
+async function seedJobs(pool: pg.Pool, n: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload)
+     SELECT gen_random_uuid(), 'start-' || i, 1, 'log', 'RECURRING', (ARRAY['0 3 * * *', '15 4 * * 1-5', '0 0 1 * *', '30 2 * * *'])[1 + i % 4],
+       (ARRAY['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata'])[1 + i % 4], 'ACTIVE', jsonb_build_object('message', 'job ' || i)
+     FROM generate_series(1, $1) AS i`,
+    [n],
+  );
+  await pool.query('VACUUM ANALYZE');
+}
+
+async function processStartup(serverUrl: string, n: number): Promise<void> {
+  const db = await freshDatabase(serverUrl, `cronql_bench_process_${n}`);
+  const setup = createCronql({ databaseUrl: db.url, log, listen: false, role: 'api' });
+  await setup.start();
+  await setup.stop();
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  await seedJobs(pool, n);
+  const before = process.env.BENCH_START_BEFORE;
+  const ready: number[] = [];
+  const readyBefore: number[] = [];
+  const reads: number[] = [];
+  const nodes: number[] = [];
+  const phases: Record<string, number[]> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    let t = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    nodes.push(performance.now() - t);
+    t = performance.now();
+    await pool.query(`SELECT ${JOB_COLUMNS} FROM cron_job_definitions j WHERE j.status = 'ACTIVE'`);
+    reads.push(performance.now() - t);
+    if (before) {
+      const old = await startServer(db.url, {}, before);
+      readyBefore.push(old.readyMs);
+      await old.stop();
+    }
+    const server = await startServer(db.url);
+    ready.push(server.readyMs);
+    for (const [phase, ms] of Object.entries(server.phases ?? {})) (phases[phase] ??= []).push(ms);
+    await server.stop();
+  }
+  await pool.end();
+  await db.drop();
+  const goal = n >= 100_000 ? 3_000 : 1_500;
+  const baseline = median(nodes) + median(reads);
+  report({
+    scenario: `npm start, ${n.toLocaleString('en')} ACTIVE jobs, external PostgreSQL (median of ${ROUNDS})`,
+    figure: 'spawn → /readyz 200',
+    value: median(ready),
+    baselineName: `node -e 0 (${Math.round(median(nodes))} ms) + reading the jobs (${Math.round(median(reads))} ms)`,
+    baseline,
+    goal: `≤ ${goal.toLocaleString('en')} ms`,
+    met: median(ready) <= goal,
+  });
+  console.log(`  starts: ${ready.map(Math.round).join(' / ')} ms${before ? `; before (${before}), alternated: ${readyBefore.map(Math.round).join(' / ')} ms, median ${Math.round(median(readyBefore))} ms` : ''}`);
+  console.log(`  breakdown (median ms, the process's own clock): ${Object.entries(phases).map(([p, xs]) => `${p} ${median(xs)}`).join(', ')}`);
+}
 
 async function startup(serverUrl: string, n: number): Promise<void> {
   const db = await freshDatabase(serverUrl, `cronql_bench_startup_${n}`);
@@ -101,8 +171,11 @@ async function hourOfFiring(serverUrl: string): Promise<void> {
 
 const server = await benchServer(log);
 try {
-  for (const n of SIZES) await startup(server.url, n);
-  await hourOfFiring(server.url);
+  if (process.env.BENCH_START_PROCESS !== '0') for (const n of SIZES) await processStartup(server.url, n);
+  if (process.env.BENCH_START_PROCESS !== 'only') {
+    for (const n of SIZES) await startup(server.url, n);
+    await hourOfFiring(server.url);
+  }
 } catch (err) {
   console.error('bench failed:', err);
   process.exitCode = 1;

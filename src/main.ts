@@ -97,9 +97,6 @@ async function main(): Promise<void> {
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl, startup }, 'cronql is listening');
   console.log(`cronql listening on ${http.url} (health: ${http.url}/healthz)`);
   if (admin) for (const line of adminTokenStartupLines(admin, http.url)) console.log(line);
-  // Ready without it (see db/lazy-job-store.ts); opened now so that the first job read does not
-  // wait for it. A failure here is the first job read's to report.
-  if (config.role !== 'scheduler') void cronql.openOrm().catch(() => {});
 }
 
 main().catch((err) => {

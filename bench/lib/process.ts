@@ -35,11 +35,11 @@ function freePort(): Promise<number> {
 }
 
 /** Starts `node dist/src/main.js` on `databaseUrl` and waits until `/readyz` says ready. */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}, main = MAIN): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), MAIN], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), main], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
