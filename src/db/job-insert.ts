@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { JobStatus } from '../domain/enums.js';
 import { JOB_SETTINGS, SETTING_NAMES } from '../domain/job-fields.js';
-import { RETRY_PARTS, rowToJobSnapshot, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
+import { RETRY_PARTS, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
+import { rowToJobRecord } from './job-loading.js';
 import { Channel } from './notifier.js';
 
 /** A new version 1 of a key, as the services validated it. */
@@ -76,23 +77,6 @@ export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly New
     if (e.code === UNIQUE_VIOLATION) throw new KeyTaken(KEY_IN_DETAIL.exec(e.detail ?? '')?.[1] ?? null);
     throw err;
   }
-  const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToNewJobRecord(r)]));
+  const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToJobRecord(r)]));
   return rows.map((r) => byKey.get(r.key)!);
-}
-
-/** The record of a row just inserted (a new job has no runs: no last success). */
-function rowToNewJobRecord(row: Record<string, unknown>): JobRecord {
-  const at = (v: unknown) => (v == null ? null : new Date(v as string | Date));
-  return {
-    ...rowToJobSnapshot(row),
-    finalSlotAt: at(row.final_slot_at),
-    consecutiveFailures: Number(row.consecutive_failures),
-    lastSuccessAt: null,
-    lastFailureAt: at(row.last_failure_at),
-    pauseReason: (row.pause_reason as string | null) ?? null,
-    supersedesId: (row.supersedes_job_id as string | null) ?? null,
-    createdBy: (row.created_by as string | null) ?? null,
-    updatedBy: (row.updated_by as string | null) ?? null,
-    createdAt: at(row.created_at)!,
-  };
 }

@@ -1,7 +1,7 @@
 import { PARTITION_OF_KEY, PARTITIONS } from '../domain/partitions.js';
-import { JOB_COLUMNS, rowToJobSnapshot, type JobSnapshot } from '../domain/job.js';
+import { JOB_COLUMNS, rowToJobSnapshot, type JobRecord, type JobSnapshot } from '../domain/job.js';
 import type { Pool } from './pool.js';
-import { JOB, SCHEDULED } from './runs/vocabulary.js';
+import { JOB, S, SCHEDULED } from './runs/vocabulary.js';
 
 /** An ACTIVE job as the runtime arms it, with how far its slots are accounted for. */
 export interface ArmableJob {
@@ -33,4 +33,42 @@ export async function loadActiveJobs(pool: Pool, partitions: ReadonlySet<number>
 export async function loadJobs(pool: Pool, jobIds: readonly string[]): Promise<JobSnapshot[]> {
   const res = await pool.query(`SELECT ${JOB_COLUMNS} FROM cron_job_definitions WHERE id = ANY($1::uuid[])`, [jobIds]);
   return res.rows.map(rowToJobSnapshot);
+}
+
+/**
+ * A job record's columns beyond the snapshot's, and its last success (read from the runs, as the
+ * entity's formula does), for a query over `cron_job_definitions j`.
+ */
+const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_at, j.pause_reason, j.supersedes_job_id,
+  j.created_by, j.updated_by, j.created_at,
+  (SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.status = ${S.SUCCEEDED}) AS last_success_at`;
+
+/**
+ * The records of these job versions (uuids), in no particular order: one plain statement, what
+ * every page of runs asks for its runs' jobs (GraphQL loaders) — an ORM unit of work per page
+ * cost more than the statement.
+ */
+export async function loadJobRecords(pool: Pool, jobIds: readonly string[]): Promise<JobRecord[]> {
+  const res = await pool.query(
+    `SELECT ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, ${RECORD_COLUMNS} FROM cron_job_definitions j WHERE j.id = ANY($1::uuid[])`,
+    [jobIds],
+  );
+  return res.rows.map(rowToJobRecord);
+}
+
+/** The record of a job row read with `RECORD_COLUMNS` (or just inserted: no last success yet). */
+export function rowToJobRecord(row: Record<string, unknown>): JobRecord {
+  const at = (v: unknown) => (v == null ? null : new Date(v as string | Date));
+  return {
+    ...rowToJobSnapshot(row),
+    finalSlotAt: at(row.final_slot_at),
+    consecutiveFailures: Number(row.consecutive_failures),
+    lastSuccessAt: at(row.last_success_at),
+    lastFailureAt: at(row.last_failure_at),
+    pauseReason: (row.pause_reason as string | null) ?? null,
+    supersedesId: (row.supersedes_job_id as string | null) ?? null,
+    createdBy: (row.created_by as string | null) ?? null,
+    updatedBy: (row.updated_by as string | null) ?? null,
+    createdAt: at(row.created_at)!,
+  };
 }

@@ -6,6 +6,7 @@ import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 import { insertJobs, KeyTaken, type NewJobRow } from './job-insert.js';
 import { JobWriteRefused } from './job-write-refused.js';
+import { loadJobRecords } from './job-loading.js';
 import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
@@ -91,14 +92,13 @@ export class JobStore {
 
   /** One version by id (a uuid). */
   async get(id: string): Promise<JobRecord | null> {
-    const job = await this.em().findOne(JobDefinition, { id });
-    return job && toJobRecord(job);
+    return (await loadJobRecords(this.pool, [id]))[0] ?? null;
   }
 
   /** The versions with these ids (uuids), in no particular order. */
   async getMany(ids: readonly string[]): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
-    return (await this.em().find(JobDefinition, { id: { $in: [...ids] } })).map(toJobRecord);
+    return loadJobRecords(this.pool, ids);
   }
 
   /** The versions that replaced these ones (uuids). */

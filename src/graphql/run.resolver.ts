@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Kind, type GraphQLResolveInfo } from 'graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { JobRecord } from '../domain/job.js';
 import { runDurationMs, type RunRecord } from '../domain/run.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
@@ -64,7 +65,10 @@ export class RunResolver {
   }
 
   @FieldResolver(() => Job)
-  async job(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
+  async job(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<JobRecord> {
+    // `job { id }` (what a page of runs usually asks, the clients' RunFields among them) is the
+    // run's own column: no read of 50 jobs per page for it.
+    if (onlyId(info)) return { id: run.jobId } as JobRecord;
     const job = await ctx.loaders.job.load(run.jobId);
     // Runs reference their job with a foreign key: a missing job is a broken invariant.
     if (!job) throw new Error(`run ${run.id} references missing job ${run.jobId}`);
@@ -85,4 +89,11 @@ export class RunResolver {
   durationMs(@Root() run: RunRecord): number | null {
     return runDurationMs(run);
   }
+}
+
+/** Whether the field's selection is its `id` (and `__typename`) alone, written as plain fields. */
+function onlyId(info: GraphQLResolveInfo): boolean {
+  return info.fieldNodes.every((node) =>
+    (node.selectionSet?.selections ?? []).every((s) => s.kind === Kind.FIELD && (s.name.value === 'id' || s.name.value === '__typename') && !s.alias),
+  );
 }
