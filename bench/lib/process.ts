@@ -9,7 +9,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
-const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+/** The build under test; BENCH_MAIN: another build's dist/src/main.js (a before/after comparison). */
+const MAIN = process.env.BENCH_MAIN ?? fileURLToPath(new URL('../../src/main.js', import.meta.url));
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 export interface ServerProcess {
