@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { DASHBOARD_CSS, DASHBOARD_JS } from '../dashboard/bundle.generated.js';
-import { CRONQL_ICON_SVG } from './icon.js';
+import { ICON_SVG } from './icon.js';
 import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
 
 /**
@@ -64,7 +64,7 @@ function render(options: DashboardOptions): DashboardBundle {
   const files = [
     staticFile('dashboard.js', 'text/javascript; charset=utf-8', DASHBOARD_JS),
     staticFile('dashboard.css', 'text/css; charset=utf-8', DASHBOARD_CSS),
-    staticFile('icon.svg', 'image/svg+xml', CRONQL_ICON_SVG),
+    staticFile('icon.svg', 'image/svg+xml', ICON_SVG),
   ];
   const assetBase = `${path}/assets/${versionOf(files, { endpoint, path })}`;
   // The endpoint travels in a data attribute: no inline script under this CSP.

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { EDITOR_WORKER_JS, GRAPHIQL_CSS, GRAPHIQL_JS, GRAPHQL_WORKER_JS, JSON_WORKER_JS } from '../graphiql/bundle.generated.js';
-import { CRONQL_ICON_SVG } from './icon.js';
+import { ICON_SVG } from './icon.js';
 import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
 
 /**
@@ -209,7 +209,7 @@ function render(options: GraphiqlOptions): GraphiqlBundle {
     asset('editor.worker.js', 'text/javascript; charset=utf-8', EDITOR_WORKER_JS),
     asset('json.worker.js', 'text/javascript; charset=utf-8', JSON_WORKER_JS),
     asset('graphql.worker.js', 'text/javascript; charset=utf-8', GRAPHQL_WORKER_JS),
-    asset('icon.svg', 'image/svg+xml', CRONQL_ICON_SVG),
+    asset('icon.svg', 'image/svg+xml', ICON_SVG),
   ];
 
   // One version for the whole set: asset URLs change whenever any content or option does, so
