@@ -1,3 +1,7 @@
+// GraphiQL's page: GraphiQL 5 as the `graphiql` package ships it, with its History and the
+// Explorer, over cronql's endpoint (HTTP, and graphql-ws for subscriptions). Bundled by
+// scripts/build-graphiql.mjs into a classic script defining `CronqlGraphiQL.render`, which the
+// boot script of src/http/graphiql.ts calls once it has taken the token out of the address bar.
 import 'graphiql/style.css';
 import '@graphiql/plugin-explorer/style.css';
 import './style.css';
@@ -15,8 +19,8 @@ export interface PageOptions {
   /** The GraphQL endpoint, for HTTP and (as ws:/wss:) for graphql-ws. */
   endpoint: string;
   defaultQuery: string;
-  /** 'WS': subscriptions over graphql-ws at the endpoint; 'NONE': no subscriptions. */
-  subscriptionsProtocol: 'WS' | 'NONE';
+  /** Subscriptions go over graphql-ws at the endpoint: the one protocol cronql's API serves them on. */
+  subscriptionsProtocol: 'WS';
   shouldPersistHeaders: boolean;
   /** Read by graphql-ws each time it connects. */
   connectionParams: () => Record<string, unknown>;
@@ -33,12 +37,9 @@ export function render(element: Element, options: PageOptions): void {
   wsEndpoint.protocol = endpoint.protocol === 'https:' ? 'wss:' : 'ws:';
   const send = createGraphiQLFetcher({
     url: endpoint.href,
-    wsClient:
-      options.subscriptionsProtocol === 'WS'
-        ? // Lazy: connects on the first subscription and closes when none is active, so the next
-          // connection reads the Headers editor's content again.
-          createClient({ url: wsEndpoint.href, lazy: true, connectionParams: options.connectionParams })
-        : undefined,
+    // Lazy: connects on the first subscription and closes when none is active, so the next
+    // connection reads the Headers editor's content again.
+    wsClient: createClient({ url: wsEndpoint.href, lazy: true, connectionParams: options.connectionParams }),
   });
   // Operations go without the editor's comments and layout: smaller requests and one-line
   // documents in the server's logs. A document that does not parse goes as typed, for the
