@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
 import { unsupportedNodeLine } from '../../src/node-support.js';
 import { useProcessTest } from './support.js';
 
@@ -19,5 +21,20 @@ describe('npm start and the Node it runs on', () => {
     if (expected) expect(expected).toMatch(new RegExp(`^cronql: Node ${process.versions.node.replaceAll('.', '\\.')} is not supported; use Node \\d+`));
     p.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
+  });
+});
+
+describe('the unsupported-Node line', () => {
+  it('goes to stderr, before anything else, and stdout stays free of it (a start refused for its configuration shows both streams)', async () => {
+    const failed = await promisify(execFile)(process.execPath, [inject('cronqlMain')], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CRONQL_ROLE: 'nonsense' },
+    }).then(
+      () => null,
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(failed?.code).toBe(2);
+    const expected = unsupportedNodeLine(process.version);
+    expect(failed!.stderr.split('\n').filter(Boolean)).toEqual([...(expected ? [expected] : []), 'cronql: invalid configuration: CRONQL_ROLE: must be one of all, api, scheduler, got "nonsense"']);
+    expect(failed!.stdout).toBe('');
   });
 });
