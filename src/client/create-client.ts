@@ -92,7 +92,7 @@ function endpointOf(raw: string): string {
   try {
     parsed = new URL(raw, base);
   } catch {
-    throw new CronqlApiError('BAD_REQUEST', `not a URL: ${JSON.stringify(raw)} (give the GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql)`);
+    throw new CronqlApiError('BAD_REQUEST', `not a URL: ${JSON.stringify(raw)} (give the GraphQL endpoint, the URL ending in /graphql)`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new CronqlApiError('BAD_REQUEST', `the URL must be http: or https:, not ${parsed.protocol} (subscriptions use the same URL over ws:/wss:)`);
