@@ -159,6 +159,15 @@ describe('errors', () => {
     }
   });
 
+  test('an aborted request: NETWORK, saying so; a URL that is not http(s): a TypeError at once', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const err = (await thrown(viewer.request(TargetsDocument, {}, { signal: controller.signal }))) as CronqlApiError;
+    expect(err.code).toBe('NETWORK');
+    expect(err.message).toMatch(/aborted/);
+    expect(() => createClient({ url: 'ftp://127.0.0.1/graphql' })).toThrow(TypeError);
+  });
+
   test('an answer that is not GraphQL: BAD_RESPONSE', async () => {
     const server = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
