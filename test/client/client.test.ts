@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
 import {
   CreateJobDocument,
@@ -166,6 +167,22 @@ describe('errors', () => {
     expect(err.code).toBe('NETWORK');
     expect(err.message).toMatch(/aborted/);
     expect(() => createClient({ url: 'ftp://127.0.0.1/graphql' })).toThrow(TypeError);
+  });
+
+  test('a WebSocket the server closes (4429, a reader too slow): NETWORK with the close code', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    wss.on('connection', (socket) => socket.once('message', () => socket.close(4429, 'too slow')));
+    const { port } = wss.address() as { port: number };
+    const slow = createClient({ url: `http://127.0.0.1:${port}/graphql`, ws: { retryAttempts: 0 } });
+    try {
+      const err = (await thrown(slow.subscribe(RunChangedDocument, {}).next())) as CronqlApiError;
+      expect(err.code).toBe('NETWORK');
+      expect(err.details).toMatchObject({ closeCode: 4429, reason: 'too slow' });
+    } finally {
+      await slow.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
   });
 
   test('an answer that is not GraphQL: BAD_RESPONSE', async () => {
