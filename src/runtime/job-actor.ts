@@ -1,7 +1,8 @@
 import type { Logger } from '../logger.js';
 import { MissedReason, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
-import { latestSlotBetween, nextSlot, parseCronExpression, type CronExpression } from '../schedule/index.js';
+import { parseCronExpression, type CronExpression } from '../schedule/index.js';
+import { SlotMemo } from '../schedule/slot-memo.js';
 import { jitterOffsetMs } from '../schedule/jitter.js';
 import type { Alarm, Clock } from './clock.js';
 
@@ -28,6 +29,8 @@ export interface ActorOptions {
   ledger: Date | null;
   /** A slot fired later than this behind its instant goes through the ledger instead (the misfire grace). */
   graceMs: number;
+  /** The schedule math, shared with the other actors of the scheduler (one computation per schedule); default: the actor's own. */
+  slots?: SlotMemo;
 }
 
 /**
@@ -47,6 +50,7 @@ export class JobActor {
   private stopped = false;
   /** The slot the alarm is set for. */
   nextAt: Date | null = null;
+  private readonly slots: SlotMemo;
 
   constructor(
     readonly job: JobSnapshot,
@@ -58,6 +62,7 @@ export class JobActor {
     this.expression =
       job.scheduleType === ScheduleType.RECURRING ? parseCronExpression(job.cronExpression!) : undefined;
     this.cursor = clock.now();
+    this.slots = options.slots ?? new SlotMemo();
   }
 
   start(): void {
@@ -72,7 +77,7 @@ export class JobActor {
       // A ledger ahead of this clock (another instance's clock is ahead, or ours went back):
       // the slots up to it are recorded already, so arm after it.
       this.cursor = ledger;
-      const latest = latestSlotBetween(this.expression!, this.job.timezone, ledger, now);
+      const latest = this.slots.latestBetween(this.expression!, this.job.timezone, ledger, now);
       if (latest) {
         this.sink.late(this.job, ledger, latest, MissedReason.PROCESS_DOWN);
         this.cursor = latest;
@@ -92,7 +97,7 @@ export class JobActor {
   }
 
   private armNext(): void {
-    const next = nextSlot(this.expression!, this.job.timezone, this.cursor);
+    const next = this.slots.next(this.expression!, this.job.timezone, this.cursor);
     if (!next) return this.noFurtherSlot();
     this.setAlarm(next);
   }
@@ -154,10 +159,10 @@ export class JobActor {
     let latest: Date | null = null;
     let following: Date | null | undefined;
     if (at && at.getTime() <= now.getTime() && at.getTime() > this.cursor.getTime()) {
-      const next = nextSlot(this.expression!, this.job.timezone, at);
+      const next = this.slots.next(this.expression!, this.job.timezone, at);
       if (!next || next.getTime() > now.getTime()) [latest, following] = [at, next];
     }
-    latest ??= latestSlotBetween(this.expression!, this.job.timezone, this.cursor, now);
+    latest ??= this.slots.latestBetween(this.expression!, this.job.timezone, this.cursor, now);
     if (latest) {
       const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - this.dueAt(latest).getTime() <= this.options.graceMs;
       if (onTime) this.handTo(latest);

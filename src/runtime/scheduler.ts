@@ -3,6 +3,7 @@ import { JobStatus, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { Clock } from './clock.js';
 import { JobActor, type ActorSink } from './job-actor.js';
+import { SlotMemo } from '../schedule/slot-memo.js';
 
 /**
  * Holds one actor per ACTIVE job. `upsert` is idempotent and is called for every change a job
@@ -16,6 +17,8 @@ export class Scheduler {
   /** Revision of the newest snapshot applied, per job (one number per job ever seen). */
   private readonly applied = new Map<string, number>();
   private running = false;
+  /** One computation of a schedule's next slot for all its jobs (see slot-memo.ts). */
+  private readonly slots = new SlotMemo();
   private stopped = false;
 
   constructor(
@@ -45,7 +48,7 @@ export class Scheduler {
     this.actors.delete(job.id);
     if (job.status !== JobStatus.ACTIVE) return;
     try {
-      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, graceMs: this.graceMs });
+      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, graceMs: this.graceMs, slots: this.slots });
       this.actors.set(job.id, actor);
       actor.start();
     } catch (err) {
