@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, RUNTIME_BOUNDS, type Config } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     setTimeout(() => {
       log.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, config.shutdownGraceMs + 15_000).unref();
+    }, config.shutdownGraceMs + RUNTIME_BOUNDS.shutdownLastResortMs).unref();
     try {
       // Stop firing first, then stop serving, then drain the runs in flight.
       cronql.stopFiring();
