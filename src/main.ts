@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig, RUNTIME_BOUNDS, type Config } from './config.js';
 import { ConfigError } from './errors.js';
+import { EmbeddedPostgresMissingError } from './db/embedded/binaries.js';
 import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
@@ -84,11 +85,16 @@ async function main(): Promise<void> {
     await cronql.start();
     http = await startHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
   } catch (err) {
-    log.error({ err }, 'cronql could not start');
-    // One line for whoever reads the console; the log line above has the details.
-    console.error(`cronql: could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    // Nothing to add to this one (no stack, no log line): it says what to do.
+    const missing = err instanceof EmbeddedPostgresMissingError;
+    if (missing) console.error(`cronql: ${err.message}`);
+    else {
+      log.error({ err }, 'cronql could not start');
+      // One line for whoever reads the console; the log line above has the details.
+      console.error(`cronql: could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
     await Promise.race([cronql.stop().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
-    process.exit(1);
+    process.exit(missing ? 2 : 1);
   }
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl }, 'cronql is listening');
   console.log(`cronql listening on ${http.url} (health: ${http.url}/healthz)`);
