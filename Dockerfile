@@ -17,6 +17,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build \
+ && mkdir /pack \
  && npm pack --ignore-scripts --pack-destination /pack \
  && mv /pack/cronql-*.tgz /pack/cronql.tgz \
  && cp package-lock.json /pack/package-lock.json
