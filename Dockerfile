@@ -33,11 +33,13 @@ WORKDIR /app
 COPY --from=build --chown=10001:10001 /pack/ /tmp/pack/
 USER 10001:10001
 # The tarball's files plus the lock file (npm never packs it), then the locked production
-# dependencies: the versions the tests ran with. --ignore-scripts: no production dependency needs
-# an install script, and the package's own build scripts need the dev tools this stage lacks.
+# dependencies: the versions the tests ran with. --ignore-scripts, then `npm rebuild`: the
+# dependencies' install scripts run (the embedded PostgreSQL's links its shared libraries; without
+# it initdb cannot load libpq), the package's own do not (`prepare` builds from sources it does not ship).
 RUN tar -xzf /tmp/pack/cronql.tgz --strip-components=1 -C /app \
  && cp /tmp/pack/package-lock.json /app/ \
  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm rebuild \
  && npm cache clean --force \
  && rm -rf /tmp/pack
 

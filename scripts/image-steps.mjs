@@ -10,7 +10,9 @@
  * 3. its CMD with its ENV, plus DATABASE_URL of a PostgreSQL this script starts;
  * 4. /readyz answers 200 and the HEALTHCHECK's own command exits 0; the process's uid is not 0;
  * 5. a run of the `sleep` target is RUNNING when SIGTERM comes: the process drains it (the run
- *    SUCCEEDS) and exits 0 within CRONQL_SHUTDOWN_GRACE_MS + the last-resort 15 s.
+ *    SUCCEEDS) and exits 0 within CRONQL_SHUTDOWN_GRACE_MS + the last-resort 15 s;
+ * 6. the same CMD without DATABASE_URL: the embedded PostgreSQL starts in the data dir as that
+ *    user, /readyz answers 200, SIGTERM stops both and exits 0.
  *
  * Needs root (to switch to nobody, and for the embedded PostgreSQL's own user) and the npm registry.
  * Exits 0 when every check held; prints each step and, on a failure, what the process printed.
@@ -48,8 +50,8 @@ for (const line of lines) {
 }
 const [build, runtime] = [stages.at(-2), stages.at(-1)];
 const runs = (stage) => stage.filter(([k]) => k === 'RUN').map(([, a]) => a);
-const env = {};
-for (const [, a] of runtime.filter(([k]) => k === 'ENV')) for (const m of a.matchAll(/(\w+)=(\S*)/g)) env[m[1]] = m[2];
+const imageEnv = {};
+for (const [, a] of runtime.filter(([k]) => k === 'ENV')) for (const m of a.matchAll(/(\w+)=(\S*)/g)) imageEnv[m[1]] = m[2];
 const cmd = JSON.parse(runtime.filter(([k]) => k === 'CMD').at(-1)[1]);
 const healthcheck = runtime.filter(([k]) => k === 'HEALTHCHECK').at(-1)[1];
 const healthcheckCmd = JSON.parse(healthcheck.slice(healthcheck.indexOf('CMD ') + 4));
@@ -95,21 +97,37 @@ try {
   const { createLogger } = await import(join(root, 'dist/src/logger.js'));
   db = await startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), log: createLogger(), ephemeral: true, database: 'cronql_image' });
   const token = `image-steps-${Date.now()}-admin`;
-  // PORT=0 (a free port, printed): the image's 4000 may be taken on this machine.
-  const runEnv = { ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, mapped(v)])), PATH: process.env.PATH, HOME: paths['/data'], DATABASE_URL: db.url, PORT: '0', CRONQL_ADMIN_TOKEN: token, LOG_LEVEL: 'info' };
-  step(`start, as uid ${UID}: ${cmd.join(' ')} (CRONQL_ROLE=${runEnv.CRONQL_ROLE ?? 'all'}, HOST=${runEnv.HOST})`);
-  child = spawn(...asUser(cmd[0] === 'node' ? process.execPath : cmd[0], cmd.slice(1), { cwd: paths['/app'], env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const port = await waitFor(() => /listening on http:\/\/[^:]+:(\d+)/.exec(output)?.[1], 120_000, 'cronql is listening');
-  const base = `http://127.0.0.1:${port}`;
-  const uidLine = readFileSync(`/proc/${await cronqlPid(child.pid)}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)[1];
-  check(Number(uidLine) === UID, `cronql runs as uid ${uidLine}`);
+  // The CMD as the user, with the image's ENV and `env` on top; PORT=0 (a free port, printed):
+  // the image's 4000 may be taken on this machine.
+  const start = async (env) => {
+    const runEnv = { ...Object.fromEntries(Object.entries(imageEnv).map(([k, v]) => [k, mapped(v)])), PATH: process.env.PATH, HOME: paths['/data'], PORT: '0', CRONQL_ADMIN_TOKEN: token, LOG_LEVEL: 'info', ...env };
+    step(`start, as uid ${UID}: ${cmd.join(' ')} (CRONQL_ROLE=${runEnv.CRONQL_ROLE ?? 'all'}, HOST=${runEnv.HOST}, ${runEnv.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})`);
+    output = '';
+    child = spawn(...asUser(cmd[0] === 'node' ? process.execPath : cmd[0], cmd.slice(1), { cwd: paths['/app'], env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const port = await waitFor(() => /listening on http:\/\/[^:]+:(\d+)/.exec(output)?.[1] ?? (child.exitCode !== null && fail('cronql exited before listening')), 180_000, 'cronql is listening');
+    const uid = readFileSync(`/proc/${await cronqlPid(child.pid)}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)[1];
+    check(Number(uid) === UID, `cronql runs as uid ${uid}`);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200, 120_000, '/readyz 200');
+    step('ok: /readyz answers 200');
+    return { port, base, exited, boundMs: Number(runEnv.CRONQL_SHUTDOWN_GRACE_MS ?? 30_000) + 15_000 };
+  };
+  /** SIGTERM; the process must exit 0 within its bound, having logged that it stopped. */
+  const stop = async ({ exited, boundMs }) => {
+    const termAt = Date.now();
+    process.kill(await cronqlPid(child.pid), 'SIGTERM');
+    const exit = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), boundMs + 5_000))]);
+    check(exit !== null && exit.at - termAt <= boundMs, `exited within ${boundMs} ms of SIGTERM (${exit ? exit.at - termAt : '>'} ms)`);
+    check(exit.code === 0, `exit code 0 (got ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ''})`);
+    check(/"msg":"stopped"/.test(output), 'it logged "stopped" (drained, then stopped in order)');
+  };
+  const server = await start({ DATABASE_URL: db.url });
+  const { base, port } = server;
 
   // 4. Ready, and the image's HEALTHCHECK says so too.
-  await waitFor(async () => (await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200, 120_000, '/readyz 200');
-  step('ok: /readyz answers 200');
   execFileSync(process.execPath, healthcheckCmd.slice(1), { env: { PATH: process.env.PATH, PORT: port } });
   check(true, 'the HEALTHCHECK command exits 0');
 
@@ -127,20 +145,19 @@ try {
   const status = async () => (await graphql('query($id: ID!) { run(id: $id) { status } }', { id: runJobNow.id })).run.status;
   await waitFor(async () => (await status()) === 'RUNNING', 30_000, 'the sleep run is RUNNING');
   step('ok: a sleep run (4 s) is RUNNING; SIGTERM');
-  const graceMs = Number(runEnv.CRONQL_SHUTDOWN_GRACE_MS ?? 30_000);
-  const boundMs = graceMs + 15_000;
-  const termAt = Date.now();
-  process.kill(await cronqlPid(child.pid), 'SIGTERM');
-  const exit = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), boundMs + 5_000))]);
-  check(exit !== null && exit.at - termAt <= boundMs, `exited within ${boundMs} ms of SIGTERM (${exit ? exit.at - termAt : '>'} ms)`);
-  check(exit.code === 0, `exit code 0 (got ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ''})`);
-  check(/"msg":"stopped"/.test(output), 'it logged "stopped" (drained, then stopped in order)');
+  await stop(server);
   const pg = (await import(join(root, 'node_modules/pg/lib/index.js'))).default;
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   const { rows } = await client.query('SELECT status FROM cron_job_runs WHERE id = $1', [runJobNow.id]);
   await client.end();
   check(rows[0]?.status === 'SUCCEEDED', `the run in flight at SIGTERM finished: ${rows[0]?.status}`);
+
+  // 6. Without DATABASE_URL: the embedded PostgreSQL, run by the same user from the data dir (the
+  // reason for a glibc base, and for the dependencies' install scripts).
+  const embedded = await start({ CRONQL_DATA_DIR: paths['/data'] });
+  check(existsSync(join(paths['/data'], 'pg')), 'the embedded cluster is in the data dir');
+  await stop(embedded);
   step('image steps: all checks held');
 } catch (err) {
   console.error(`image-steps: ${err.message}`);
@@ -157,6 +174,10 @@ async function cronqlPid(pid) {
   const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
   if (comm !== 'node') throw new Error(`pid ${pid} is ${comm}, not node`);
   return pid;
+}
+
+function fail(what) {
+  throw new Error(what);
 }
 
 async function waitFor(fn, ms, what) {
