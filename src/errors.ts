@@ -28,6 +28,25 @@ export type ErrorCode =
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */
   | 'RESPONSE_TOO_LARGE';
 
+/**
+ * Codes of errors about the request itself (a document that does not parse or validate, a limit,
+ * an operation that cannot be chosen), set by Apollo Server or by cronql's GraphQL layer.
+ */
+export type RequestErrorCode =
+  | 'GRAPHQL_PARSE_FAILED'
+  | 'GRAPHQL_VALIDATION_FAILED'
+  | 'BAD_REQUEST'
+  | 'OPERATION_RESOLUTION_FAILURE'
+  | 'PERSISTED_QUERY_NOT_FOUND'
+  | 'PERSISTED_QUERY_NOT_SUPPORTED';
+
+/**
+ * Every `extensions.code` the GraphQL API answers with (docs/api.md): an expected failure's code,
+ * a request's, or INTERNAL_SERVER_ERROR for anything else (masked). `cronql/client` types its
+ * errors with it, so the two cannot drift.
+ */
+export type ApiErrorCode = ErrorCode | RequestErrorCode | 'INTERNAL_SERVER_ERROR';
+
 export class CronqlError extends Error {
   readonly code: ErrorCode;
   readonly details?: Record<string, unknown>;

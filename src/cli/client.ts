@@ -1,5 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
+import { createClient, type CronqlClient, type TypedDocument, type VariablesOf } from '../client/create-client.js';
+import { CronqlApiError } from '../client/error.js';
 
 /** A failure the CLI reports as one line (`error CODE: message`) and a non-zero exit. */
 export class CliError extends Error {
@@ -15,31 +17,69 @@ export interface Endpoint {
   token?: string;
 }
 
+/**
+ * The CLI talks to the server through `cronql/client` (src/client). Its documents are the
+ * parsed ones of src/client/*.graphql (shared with the end-to-end tests), sent as their text.
+ */
+const texts = new WeakMap<object, string>();
+function asText<R, V>(document: TypedDocumentNode<R, V>): TypedDocument<R, V> {
+  let text = texts.get(document);
+  if (text === undefined) texts.set(document, (text = print(document)));
+  return { toString: () => text };
+}
+
+function clientFor(endpoint: Endpoint): CronqlClient {
+  // The server's own path under the URL given (which may carry a prefix of its own).
+  return createClient({ url: `${endpoint.url.replace(/\/$/, '')}/graphql`, token: endpoint.token, timeoutMs: 30_000 });
+}
+
+/** The client's error as the CLI's one line: the API's code, UNREACHABLE, or BAD_RESPONSE. */
+function cliError(endpoint: Endpoint, err: unknown): unknown {
+  if (!(err instanceof CronqlApiError)) return err;
+  if (err.code === 'NETWORK') {
+    const why = err.cause instanceof Error ? err.cause.message : err.message;
+    return new CliError('UNREACHABLE', `cannot reach ${endpoint.url} (${why}); set CRONQL_URL or --url`);
+  }
+  return new CliError(err.code, err.message);
+}
+
 /** One GraphQL operation over HTTP with the project's typed documents; errors become CliError. */
 export async function request<R, V>(endpoint: Endpoint, document: TypedDocumentNode<R, V>, variables?: V): Promise<R> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (endpoint.token) headers.authorization = `Bearer ${endpoint.token}`;
-  let res: Response;
   try {
-    res = await fetch(`${endpoint.url.replace(/\/$/, '')}/graphql`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ query: print(document), variables }),
-      signal: AbortSignal.timeout(30_000),
-    });
+    // V is generic here: whether its variables are optional is for the callers' types to say.
+    return await clientFor(endpoint).request(asText(document), ...([variables] as unknown as VariablesOf<V>));
   } catch (err) {
-    throw new CliError('UNREACHABLE', `cannot reach ${endpoint.url} (${(err as Error).message}); set CRONQL_URL or --url`);
+    throw cliError(endpoint, err);
   }
-  let body: { data?: R; errors?: { message: string; extensions?: { code?: string } }[] };
+}
+
+/**
+ * A subscription over the server's WebSocket: `onData` gets each result until it returns false,
+ * the server ends it, or `stop` (e.g. on SIGINT) is called. Rejects with a CliError.
+ */
+export async function subscribe<R, V>(
+  endpoint: Endpoint,
+  document: TypedDocumentNode<R, V>,
+  variables: V,
+  onData: (data: R) => boolean,
+  stopOn?: (stop: () => void) => void,
+): Promise<void> {
+  const client = createClient({ url: `${endpoint.url.replace(/\/$/, '')}/graphql`, token: endpoint.token, ws: { retryAttempts: 5 } });
   try {
-    body = (await res.json()) as typeof body;
-  } catch {
-    throw new CliError('BAD_RESPONSE', `${endpoint.url} answered ${res.status} without a GraphQL body`);
+    await new Promise<void>((resolve, reject) => {
+      const stop = client.subscribe(asText(document), variables, {
+        next: (data) => {
+          if (!onData(data)) {
+            stop();
+            resolve();
+          }
+        },
+        error: (err) => reject(new CliError('SUBSCRIPTION', err.message)),
+        complete: () => resolve(),
+      });
+      stopOn?.(() => (stop(), resolve()));
+    });
+  } finally {
+    await client.dispose();
   }
-  if (body.errors?.length) {
-    const [first] = body.errors;
-    throw new CliError(first.extensions?.code ?? 'ERROR', first.message);
-  }
-  if (!body.data) throw new CliError('BAD_RESPONSE', `${endpoint.url} answered ${res.status} without data`);
-  return body.data;
 }

@@ -1,9 +1,6 @@
 #!/usr/bin/env node
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { createClient } from 'graphql-ws';
-import { print } from 'graphql';
-import WebSocket from 'ws';
 import {
   CancelRunDocument,
   CreateJobDocument,
@@ -25,7 +22,7 @@ import {
   type CreateJobInput,
   type RunStatus,
 } from '../client/generated/graphql.js';
-import { CliError, request, type Endpoint } from './client.js';
+import { CliError, request, subscribe, type Endpoint } from './client.js';
 import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
 
 /**
@@ -192,35 +189,18 @@ runs
   .option('--status <status...>')
   .option('--count <n>', 'stop after this many changes')
   .action(async (o: { job?: string; key?: string; status?: string[]; count?: string }) => {
-    const { url, token } = endpoint();
-    const client = createClient({
-      url: `${url.replace(/^http/, 'ws').replace(/\/$/, '')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: token ? { authorization: `Bearer ${token}` } : {},
-      retryAttempts: 5,
-    });
     let left = o.count === undefined ? Infinity : Number(o.count);
-    await new Promise<void>((resolve, reject) => {
-      const stop = client.subscribe(
-        { query: print(RunChangedDocument), variables: { filter: { jobId: o.job, jobKey: o.key, status: o.status } } },
-        {
-          next: (m) => {
-            const change = (m.data as { runChanged: { run: Parameters<typeof runRow>[0]; previousStatus: string | null } } | null)?.runChanged;
-            if (!change) return;
-            if (asJson()) console.log(JSON.stringify(change));
-            else console.log(`${new Date().toISOString()}  ${change.run.jobKey}  ${change.previousStatus ?? '∅'} → ${change.run.status}  ${change.run.id}`);
-            if (--left <= 0) {
-              stop();
-              resolve();
-            }
-          },
-          error: (err) => reject(new CliError('SUBSCRIPTION', Array.isArray(err) ? err[0]?.message : String((err as { reason?: string }).reason ?? err))),
-          complete: () => resolve(),
-        },
-      );
-      process.once('SIGINT', () => (stop(), resolve()));
-    });
-    await client.dispose();
+    await subscribe(
+      endpoint(),
+      RunChangedDocument,
+      { filter: { jobId: o.job, jobKey: o.key, status: o.status as RunStatus[] | undefined } },
+      ({ runChanged: change }) => {
+        if (asJson()) console.log(JSON.stringify(change));
+        else console.log(`${new Date().toISOString()}  ${change.run.jobKey}  ${change.previousStatus ?? '∅'} → ${change.run.status}  ${change.run.id}`);
+        return --left > 0;
+      },
+      (stop) => process.once('SIGINT', stop),
+    );
   });
 
 // --- schedules and targets -------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { CronqlError, type ErrorCode } from '../errors.js';
+import { CronqlError, type ErrorCode, type RequestErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable } from '../db/pool.js';
 
@@ -11,41 +11,46 @@ import { isDatabaseUnavailable } from '../db/pool.js';
  */
 
 /** Codes of errors about the request itself (bad document, limits), set by Apollo or by us. */
-const REQUEST_CODES = new Set([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'BAD_REQUEST',
-  'OPERATION_RESOLUTION_FAILURE',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
-]);
+const REQUEST_CODES = new Set<string>(
+  Object.keys({
+    GRAPHQL_PARSE_FAILED: true,
+    GRAPHQL_VALIDATION_FAILED: true,
+    BAD_REQUEST: true,
+    OPERATION_RESOLUTION_FAILURE: true,
+    PERSISTED_QUERY_NOT_FOUND: true,
+    PERSISTED_QUERY_NOT_SUPPORTED: true,
+  } satisfies Record<RequestErrorCode, true>),
+);
 
-const API_CODES = new Set<string>([
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'BAD_USER_INPUT',
-  'INVALID_CRON_EXPRESSION',
-  'INVALID_TIMEZONE',
-  'INVALID_RUN_AT',
-  'UNKNOWN_TARGET',
-  'REASON_REQUIRED',
-  'KEY_EXISTS',
-  'NOT_FOUND',
-  'INVALID_STATE',
-  'PAYLOAD_TOO_LARGE',
-  'INVALID_POLICY',
-  'UNKNOWN_SECRET',
-  'INVALID_SECRET_NAME',
-  'UNPARSEABLE_SCHEDULE',
-  'DATABASE_UNAVAILABLE',
-  'RESPONSE_TOO_LARGE',
-] satisfies ErrorCode[]);
+// Every ErrorCode, checked by the compiler both ways (a code added to ErrorCode must be listed).
+const API_CODES = new Set<string>(
+  Object.keys({
+    UNAUTHENTICATED: true,
+    FORBIDDEN: true,
+    BAD_USER_INPUT: true,
+    INVALID_CRON_EXPRESSION: true,
+    INVALID_TIMEZONE: true,
+    INVALID_RUN_AT: true,
+    UNKNOWN_TARGET: true,
+    REASON_REQUIRED: true,
+    KEY_EXISTS: true,
+    NOT_FOUND: true,
+    INVALID_STATE: true,
+    PAYLOAD_TOO_LARGE: true,
+    INVALID_POLICY: true,
+    UNKNOWN_SECRET: true,
+    INVALID_SECRET_NAME: true,
+    UNPARSEABLE_SCHEDULE: true,
+    DATABASE_UNAVAILABLE: true,
+    RESPONSE_TOO_LARGE: true,
+  } satisfies Record<ErrorCode, true>),
+);
 
 export const INTERNAL_MESSAGE = 'Internal server error';
 export const DATABASE_UNAVAILABLE_MESSAGE =
   'The database did not answer in time; nothing was changed, or the outcome is settled by the sweep within seconds. Retry later.';
 
-export type RequestErrorCode = 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED' | 'BAD_REQUEST';
+export type { RequestErrorCode };
 
 /** A GraphQL error with a literal code, for failures found by the GraphQL layer itself. */
 export function graphQLError(code: ErrorCode | RequestErrorCode, message: string, details?: Record<string, unknown>): GraphQLError {

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { IRouter } from 'express';
 import {
   css,
   editorWorkerService,
@@ -271,7 +271,7 @@ const send = (req: Parameters<typeof sendStaticFile>[0], res: Parameters<typeof 
  * Everything is rendered once, here; gzip copies are made on first request. Mount it before any
  * authentication middleware: the page holds no data and is public (docs/security.md).
  */
-export function mountGraphiql(app: Express, options: GraphiqlOptions = {}): GraphiqlBundle {
+export function mountGraphiql(app: IRouter, options: GraphiqlOptions = {}): GraphiqlBundle {
   const bundle = renderGraphiqlBundle(options);
   const fail = failSend;
   app.get(bundle.path, (req, res) => {

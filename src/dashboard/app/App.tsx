@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, createApi } from './api.js';
+import { ApiError, createApi, inputError } from './api.js';
 import { JobDetailView } from './JobDetailView.js';
 import { JobFormView } from './JobForm.js';
 import { InstancesView } from './InstancesView.js';
@@ -65,7 +65,7 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
       }
       const { targets } = await api.request(Q.targets);
       if (cancelled) return;
-      live = createLiveFeed(endpoint, token, (reason) => onSignOut(new ApiError(reason, 'UNAUTHENTICATED')));
+      live = createLiveFeed(endpoint, token, (reason) => onSignOut(inputError(reason, 'UNAUTHENTICATED')));
       setSession({ api, live, role, targets });
     })().catch((err: unknown) => {
       if (cancelled) return;

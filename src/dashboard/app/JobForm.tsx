@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError } from './api.js';
+import { ApiError, inputError } from './api.js';
 import { describeCron } from './describe.js';
 import { useQuery } from './hooks.js';
 import { Q, type BackoffKind, type CatchUpPolicy, type CreateJobInput, type JobDetail, type NewJobVersionInput, type OverlapPolicy, type ScheduleType } from './queries.js';
@@ -163,13 +163,13 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
     const int = (name: FieldName, text: string) => {
       if (!text.trim()) return null;
       const n = Number(text);
-      if (!Number.isInteger(n)) throw new ApiError(`${name} must be a whole number`, 'BAD_USER_INPUT', name);
+      if (!Number.isInteger(n)) throw inputError(`${name} must be a whole number`, 'BAD_USER_INPUT', name);
       return n;
     };
     try {
       input.payload = values.payload.trim() ? JSON.parse(values.payload) : null;
     } catch (err) {
-      setError(new ApiError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
+      setError(inputError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
       return;
     }
     try {

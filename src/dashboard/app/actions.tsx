@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from './api.js';
+import { ApiError, inputError } from './api.js';
 import { ACTIVE_RUN, Q, type JobRow, type RunRow, type TypedDocumentString } from './queries.js';
 import { href } from './router.js';
 import { useSession } from './session-context.js';
@@ -135,7 +135,7 @@ function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKe
       try {
         variables.payload = JSON.parse(payload);
       } catch (err) {
-        setError(new ApiError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
+        setError(inputError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
         return;
       }
     }

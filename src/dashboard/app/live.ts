@@ -1,4 +1,4 @@
-import { createClient, type Client } from 'graphql-ws/client';
+import { createClient } from '../../client/create-client.js';
 import { Q, type RunRow, type RunStatus } from './queries.js';
 
 /**
@@ -9,6 +9,7 @@ import { Q, type RunRow, type RunStatus } from './queries.js';
  *
  * The socket reconnects by itself (with backoff); `state` says whether it is up, and every
  * reconnection after a loss is announced (`onResync`) so views reload what they may have missed.
+ * It is `cronql/client`'s subscription (src/client), with graphql-ws options of its own.
  */
 export type LiveState = 'connecting' | 'live' | 'lost';
 
@@ -37,9 +38,6 @@ const KEEP_ALIVE_MS = 10_000;
 const HIDDEN_FLUSH_MS = 250;
 
 export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (reason: string) => void): LiveFeed {
-  const url = new URL(endpoint, location.href);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-
   let state: LiveState = 'connecting';
   let everConnected = false;
   let reconnections = 0;
@@ -77,36 +75,38 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
     }
   };
 
-  const client: Client = createClient({
-    url: url.href,
-    connectionParams: () => ({ authorization: `Bearer ${token}` }),
-    lazy: false,
-    keepAlive: KEEP_ALIVE_MS,
-    retryAttempts: Number.POSITIVE_INFINITY,
-    shouldRetry: () => true,
-    retryWait: async (retries) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 300 * 2 ** Math.min(retries, 5)) * (0.75 + Math.random() / 2)));
-    },
-    // A close the client deems final (e.g. 4429 "too slow") ends its own retry loop; the
-    // subscription's error handler below subscribes again, which reconnects.
-    onNonLazyError: () => {},
-    on: {
-      connecting: () => setState(everConnected ? 'lost' : 'connecting'),
-      connected: () => {
-        if (everConnected) {
-          reconnections += 1;
-          setState('live');
-          for (const l of resyncListeners) l();
-        } else {
-          everConnected = true;
-          setState('live');
-        }
+  const client = createClient({
+    url: endpoint,
+    token,
+    ws: {
+      lazy: false,
+      keepAlive: KEEP_ALIVE_MS,
+      retryAttempts: Number.POSITIVE_INFINITY,
+      shouldRetry: () => true,
+      retryWait: async (retries) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 300 * 2 ** Math.min(retries, 5)) * (0.75 + Math.random() / 2)));
       },
-      closed: (event) => {
-        const code = (event as CloseEvent | undefined)?.code;
-        // 4403/4401: the server refused the token; retrying would not help.
-        if (code === 4403 || code === 4401) onAuthFailure('the live feed refused the token');
-        if (everConnected || state !== 'connecting') setState('lost');
+      // A close the client deems final (e.g. 4429 "too slow") ends its own retry loop; the
+      // subscription's error handler below subscribes again, which reconnects.
+      onNonLazyError: () => {},
+      on: {
+        connecting: () => setState(everConnected ? 'lost' : 'connecting'),
+        connected: () => {
+          if (everConnected) {
+            reconnections += 1;
+            setState('live');
+            for (const l of resyncListeners) l();
+          } else {
+            everConnected = true;
+            setState('live');
+          }
+        },
+        closed: (event) => {
+          const code = (event as CloseEvent | undefined)?.code;
+          // 4403/4401: the server refused the token; retrying would not help.
+          if (code === 4403 || code === 4401) onAuthFailure('the live feed refused the token');
+          if (everConnected || state !== 'connecting') setState('lost');
+        },
       },
     },
   });
@@ -116,13 +116,11 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
   let disposed = false;
   let unsubscribe = () => {};
   const subscribe = () => {
-    unsubscribe = client.subscribe<{ runChanged: RunChange }>(
-      { query: Q.runChanged.toString() },
+    unsubscribe = client.subscribe(
+      Q.runChanged,
+      {},
       {
-        next: (result) => {
-          const change = result.data?.runChanged;
-          if (change) enqueue(change.run);
-        },
+        next: ({ runChanged }) => enqueue(runChanged.run),
         error: () => {
           if (!disposed) setTimeout(() => !disposed && subscribe(), 2_000);
         },

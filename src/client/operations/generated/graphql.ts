@@ -1,0 +1,1068 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
+export type BackoffKind =
+  /** d·2ⁿ⁻¹ */
+  | 'EXPONENTIAL'
+  /** d */
+  | 'FIXED'
+  /** d·n */
+  | 'LINEAR';
+
+/** What becomes of slots missed while they could not fire (process down, stall, clock jump, database unreachable). */
+export type CatchUpPolicy =
+  /** The missed slots run, oldest first, one at a time, up to catchUpLimit; the rest are recorded MISSED. */
+  | 'ALL'
+  /** The latest missed slot runs; the others are recorded MISSED. */
+  | 'LATEST'
+  /** Recorded SKIPPED/MISSED; only a slot still within the misfire grace runs. */
+  | 'NONE';
+
+export type CreateJobInput = {
+  /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
+  captureBytes?: number | null | undefined;
+  /** What becomes of missed slots. Default NONE. */
+  catchUp?: CatchUpPolicy | null | undefined;
+  /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
+  catchUpLimit?: number | null | undefined;
+  /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
+  cronExpression?: string | null | undefined;
+  /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
+  jitterSeconds?: number | null | undefined;
+  key: string;
+  /** ALLOW only: how many runs at once (1–100, default 1). */
+  maxConcurrentRuns?: number | null | undefined;
+  /** What a slot does while a run of the job is active. Default SKIP. */
+  overlap?: OverlapPolicy | null | undefined;
+  /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null | undefined;
+  payload?: unknown;
+  /** Retries with backoff; null: none (the default). */
+  retry?: RetryPolicyInput | null | undefined;
+  /** Required for ONE_TIME. */
+  runAt?: string | null | undefined;
+  scheduleType: ScheduleType;
+  target: string;
+  timeoutSeconds?: number | null | undefined;
+  /** IANA name; stored in canonical form. */
+  timezone?: string | null | undefined;
+};
+
+/** What daylight-saving time did to a slot. */
+export type DstMark =
+  /** The slot's local time occurs twice that day (clocks go back); the note says which occurrence. */
+  | 'REPEATED'
+  /** The local time asked for did not exist (clocks went forward over it): the slot is that time moved forward by the gap. */
+  | 'SHIFTED';
+
+export type JobFilter = {
+  key?: string | null | undefined;
+  /** Keys containing this text, ignoring case (a search; `key` is exact). */
+  keyContains?: string | null | undefined;
+  scheduleType?: ScheduleType | null | undefined;
+  status?: Array<JobStatus> | null | undefined;
+  target?: string | null | undefined;
+};
+
+export type JobStatus =
+  | 'ACTIVE'
+  | 'PAUSED'
+  | 'RETIRED';
+
+/** Omitted fields are copied from the version being replaced. */
+export type NewJobVersionInput = {
+  /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
+  captureBytes?: number | null | undefined;
+  /** What becomes of missed slots. Default NONE. */
+  catchUp?: CatchUpPolicy | null | undefined;
+  /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
+  catchUpLimit?: number | null | undefined;
+  cronExpression?: string | null | undefined;
+  /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
+  jitterSeconds?: number | null | undefined;
+  /** ALLOW only: how many runs at once (1–100, default 1). */
+  maxConcurrentRuns?: number | null | undefined;
+  /** What a slot does while a run of the job is active. Default SKIP. */
+  overlap?: OverlapPolicy | null | undefined;
+  /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
+  pauseAfterFailures?: number | null | undefined;
+  payload?: unknown;
+  /** Retries with backoff; null: none (the default). */
+  retry?: RetryPolicyInput | null | undefined;
+  runAt?: string | null | undefined;
+  scheduleType?: ScheduleType | null | undefined;
+  target?: string | null | undefined;
+  timeoutSeconds?: number | null | undefined;
+  timezone?: string | null | undefined;
+};
+
+/** What a slot (or a run-now) does while a run of its job is still active. Every policy holds across instances. */
+export type OverlapPolicy =
+  /** Up to maxConcurrentRuns run at once; beyond, SKIPPED/OVERLAP. */
+  | 'ALLOW'
+  /** At most one waits (PENDING) and starts when the active run ends; later ones are SKIPPED/OVERLAP. */
+  | 'BUFFER_ONE'
+  /** The active run is canceled (CANCELED/REPLACED; its handler sees its signal) and the new one starts. */
+  | 'CANCEL_PREVIOUS'
+  /** Recorded SKIPPED/OVERLAP (the default). */
+  | 'SKIP';
+
+/** Retries with backoff; out-of-range values fail with INVALID_POLICY. */
+export type RetryPolicyInput = {
+  backoff?: BackoffKind | null | undefined;
+  /** The base delay d, in seconds (0–86400). */
+  delaySeconds?: number | null | undefined;
+  /** Attempts per slot or run-now, the first included (1–10). */
+  maxAttempts: number;
+  /** The longest a retry waits (at least delaySeconds, at most 86400); null: no cap. */
+  maxDelaySeconds?: number | null | undefined;
+  /** Only these failure codes are retried; null: every retryable code. */
+  retryOn?: Array<string> | null | undefined;
+};
+
+export type RunFilter = {
+  jobId?: string | number | null | undefined;
+  jobKey?: string | null | undefined;
+  scheduledAfter?: string | null | undefined;
+  scheduledBefore?: string | null | undefined;
+  status?: Array<RunStatus> | null | undefined;
+  target?: string | null | undefined;
+  triggerType?: Array<TriggerType> | null | undefined;
+};
+
+export type RunStatus =
+  | 'CANCELED'
+  | 'FAILED'
+  | 'PENDING'
+  | 'RUNNING'
+  | 'SKIPPED'
+  | 'SUCCEEDED';
+
+export type ScheduleType =
+  | 'ONE_TIME'
+  | 'RECURRING';
+
+export type TriggerType =
+  | 'AD_HOC'
+  | 'MANUAL'
+  | 'SCHEDULED';
+
+export type DescribeScheduleQueryVariables = Exact<{
+  cronExpression: string;
+  timezone?: string | null | undefined;
+}>;
+
+
+export type DescribeScheduleQuery = { describeSchedule: string };
+
+export type HealthQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type HealthQuery = { health: { lostRunsLastHour: number | null, missedSlotsLastHour: number | null, ready: boolean, checks: Array<{ name: string, status: string }> } };
+
+export type InstancesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type InstancesQuery = { instances: Array<{ activeRuns: number, heartbeatAt: string, host: string | null, id: string, ownedJobs: number, role: string, startedAt: string, version: string | null }> };
+
+export type JobQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+
+export type JobsQueryVariables = Exact<{
+  after?: string | null | undefined;
+  filter?: JobFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+
+export type ParseScheduleQueryVariables = Exact<{
+  text: string;
+  timezone?: string | null | undefined;
+}>;
+
+
+export type ParseScheduleQuery = { parseSchedule: { cronExpression: string, description: string, next: Array<string>, timezone: string } };
+
+export type PreviewScheduleQueryVariables = Exact<{
+  count?: number | null | undefined;
+  cronExpression: string;
+  from?: string | null | undefined;
+  timezone?: string | null | undefined;
+}>;
+
+
+export type PreviewScheduleQuery = { previewSchedule: Array<string> };
+
+export type PreviewScheduleSlotsQueryVariables = Exact<{
+  count?: number | null | undefined;
+  cronExpression: string;
+  from?: string | null | undefined;
+  timezone?: string | null | undefined;
+}>;
+
+
+export type PreviewScheduleSlotsQuery = { previewScheduleSlots: Array<{ at: string, dstMark: DstMark | null, dstNote: string | null }> };
+
+export type RunQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+
+export type RunsQueryVariables = Exact<{
+  after?: string | null | undefined;
+  filter?: RunFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
+
+export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SecretsQuery = { secrets: Array<{ createdAt: string, name: string, updatedAt: string, usedBy: Array<{ id: string, key: string, version: number }> }> };
+
+export type StatsQueryVariables = Exact<{
+  window?: number | null | undefined;
+}>;
+
+
+export type StatsQuery = { stats: { since: string, total: number, until: string, byStatus: Array<{ count: number, status: RunStatus }>, byTarget: Array<{ failureRate: number, failures: number, runs: number, target: string }>, byTrigger: Array<{ count: number, trigger: TriggerType }>, lateness: { maxMs: number, p50Ms: number, p90Ms: number, p99Ms: number } | null, mostFailing: Array<{ failures: number, jobId: string, jobKey: string, runs: number }> } };
+
+export type TargetsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type TargetsQuery = { targets: Array<{ description: string | null, name: string }> };
+
+export type CancelRunMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+
+export type CreateJobMutationVariables = Exact<{
+  input: CreateJobInput;
+}>;
+
+
+export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type CreateJobVersionMutationVariables = Exact<{
+  id: string | number;
+  input: NewJobVersionInput;
+}>;
+
+
+export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type DeleteSecretMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DeleteSecretMutation = { deleteSecret: boolean };
+
+export type PauseJobMutationVariables = Exact<{
+  id: string | number;
+  reason: string;
+}>;
+
+
+export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type ResumeJobMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type RetireJobMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type RunJobNowMutationVariables = Exact<{
+  id: string | number;
+  payload?: unknown;
+}>;
+
+
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+
+export type SetSecretMutationVariables = Exact<{
+  name: string;
+  value: string;
+}>;
+
+
+export type SetSecretMutation = { setSecret: { createdAt: string, name: string, updatedAt: string, usedBy: Array<{ id: string, key: string, version: number }> } };
+
+export type RunChangedSubscriptionVariables = Exact<{
+  filter?: RunFilter | null | undefined;
+}>;
+
+
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+
+export const DescribeScheduleDocument = new TypedDocumentString(`
+    query DescribeSchedule($cronExpression: String!, $timezone: String) {
+  describeSchedule(cronExpression: $cronExpression, timezone: $timezone)
+}
+    `) as unknown as TypedDocumentString<DescribeScheduleQuery, DescribeScheduleQueryVariables>;
+export const HealthDocument = new TypedDocumentString(`
+    query Health {
+  health {
+    checks {
+      name
+      status
+    }
+    lostRunsLastHour
+    missedSlotsLastHour
+    ready
+  }
+}
+    `) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
+export const InstancesDocument = new TypedDocumentString(`
+    query Instances {
+  instances {
+    activeRuns
+    heartbeatAt
+    host
+    id
+    ownedJobs
+    role
+    startedAt
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<InstancesQuery, InstancesQueryVariables>;
+export const JobDocument = new TypedDocumentString(`
+    query Job($id: ID!) {
+  job(id: $id) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<JobQuery, JobQueryVariables>;
+export const JobsDocument = new TypedDocumentString(`
+    query Jobs($after: String, $filter: JobFilter, $first: Int) {
+  jobs(after: $after, filter: $filter, first: $first) {
+    totalCount
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+    nodes {
+      armedOn
+      captureBytes
+      catchUp
+      catchUpLimit
+      consecutiveFailures
+      createdAt
+      createdBy
+      cronExpression
+      id
+      jitterSeconds
+      key
+      lastFailureAt
+      lastRun {
+        id
+        status
+      }
+      lastSuccessAt
+      maxConcurrentRuns
+      nextRunAt
+      overlap
+      pauseAfterFailures
+      pauseReason
+      payload
+      retry {
+        backoff
+        delaySeconds
+        maxAttempts
+        maxDelaySeconds
+        retryOn
+      }
+      runAt
+      scheduleDescription
+      scheduleType
+      status
+      supersededBy {
+        id
+        key
+        version
+      }
+      supersedes {
+        id
+        key
+        version
+      }
+      target
+      timeoutSeconds
+      timezone
+      updatedAt
+      updatedBy
+      version
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<JobsQuery, JobsQueryVariables>;
+export const ParseScheduleDocument = new TypedDocumentString(`
+    query ParseSchedule($text: String!, $timezone: String) {
+  parseSchedule(text: $text, timezone: $timezone) {
+    cronExpression
+    description
+    next
+    timezone
+  }
+}
+    `) as unknown as TypedDocumentString<ParseScheduleQuery, ParseScheduleQueryVariables>;
+export const PreviewScheduleDocument = new TypedDocumentString(`
+    query PreviewSchedule($count: Int, $cronExpression: String!, $from: DateTime, $timezone: String) {
+  previewSchedule(
+    count: $count
+    cronExpression: $cronExpression
+    from: $from
+    timezone: $timezone
+  )
+}
+    `) as unknown as TypedDocumentString<PreviewScheduleQuery, PreviewScheduleQueryVariables>;
+export const PreviewScheduleSlotsDocument = new TypedDocumentString(`
+    query PreviewScheduleSlots($count: Int, $cronExpression: String!, $from: DateTime, $timezone: String) {
+  previewScheduleSlots(
+    count: $count
+    cronExpression: $cronExpression
+    from: $from
+    timezone: $timezone
+  ) {
+    at
+    dstMark
+    dstNote
+  }
+}
+    `) as unknown as TypedDocumentString<PreviewScheduleSlotsQuery, PreviewScheduleSlotsQueryVariables>;
+export const RunDocument = new TypedDocumentString(`
+    query Run($id: ID!) {
+  run(id: $id) {
+    attempt
+    createdAt
+    durationMs
+    failureCode
+    failureDetails
+    failureMessage
+    finishedAt
+    id
+    job {
+      id
+      key
+      version
+    }
+    jobKey
+    jobVersion
+    nextAttemptAt
+    output
+    payloadSnapshot
+    retryOf {
+      id
+      status
+    }
+    runnerInstanceId
+    scheduledAt
+    startedAt
+    status
+    target
+    triggerType
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<RunQuery, RunQueryVariables>;
+export const RunsDocument = new TypedDocumentString(`
+    query Runs($after: String, $filter: RunFilter, $first: Int) {
+  runs(after: $after, filter: $filter, first: $first) {
+    totalCount
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+    nodes {
+      attempt
+      createdAt
+      durationMs
+      failureCode
+      failureDetails
+      failureMessage
+      finishedAt
+      id
+      job {
+        id
+        key
+        version
+      }
+      jobKey
+      jobVersion
+      nextAttemptAt
+      output
+      payloadSnapshot
+      retryOf {
+        id
+        status
+      }
+      runnerInstanceId
+      scheduledAt
+      startedAt
+      status
+      target
+      triggerType
+      updatedAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<RunsQuery, RunsQueryVariables>;
+export const SecretsDocument = new TypedDocumentString(`
+    query Secrets {
+  secrets {
+    createdAt
+    name
+    updatedAt
+    usedBy {
+      id
+      key
+      version
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<SecretsQuery, SecretsQueryVariables>;
+export const StatsDocument = new TypedDocumentString(`
+    query Stats($window: Int) {
+  stats(window: $window) {
+    byStatus {
+      count
+      status
+    }
+    byTarget {
+      failureRate
+      failures
+      runs
+      target
+    }
+    byTrigger {
+      count
+      trigger
+    }
+    lateness {
+      maxMs
+      p50Ms
+      p90Ms
+      p99Ms
+    }
+    mostFailing {
+      failures
+      jobId
+      jobKey
+      runs
+    }
+    since
+    total
+    until
+  }
+}
+    `) as unknown as TypedDocumentString<StatsQuery, StatsQueryVariables>;
+export const TargetsDocument = new TypedDocumentString(`
+    query Targets {
+  targets {
+    description
+    name
+  }
+}
+    `) as unknown as TypedDocumentString<TargetsQuery, TargetsQueryVariables>;
+export const CancelRunDocument = new TypedDocumentString(`
+    mutation CancelRun($id: ID!) {
+  cancelRun(id: $id) {
+    attempt
+    createdAt
+    durationMs
+    failureCode
+    failureDetails
+    failureMessage
+    finishedAt
+    id
+    job {
+      id
+      key
+      version
+    }
+    jobKey
+    jobVersion
+    nextAttemptAt
+    output
+    payloadSnapshot
+    retryOf {
+      id
+      status
+    }
+    runnerInstanceId
+    scheduledAt
+    startedAt
+    status
+    target
+    triggerType
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<CancelRunMutation, CancelRunMutationVariables>;
+export const CreateJobDocument = new TypedDocumentString(`
+    mutation CreateJob($input: CreateJobInput!) {
+  createJob(input: $input) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<CreateJobMutation, CreateJobMutationVariables>;
+export const CreateJobVersionDocument = new TypedDocumentString(`
+    mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
+  createJobVersion(id: $id, input: $input) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<CreateJobVersionMutation, CreateJobVersionMutationVariables>;
+export const DeleteSecretDocument = new TypedDocumentString(`
+    mutation DeleteSecret($name: String!) {
+  deleteSecret(name: $name)
+}
+    `) as unknown as TypedDocumentString<DeleteSecretMutation, DeleteSecretMutationVariables>;
+export const PauseJobDocument = new TypedDocumentString(`
+    mutation PauseJob($id: ID!, $reason: String!) {
+  pauseJob(id: $id, reason: $reason) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<PauseJobMutation, PauseJobMutationVariables>;
+export const ResumeJobDocument = new TypedDocumentString(`
+    mutation ResumeJob($id: ID!) {
+  resumeJob(id: $id) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<ResumeJobMutation, ResumeJobMutationVariables>;
+export const RetireJobDocument = new TypedDocumentString(`
+    mutation RetireJob($id: ID!) {
+  retireJob(id: $id) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<RetireJobMutation, RetireJobMutationVariables>;
+export const RunJobNowDocument = new TypedDocumentString(`
+    mutation RunJobNow($id: ID!, $payload: JSON) {
+  runJobNow(id: $id, payload: $payload) {
+    attempt
+    createdAt
+    durationMs
+    failureCode
+    failureDetails
+    failureMessage
+    finishedAt
+    id
+    job {
+      id
+      key
+      version
+    }
+    jobKey
+    jobVersion
+    nextAttemptAt
+    output
+    payloadSnapshot
+    retryOf {
+      id
+      status
+    }
+    runnerInstanceId
+    scheduledAt
+    startedAt
+    status
+    target
+    triggerType
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<RunJobNowMutation, RunJobNowMutationVariables>;
+export const SetSecretDocument = new TypedDocumentString(`
+    mutation SetSecret($name: String!, $value: String!) {
+  setSecret(name: $name, value: $value) {
+    createdAt
+    name
+    updatedAt
+    usedBy {
+      id
+      key
+      version
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<SetSecretMutation, SetSecretMutationVariables>;
+export const RunChangedDocument = new TypedDocumentString(`
+    subscription RunChanged($filter: RunFilter) {
+  runChanged(filter: $filter) {
+    changedAt
+    previousStatus
+    run {
+      attempt
+      createdAt
+      durationMs
+      failureCode
+      failureDetails
+      failureMessage
+      finishedAt
+      id
+      job {
+        id
+        key
+        version
+      }
+      jobKey
+      jobVersion
+      nextAttemptAt
+      output
+      payloadSnapshot
+      retryOf {
+        id
+        status
+      }
+      runnerInstanceId
+      scheduledAt
+      startedAt
+      status
+      target
+      triggerType
+      updatedAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<RunChangedSubscription, RunChangedSubscriptionVariables>;
