@@ -36,12 +36,12 @@ USER 10001:10001
 # dependencies: the versions the tests ran with. --ignore-scripts, then `npm rebuild`: the
 # dependencies' install scripts run (the embedded PostgreSQL's links its shared libraries; without
 # it initdb cannot load libpq), the package's own do not (`prepare` builds from sources it does not ship).
+# npm's cache in /tmp, removed: not in the user's HOME (/data, a volume's initial content).
 RUN tar -xzf /tmp/pack/cronql.tgz --strip-components=1 -C /app \
  && cp /tmp/pack/package-lock.json /app/ \
- && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && npm rebuild \
- && npm cache clean --force \
- && rm -rf /tmp/pack
+ && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --cache /tmp/npm-cache \
+ && npm rebuild --cache /tmp/npm-cache \
+ && rm -rf /tmp/npm-cache /tmp/pack
 
 # Listen on every interface of the container (the default, 127.0.0.1, is unreachable from
 # outside it); the embedded database and the generated admin token go to /data (mount a volume).

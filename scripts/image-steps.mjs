@@ -61,13 +61,13 @@ check(Number(user.split(':')[0]) > 0, `the image runs as a non-root user (USER $
 // --- a clean directory: the image's /app, /tmp/pack, /data and a HOME, owned by the user -------
 const dir = mkdtempSync(join(tmpdir(), 'cronql-image-'));
 chmodSync(dir, 0o755);
-const paths = { '/tmp/pack': join(dir, 'tmp', 'pack'), '/pack': join(dir, 'pack'), '/app': join(dir, 'app'), '/data': join(dir, 'data') };
+const paths = { '/tmp/pack': join(dir, 'tmp', 'pack'), '/tmp/npm-cache': join(dir, 'tmp', 'npm-cache'), '/pack': join(dir, 'pack'), '/app': join(dir, 'app'), '/data': join(dir, 'data') };
 const home = join(dir, 'home');
 // What exists before the steps: the runtime stage's /app and /data (its first RUN), /tmp, a HOME.
 for (const p of [paths['/app'], paths['/data'], join(dir, 'tmp'), home]) mkdirSync(p, { recursive: true });
 chmodSync(join(dir, 'tmp'), 0o1777); // as the image's /tmp: anyone may create, only the owner remove
 /** The Dockerfile's absolute paths (at the start of a word or after `=`), in one pass. */
-const mapped = (text) => text.replace(/(?<=^|[\s=])(\/tmp\/pack|\/pack|\/app|\/data)(?=\/|\s|$)/g, (p) => paths[p]);
+const mapped = (text) => text.replace(/(?<=^|[\s=])(\/tmp\/pack|\/tmp\/npm-cache|\/pack|\/app|\/data)(?=\/|\s|$)/g, (p) => paths[p]);
 let db;
 let child;
 let output = '';
