@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +78,25 @@ async function project(name: string, tarball: string, flags: string[]): Promise<
   must(`npm install (${name})`, await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', ...flags, tarball, EXPRESS, NODE_TYPES], dir));
   console.log(`[package] ${name}: npm install ${flags.join(' ')} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return dir;
+}
+
+/** Every process below `pid` (Linux: /proc/<pid>/task/<tid>/children), with its command line. */
+async function descendants(pid: number): Promise<{ pid: number; cmdline: string }[]> {
+  const found: { pid: number; cmdline: string }[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = await readdir(`/proc/${pid}/task`);
+  } catch {
+    return found;
+  }
+  for (const task of tasks) {
+    const children = (await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
+    for (const child of children) {
+      const cmdline = (await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+      found.push({ pid: child, cmdline }, ...(await descendants(child)));
+    }
+  }
+  return found;
 }
 
 /** A long-running process whose output lines can be waited on. */
@@ -191,9 +210,14 @@ describe('the npm package, installed into fresh projects', () => {
     expect(ready.status, await ready.clone().text()).toBe(200);
     const page = await fetch(`${url}/dashboard`);
     expect(page.status).toBe(200);
-    proc.child.kill('SIGTERM');
+    // SIGTERM goes to cronql's process, as a supervisor sends it: npx itself does not pass it on
+    // (npm 10/11 exit at once on it, leaving their child running). npx then ends with cronql's status.
+    const cronqlProcess = (await descendants(proc.child.pid!)).find((p) => /\/\.bin\/cronql start|cli\/cronql\.js start/.test(p.cmdline));
+    expect(cronqlProcess, 'the cronql process under npx').toBeDefined();
+    process.kill(cronqlProcess!.pid, 'SIGTERM');
     const exit = await proc.exited;
     expect(exit, proc.out.slice(-2000)).toEqual({ code: 0, signal: null });
+    expect(proc.out).toMatch(/"msg":"shutting down: no more firing, draining in-flight runs"/);
     expect(proc.out).toMatch(/"msg":"stopped"/);
   });
 
@@ -234,6 +258,8 @@ describe('the npm package, installed into fresh projects', () => {
     );
     const r = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], full);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    const strictLib = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--skipLibCheck', 'false'], full);
+    console.log(`[package] with skipLibCheck false: exit ${strictLib.code}\n${strictLib.stdout.slice(0, 4000)}`);
     // And a type error in the consumer's code is reported (the check is not vacuous).
     await writeFile(join(full, 'broken.ts'), "import { createCronql } from 'cronql';\nconst n: number = createCronql();\nexport { n };\n");
     const broken = await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--skipLibCheck', '--types', 'node', 'broken.ts'], full);
