@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,9 @@ async function project(name: string, tarball: string, flags: string[]): Promise<
   return dir;
 }
 
+/** The command line of `cronql start` as npx runs it. */
+const CRONQL_START = /\/\.bin\/cronql start|cli\/cronql\.js start/;
+
 /** Every process below `pid` (Linux: /proc/<pid>/task/<tid>/children), with its command line. */
 async function descendants(pid: number): Promise<{ pid: number; cmdline: string }[]> {
   const found: { pid: number; cmdline: string }[] = [];
@@ -154,6 +157,8 @@ describe('the npm package, installed into fresh projects', () => {
   let database: EmbeddedDatabase | undefined;
   const procs: Proc[] = [];
   const dirs: string[] = [];
+  /** Data directories of cronql's embedded PostgreSQL: as root, each cluster lives outside, linked from `<dataDir>/pg`. */
+  const dataDirs: string[] = [];
   const suiteStarted = Date.now();
 
   beforeAll(async () => {
@@ -179,9 +184,24 @@ describe('the npm package, installed into fresh projects', () => {
   });
 
   afterAll(async () => {
+    // A cronql left under npx by a test that stopped early: SIGTERM to it (npx would leave it running).
+    for (const p of procs) {
+      for (const server of (await descendants(p.child.pid!)).filter((d) => CRONQL_START.test(d.cmdline))) {
+        try {
+          process.kill(server.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    await Promise.race([Promise.all(procs.map((p) => p.exited)), new Promise((r) => setTimeout(r, 30_000))]);
     for (const p of procs) p.child.kill('SIGKILL');
     await Promise.all(procs.map((p) => p.exited));
     await database?.stop();
+    for (const d of dataDirs) {
+      const cluster = await readlink(join(d, 'pg')).catch(() => undefined);
+      if (cluster) dirs.push(cluster);
+    }
     for (const d of dirs) await rm(d, { recursive: true, force: true });
     console.log(`[package] whole run: ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`);
   });
@@ -206,6 +226,7 @@ describe('the npm package, installed into fresh projects', () => {
 
   it('(a) `npx cronql start` with the embedded PostgreSQL reaches /readyz and stops cleanly on SIGTERM', async () => {
     const dataDir = join(full, '.cronql');
+    dataDirs.push(dataDir);
     const proc = new Proc('npx', ['--no-install', 'cronql', 'start'], full, userEnv({ PORT: '0', CRONQL_DATA_DIR: dataDir }));
     procs.push(proc);
     const [, url] = await proc.waitFor(/cronql listening on (http:\/\/\S+) /, 180_000);
@@ -215,7 +236,7 @@ describe('the npm package, installed into fresh projects', () => {
     expect(page.status).toBe(200);
     // SIGTERM goes to cronql's process, as a supervisor sends it: npx itself does not pass it on
     // (npm 10/11 exit at once on it, leaving their child running). npx then ends with cronql's status.
-    const cronqlProcess = (await descendants(proc.child.pid!)).find((p) => /\/\.bin\/cronql start|cli\/cronql\.js start/.test(p.cmdline));
+    const cronqlProcess = (await descendants(proc.child.pid!)).find((p) => CRONQL_START.test(p.cmdline));
     expect(cronqlProcess, 'the cronql process under npx').toBeDefined();
     process.kill(cronqlProcess!.pid, 'SIGTERM');
     const exit = await proc.exited;
@@ -226,6 +247,7 @@ describe('the npm package, installed into fresh projects', () => {
 
   it('(b) a script imports createCronql, registers a target in code, creates jobs (library and GraphQL) and sees its handler run', async () => {
     await copyFile(join(fixtures, 'consumer.mjs'), join(full, 'consumer.mjs'));
+    dataDirs.push(join(full, '.cronql-b'));
     const r = await run(process.execPath, ['consumer.mjs'], full, userEnv({ CRONQL_DATA_DIR: join(full, '.cronql-b') }), 300_000);
     expect(r.code, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`).toBe(0);
     expect(r.stdout).toContain('handler ran: from-library {"name":"library"}');
