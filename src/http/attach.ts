@@ -10,7 +10,11 @@ import { mountCronqlRoutes, type CronqlHttpOptions } from './routes.js';
 /** A middleware as Express (4 or 5), connect and plain Node servers call it. */
 export type HostMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
-/** The host application: anything with `use(middleware)`, e.g. an Express app or router. */
+/**
+ * The host application: anything with `use(middleware)` that sees the request's whole path, e.g.
+ * an Express app (or a router mounted at the root: `path` is a path of the server, since the
+ * pages link to it and the WebSocket upgrade is matched on it).
+ */
 export interface HostApp {
   use(middleware: HostMiddleware): unknown;
 }
@@ -53,7 +57,8 @@ export async function attachCronql(server: Server | HttpsServer, app: HostApp, o
   }
   const routes = await mountCronqlRoutes(cronql, { ...http, base: path, role: cronql.role });
   // An Express app of cronql's own around the routes: Express 5's request and response helpers
-  // whatever the host runs (Express 4, connect, a bare handler), and the host's settings untouched.
+  // whatever the host runs (another Express, connect, a bare handler), and the host's settings
+  // (trust proxy, query parser, …) neither used nor changed.
   const inner = express();
   inner.disable('x-powered-by');
   inner.use(routes.router);
