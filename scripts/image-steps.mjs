@@ -18,9 +18,9 @@
  * Exits 0 when every check held; prints each step and, on a failure, what the process printed.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -63,6 +63,13 @@ const dir = mkdtempSync(join(tmpdir(), 'cronql-image-'));
 chmodSync(dir, 0o755);
 const paths = { '/tmp/pack': join(dir, 'tmp', 'pack'), '/tmp/npm-cache': join(dir, 'tmp', 'npm-cache'), '/pack': join(dir, 'pack'), '/app': join(dir, 'app'), '/data': join(dir, 'data') };
 const home = join(dir, 'home');
+// This Node, where the user can run it (CI keeps it under root's 0700 HOME), first on the user's
+// PATH: npm and the CMD run on the Node the tests run on, as the image's run on its base's.
+const node = join(dir, 'node-bin', 'node');
+mkdirSync(dirname(node));
+copyFileSync(process.execPath, node);
+chmodSync(node, 0o755);
+const userPath = `${dirname(node)}:${process.env.PATH}`;
 // What exists before the steps: the runtime stage's /app and /data (its first RUN), /tmp, a HOME.
 for (const p of [paths['/app'], paths['/data'], join(dir, 'tmp'), home]) mkdirSync(p, { recursive: true });
 chmodSync(join(dir, 'tmp'), 0o1777); // as the image's /tmp: anyone may create, only the owner remove
@@ -83,7 +90,15 @@ try {
 
   // 2. The runtime stage's install step, as the user.
   const asUser = (file, args, options) => ['setpriv', [`--reuid=${UID}`, `--regid=${UID}`, '--clear-groups', '--', file, ...args], options];
-  const userEnv = { PATH: process.env.PATH, HOME: home, npm_config_cache: join(home, '.npm'), npm_config_update_notifier: 'false' };
+  // How this machine reaches the registry (a proxy, its CA): the environment's settings, and the
+  // registry and CA file of root's npm, which npm reads from files the user may not (or, with
+  // the Node copied above, from beside another Node).
+  const npmSetting = (key) => execFileSync('npm', ['config', 'get', key], { encoding: 'utf8' }).trim();
+  const network = {
+    ...Object.fromEntries(['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'].filter((k) => process.env[k]).map((k) => [k, process.env[k]])),
+    ...Object.fromEntries(['registry', 'cafile'].map((k) => [`npm_config_${k}`, npmSetting(k)]).filter(([, v]) => v && v !== 'null' && v !== 'undefined')),
+  };
+  const userEnv = { PATH: userPath, HOME: home, npm_config_cache: join(home, '.npm'), npm_config_update_notifier: 'false', ...network };
   const install = runs(runtime).find((r) => r.includes('npm ci --omit=dev'));
   check(install !== undefined, 'the runtime stage installs with npm ci --omit=dev');
   step(`runtime stage, as uid ${UID}: ${install}`);
@@ -100,10 +115,10 @@ try {
   // The CMD as the user, with the image's ENV and `env` on top; PORT=0 (a free port, printed):
   // the image's 4000 may be taken on this machine.
   const start = async (env) => {
-    const runEnv = { ...Object.fromEntries(Object.entries(imageEnv).map(([k, v]) => [k, mapped(v)])), PATH: process.env.PATH, HOME: paths['/data'], PORT: '0', CRONQL_ADMIN_TOKEN: token, LOG_LEVEL: 'info', ...env };
+    const runEnv = { ...Object.fromEntries(Object.entries(imageEnv).map(([k, v]) => [k, mapped(v)])), PATH: userPath, HOME: paths['/data'], PORT: '0', CRONQL_ADMIN_TOKEN: token, LOG_LEVEL: 'info', ...env };
     step(`start, as uid ${UID}: ${cmd.join(' ')} (CRONQL_ROLE=${runEnv.CRONQL_ROLE ?? 'all'}, HOST=${runEnv.HOST}, ${runEnv.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})`);
     output = '';
-    child = spawn(...asUser(cmd[0] === 'node' ? process.execPath : cmd[0], cmd.slice(1), { cwd: paths['/app'], env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+    child = spawn(...asUser(cmd[0] === 'node' ? node : cmd[0], cmd.slice(1), { cwd: paths['/app'], env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -171,8 +186,8 @@ try {
 
 /** setpriv execs cronql in place, so its pid is the child's; checked rather than assumed. */
 async function cronqlPid(pid) {
-  const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  if (comm !== 'node') throw new Error(`pid ${pid} is ${comm}, not node`);
+  const exe = readlinkSync(`/proc/${pid}/exe`);
+  if (exe !== node) throw new Error(`pid ${pid} runs ${exe}, not ${node}`);
   return pid;
 }
 
