@@ -7,9 +7,13 @@ import { createCronql } from './app.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
 import { startHttpServer } from './http/server.js';
 import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } from './auth/admin-token.js';
+import { unsupportedNodeLine } from './node-support.js';
 
 /** `npm start`: read the configuration, start cronql and its HTTP server, stop in order on a signal. */
 async function main(): Promise<void> {
+  // Said once and then ignored: an older Node may well run cronql, but it is not what was tested.
+  const unsupported = unsupportedNodeLine(process.version);
+  if (unsupported) console.error(unsupported);
   let config: Config;
   try {
     config = loadConfig();

@@ -1,4 +1,4 @@
-import { CronqlApiError } from './error.js';
+import type { CronqlApiError } from './error.js';
 import { postOperation } from './http.js';
 import { createWsTransport, type SubscriptionSink, type WebSocketOptions } from './websocket.js';
 
@@ -85,17 +85,20 @@ export function createClient(options: ClientOptions): CronqlClient {
   };
 }
 
-/** The endpoint as an absolute http(s) URL: relative to the page in a browser, `/graphql` for a bare origin. */
+/**
+ * The endpoint as an absolute http(s) URL: relative to the page in a browser, `/graphql` for a bare
+ * origin. A URL that cannot be one is a mistake in the caller's code: a TypeError, at once.
+ */
 function endpointOf(raw: string): string {
   const base = (globalThis as { location?: { href?: string } }).location?.href;
   let parsed: URL;
   try {
     parsed = new URL(raw, base);
   } catch {
-    throw new CronqlApiError('BAD_REQUEST', `not a URL: ${JSON.stringify(raw)} (give the GraphQL endpoint, the URL ending in /graphql)`);
+    throw new TypeError(`cronql/client: not a URL: ${JSON.stringify(raw)} (give the GraphQL endpoint, the URL ending in /graphql)`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new CronqlApiError('BAD_REQUEST', `the URL must be http: or https:, not ${parsed.protocol} (subscriptions use the same URL over ws:/wss:)`);
+    throw new TypeError(`cronql/client: the URL must be http: or https:, not ${parsed.protocol} (subscriptions use the same URL over ws:/wss:)`);
   }
   if (parsed.pathname === '/') parsed.pathname = '/graphql';
   return parsed.href;

@@ -29,13 +29,18 @@ export interface WsTransport {
 export function createWsTransport(wsUrl: string, token: string | undefined, webSocketImpl: unknown, options: WebSocketOptions): WsTransport {
   let client: Promise<Client> | undefined;
   const connect = (): Promise<Client> =>
-    (client ??= resolveWebSocket(webSocketImpl).then((impl) =>
-      createWsClient({
-        ...options,
-        url: wsUrl,
-        webSocketImpl: impl,
-        connectionParams: token ? { authorization: `Bearer ${token}` } : {},
-      }),
+    (client ??= resolveWebSocket(webSocketImpl).then(
+      (impl) =>
+        createWsClient({
+          ...options,
+          url: wsUrl,
+          webSocketImpl: impl,
+          connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+        }),
+      (err: unknown) => {
+        client = undefined; // the next subscription tries again
+        throw err;
+      },
     ));
 
   return {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
 import {
   CreateJobDocument,
@@ -156,6 +157,31 @@ describe('errors', () => {
       expect(sub.code).toBe('NETWORK');
     } finally {
       await nowhere.dispose();
+    }
+  });
+
+  test('an aborted request: NETWORK, saying so; a URL that is not http(s): a TypeError at once', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const err = (await thrown(viewer.request(TargetsDocument, {}, { signal: controller.signal }))) as CronqlApiError;
+    expect(err.code).toBe('NETWORK');
+    expect(err.message).toMatch(/aborted/);
+    expect(() => createClient({ url: 'ftp://127.0.0.1/graphql' })).toThrow(TypeError);
+  });
+
+  test('a WebSocket the server closes (4429, a reader too slow): NETWORK with the close code', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    wss.on('connection', (socket) => socket.once('message', () => socket.close(4429, 'too slow')));
+    const { port } = wss.address() as { port: number };
+    const slow = createClient({ url: `http://127.0.0.1:${port}/graphql`, ws: { retryAttempts: 0 } });
+    try {
+      const err = (await thrown(slow.subscribe(RunChangedDocument, {}).next())) as CronqlApiError;
+      expect(err.code).toBe('NETWORK');
+      expect(err.details).toMatchObject({ closeCode: 4429, reason: 'too slow' });
+    } finally {
+      await slow.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
     }
   });
 

@@ -112,7 +112,8 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
   });
 
   // The client re-sends the subscription itself on every reconnection; an operation error (the
-  // server refused or ended it) is retried here, a little later.
+  // server refused or ended it, or one of its results failed, which ends it) is retried here, a
+  // little later. While the socket stayed up no reconnection announces the gap: say it here.
   let disposed = false;
   let unsubscribe = () => {};
   const subscribe = () => {
@@ -121,8 +122,14 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
       {},
       {
         next: ({ runChanged }) => enqueue(runChanged.run),
-        error: () => {
-          if (!disposed) setTimeout(() => !disposed && subscribe(), 2_000);
+        error: (err) => {
+          if (disposed) return;
+          const socketUp = err.details?.closeCode === undefined && state === 'live';
+          setTimeout(() => {
+            if (disposed) return;
+            subscribe();
+            if (socketUp) for (const l of resyncListeners) l();
+          }, 2_000);
         },
         complete: () => {
           if (!disposed) setTimeout(() => !disposed && subscribe(), 2_000);

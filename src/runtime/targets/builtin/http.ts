@@ -220,7 +220,9 @@ async function send(
     try {
       const res = (await pinnedFetch(req.url.href, {
         method: req.method,
-        headers: req.headers,
+        // As name/value pairs: undici's own Headers type is not Node's global one (their iterator
+        // types differ between undici 7 and the undici-types that @types/node bundles).
+        headers: [...req.headers],
         body: req.body,
         redirect: 'manual',
         signal,
