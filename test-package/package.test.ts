@@ -211,7 +211,7 @@ describe('the npm package, installed into fresh projects', () => {
     const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.private).toBeUndefined();
     expect(manifest.license).toBe('MIT');
-    for (const file of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/targets.d.ts', 'dist/src/client/index.d.ts', 'dist/src/main.js', 'dist/src/cli/cronql.js', 'dist/migrations/index.js', 'dist/src/dashboard/bundle.generated.js', 'README.md']) {
+    for (const file of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/targets.d.ts', 'dist/src/client/index.d.ts', 'dist/src/main.js', 'dist/src/cli/cronql.js', 'dist/migrations/index.js', 'dist/src/dashboard/bundle.generated.js', 'dist/src/graphiql/bundle.generated.js', 'README.md', 'LICENSE', 'NOTICE']) {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     for (const absent of ['src', 'test', 'test-package', 'dist/test', 'dist/bench', 'tsconfig.json']) expect(existsSync(join(installed, absent)), absent).toBe(false);

@@ -1,5 +1,6 @@
 import type { IRouter } from 'express';
 import { DASHBOARD_CSS, DASHBOARD_JS } from '../dashboard/bundle.generated.js';
+import { ICON_SVG } from './icon.js';
 import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
 
 /**
@@ -44,8 +45,6 @@ export interface DashboardBundle {
   assets: Map<string, StaticFile>;
 }
 
-const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="14" fill="#1f4e8c"/><path d="M16 7v9l6 4" stroke="#fff" stroke-width="3" fill="none" stroke-linecap="round"/></svg>`;
-
 const rendered = new Map<string, DashboardBundle>();
 
 /** The page and its files; pure and memoised per options (tests start many servers). */
@@ -65,7 +64,7 @@ function render(options: DashboardOptions): DashboardBundle {
   const files = [
     staticFile('dashboard.js', 'text/javascript; charset=utf-8', DASHBOARD_JS),
     staticFile('dashboard.css', 'text/css; charset=utf-8', DASHBOARD_CSS),
-    staticFile('icon.svg', 'image/svg+xml', ICON),
+    staticFile('icon.svg', 'image/svg+xml', ICON_SVG),
   ];
   const assetBase = `${path}/assets/${versionOf(files, { endpoint, path })}`;
   // The endpoint travels in a data attribute: no inline script under this CSP.

@@ -1,18 +1,14 @@
 import type { IRouter } from 'express';
-import {
-  css,
-  editorWorkerService,
-  favicon,
-  graphqlWorker,
-  js,
-  jsonWorker,
-} from '@graphql-yoga/render-graphiql/graphiql';
+import { EDITOR_WORKER_JS, GRAPHIQL_CSS, GRAPHIQL_JS, GRAPHQL_WORKER_JS, JSON_WORKER_JS } from '../graphiql/bundle.generated.js';
+import { ICON_SVG } from './icon.js';
 import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
 
 /**
- * GraphiQL at `/graphiql`, served entirely by cronql (no CDN): the page is the GraphiQL 5 bundle of
- * `@graphql-yoga/render-graphiql` (React, Monaco and its workers, CSS with inlined fonts), split
- * into same-origin files so the page runs under a Content-Security-Policy without inline scripts.
+ * GraphiQL at `/graphiql`, served entirely by cronql (no CDN, no second GraphQL server): the page
+ * is GraphiQL 5 itself (the `graphiql` package with React, Monaco Editor and its three workers,
+ * CSS with inlined fonts), bundled from src/graphiql/app by `npm run build:graphiql` into the
+ * committed src/graphiql/bundle.generated.ts and served as same-origin files, so the page runs
+ * under a Content-Security-Policy without inline scripts.
  *
  * Signing in: open `/graphiql#token=<token>` (see `graphiqlLink`). The fragment never reaches the
  * server; a small script reads it before anything else runs, removes it from the address bar with
@@ -157,7 +153,7 @@ function bootScript(config: { endpoint: string; title: string; defaultQuery: str
     return undefined;
   }
 
-  // 3. Render once the GraphiQL bundle (the last script of <body>) has run.
+  // 3. Render once the GraphiQL bundle (the last script of <body>) has run (src/graphiql/app/main.ts).
   document.addEventListener('DOMContentLoaded', function () {
     var headers = token ? JSON.stringify({ Authorization: 'Bearer ' + token }, null, 2) : undefined;
     var currentHeaders = headers || '';
@@ -179,7 +175,7 @@ function bootScript(config: { endpoint: string; title: string; defaultQuery: str
       options.headers = headers; // new tabs
       options.initialHeaders = headers; // the tab shown now
     }
-    YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options);
+    CronqlGraphiQL.render(document.getElementById('root'), options);
   });
 })();
 `;
@@ -189,7 +185,7 @@ const rendered = new Map<string, GraphiqlBundle>();
 
 /**
  * Renders the page and its files. Pure, and memoised per options: every server of a process
- * (tests start many) shares one copy of the ~9 MB of strings and their hashes.
+ * (tests start many) shares one copy of the ~7 MB of strings and their hashes.
  */
 export function renderGraphiqlBundle(options: GraphiqlOptions = {}): GraphiqlBundle {
   const key = JSON.stringify([options.endpoint, options.path, options.title, options.defaultQuery]);
@@ -207,15 +203,14 @@ function render(options: GraphiqlOptions): GraphiqlBundle {
   const title = options.title ?? 'cronql GraphiQL';
   const defaultQuery = options.defaultQuery ?? DEFAULT_GRAPHIQL_QUERY;
 
-  const faviconMatch = /^data:([^;,]+);base64,(.*)$/s.exec(favicon);
   const statics = [
-    asset('graphiql.js', 'text/javascript; charset=utf-8', js),
-    asset('graphiql.css', 'text/css; charset=utf-8', css),
-    asset('editor.worker.js', 'text/javascript; charset=utf-8', editorWorkerService),
-    asset('json.worker.js', 'text/javascript; charset=utf-8', jsonWorker),
-    asset('graphql.worker.js', 'text/javascript; charset=utf-8', graphqlWorker),
+    asset('graphiql.js', 'text/javascript; charset=utf-8', GRAPHIQL_JS),
+    asset('graphiql.css', 'text/css; charset=utf-8', GRAPHIQL_CSS),
+    asset('editor.worker.js', 'text/javascript; charset=utf-8', EDITOR_WORKER_JS),
+    asset('json.worker.js', 'text/javascript; charset=utf-8', JSON_WORKER_JS),
+    asset('graphql.worker.js', 'text/javascript; charset=utf-8', GRAPHQL_WORKER_JS),
+    asset('icon.svg', 'image/svg+xml', ICON_SVG),
   ];
-  if (faviconMatch) statics.push(asset('favicon.ico', faviconMatch[1]!, Buffer.from(faviconMatch[2]!, 'base64')));
 
   // One version for the whole set: asset URLs change whenever any content or option does, so
   // they can be cached forever.
@@ -248,7 +243,8 @@ function render(options: GraphiqlOptions): GraphiqlBundle {
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="referrer" content="no-referrer" />
     <title>${escapeHtml(title)}</title>
-${faviconMatch ? `    <link rel="icon" href="${assetBase}/favicon.ico" />\n` : ''}    <link rel="stylesheet" href="${assetBase}/graphiql.css" />
+    <link rel="icon" href="${assetBase}/icon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href="${assetBase}/graphiql.css" />
     <script src="${assetBase}/boot.js"></script>
   </head>
   <body id="body" class="no-focus-outline">

@@ -120,6 +120,18 @@ describe.skipIf(!run)('GraphiQL in headless Chromium', () => {
     }
   });
 
+  it('opens the Explorer, which lists the schema\'s fields and adds the one ticked to the operation', async () => {
+    await page.goto(`${api.url}/graphiql?query=${encodeURIComponent('{ __typename }')}`, { waitUntil: 'load' });
+    await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
+    await expect.poll(queryText, patient).toContain('__typename');
+    expect(await queryText()).not.toMatch(/\bjobs\b/);
+    await page.locator('button[aria-label="Show GraphiQL Explorer"]').click();
+    const explorer = page.locator('.graphiql-plugin');
+    await expect.poll(async () => (await explorer.innerText()).replace(/\s+/g, ' '), patient).toMatch(/\bjobs\b/);
+    await explorer.getByText('jobs', { exact: true }).first().click();
+    await expect.poll(queryText, patient).toMatch(/\bjobs\b/);
+  });
+
   it('made no request outside the test server, no CSP violation and no page error', async () => {
     const urls = [...requests.map((r) => r.url()), ...websockets];
     expect(urls.length).toBeGreaterThan(5);

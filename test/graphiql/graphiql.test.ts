@@ -120,10 +120,10 @@ describe('GET /graphiql', () => {
     expect([...files.keys()].map((p) => p.split('/').pop()).sort()).toEqual([
       'boot.js',
       'editor.worker.js',
-      'favicon.ico',
       'graphiql.css',
       'graphiql.js',
       'graphql.worker.js',
+      'icon.svg',
       'json.worker.js',
     ]);
     for (const [path, file] of files) {
@@ -134,14 +134,14 @@ describe('GET /graphiql', () => {
       const type = String(file.headers['content-type']);
       if (path.endsWith('.js')) expect(type, path).toBe('text/javascript; charset=utf-8');
       if (path.endsWith('.css')) expect(type, path).toBe('text/css; charset=utf-8');
-      if (path.endsWith('.ico')) expect(type, path).toMatch(/^image\//);
+      if (path.endsWith('.svg')) expect(type, path).toMatch(/^image\//);
     }
   });
 
   it('loads nothing from elsewhere: no CDN, no remote script, style, font or import', () => {
     const texts: [string, string][] = [
       ['/graphiql', html],
-      ...[...files].filter(([p]) => !p.endsWith('.ico')).map(([p, f]) => [p, f.body.toString('utf8')] as [string, string]),
+      ...[...files].filter(([p]) => !p.endsWith('.svg')).map(([p, f]) => [p, f.body.toString('utf8')] as [string, string]),
     ];
     for (const [path, text] of texts) {
       for (const [what, pattern] of REMOTE_LOAD_PATTERNS) {

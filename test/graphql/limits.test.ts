@@ -1,4 +1,4 @@
-import { getIntrospectionQuery, print } from 'graphql';
+import { getIntrospectionQuery, print, stripIgnoredCharacters } from 'graphql';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RunsDocument, TargetsDocument } from '../../src/client/generated/graphql.js';
@@ -66,6 +66,14 @@ describe('within the limits', () => {
     const ws = await overWs(getIntrospectionQuery());
     expect(ws.errors).toBeUndefined();
     expect(ws.data).toEqual(http.data);
+  });
+
+  test('the introspection of the GraphiQL page (schema description, deprecated arguments; compacted) passes', async () => {
+    // What src/graphiql/app asks GraphiQL for (schemaDescription, inputValueDeprecation), sent as the page sends it.
+    const query = stripIgnoredCharacters(getIntrospectionQuery({ schemaDescription: true, inputValueDeprecation: true }));
+    const http = await gql(api.url, query, {}, api.adminToken);
+    expect(http.errors).toBeUndefined();
+    expect(http.data).toHaveProperty('__schema.queryType.name', 'Query');
   });
 
   test('a full page of 500 runs with every field passes the cost limit', async () => {
