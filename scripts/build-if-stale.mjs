@@ -1,6 +1,9 @@
 // `npm start` runs this first: it builds dist/ with TypeScript only when a source changed since the
 // last build, so a start with nothing changed does not rebuild, and a production install with a
 // prebuilt dist/ (`npm ci --omit=dev`) starts without TypeScript, a dev dependency.
+// `npm install` / `npm ci` run it too (`prepare`, with --prepare): a fresh clone and an install
+// from git get a built dist/. There, no TypeScript (`npm ci --omit=dev` in a clone) is not an error:
+// the install goes on, and `npm start` says what is missing.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const built = join(root, 'dist', 'src', 'main.js');
+const prepare = process.argv.includes('--prepare');
 
 function newest(dir) {
   let latest = 0;
@@ -31,7 +35,7 @@ try {
   console.error(existsSync(built)
     ? 'cronql: sources changed since dist/ was built, and TypeScript is not installed: run "npm install" then "npm run build"'
     : 'cronql: dist/ is missing and TypeScript is not installed: run "npm install" then "npm run build"');
-  process.exit(existsSync(built) ? 0 : 1);
+  process.exit(existsSync(built) || prepare ? 0 : 1);
 }
 console.log('cronql: building dist/ (sources changed)');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });

@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from './logger.js';
 import type { Role } from './config.js';
 import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './options.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js';
+import type { EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
 import { lastHourLosses } from './db/readiness-queries.js';
 import { lazyJobStore } from './db/lazy-job-store.js';
@@ -132,6 +132,8 @@ export class Cronql {
     const t = this.startup;
     t.mark('beforeStart');
     if (!url) {
+      // Loaded only here: with a DATABASE_URL, the optional embedded PostgreSQL is never touched.
+      const { startEmbeddedPostgres } = await import('./db/embedded-postgres.js');
       this.embedded = await startEmbeddedPostgres({ dataDir: o.dataDir, log: this.log });
       url = this.embedded.url;
       t.mark('embeddedDatabase');

@@ -100,6 +100,12 @@ export const RUNTIME_BOUNDS = {
   stopRecordingMs: 5_000,
   /** A heartbeat is fresh within two heartbeats and this much. */
   heartbeatSlackMs: 1_000,
+  /**
+   * On SIGTERM/SIGINT, how long past the shutdown grace the process waits for its bounded stop
+   * steps before it exits 1 anyway: a container's stop timeout (compose's stop_grace_period,
+   * Kubernetes' terminationGracePeriodSeconds) must cover the grace plus this.
+   */
+  shutdownLastResortMs: 15_000,
 } as const;
 
 /**

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, RUNTIME_BOUNDS, type Config } from './config.js';
 import { ConfigError } from './errors.js';
+import { EmbeddedPostgresMissingError } from './db/embedded/binaries.js';
 import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     setTimeout(() => {
       log.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, config.shutdownGraceMs + 15_000).unref();
+    }, config.shutdownGraceMs + RUNTIME_BOUNDS.shutdownLastResortMs).unref();
     try {
       // Stop firing first, then stop serving, then drain the runs in flight.
       cronql.stopFiring();
@@ -91,11 +92,16 @@ async function main(): Promise<void> {
     http = await startHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
     cronql.startup.mark('http');
   } catch (err) {
-    log.error({ err }, 'cronql could not start');
-    // One line for whoever reads the console; the log line above has the details.
-    console.error(`cronql: could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    // Nothing to add to this one (no stack, no log line): it says what to do.
+    const missing = err instanceof EmbeddedPostgresMissingError;
+    if (missing) console.error(`cronql: ${err.message}`);
+    else {
+      log.error({ err }, 'cronql could not start');
+      // One line for whoever reads the console; the log line above has the details.
+      console.error(`cronql: could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
     await Promise.race([cronql.stop().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
-    process.exit(1);
+    process.exit(missing ? 2 : 1);
   }
   const startup = { processAndImports: imports, ...cronql.startup.phases, total: Math.round(performance.now()) };
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl, startup }, 'cronql is listening');

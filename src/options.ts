@@ -57,13 +57,14 @@ export type ResolvedOptions = Omit<CronqlOptions, Tunable | 'role' | 'instanceId
   listen: boolean;
 };
 
-/** A bad option given to `createCronql`: the message names it and says what it must be. */
+/** A bad option given to `createCronql` (or `attachCronql`): the message names it and says what it must be. */
 export class OptionsError extends Error {
   constructor(
     readonly option: string,
     problem: string,
+    where = 'createCronql',
   ) {
-    super(`createCronql: ${option} ${problem}`);
+    super(`${where}: ${option} ${problem}`);
     this.name = 'OptionsError';
   }
 }

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { IRouter } from 'express';
 import { DASHBOARD_CSS, DASHBOARD_JS } from '../dashboard/bundle.generated.js';
 import { ICON_SVG } from './icon.js';
 import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
@@ -97,7 +97,7 @@ function render(options: DashboardOptions): DashboardBundle {
  * (cached forever: a new build has a new version). Public, like GraphiQL: mount it before any
  * authentication.
  */
-export function mountDashboard(app: Express, options: DashboardOptions = {}): DashboardBundle {
+export function mountDashboard(app: IRouter, options: DashboardOptions = {}): DashboardBundle {
   const bundle = renderDashboardBundle(options);
   const version = bundle.assetBase.slice(bundle.assetBase.lastIndexOf('/') + 1);
   app.get(bundle.path, (req, res) => {

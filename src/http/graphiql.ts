@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { IRouter } from 'express';
 import { EDITOR_WORKER_JS, GRAPHIQL_CSS, GRAPHIQL_JS, GRAPHQL_WORKER_JS, JSON_WORKER_JS } from '../graphiql/bundle.generated.js';
 import { ICON_SVG } from './icon.js';
 import { escapeHtml, failSend, sendStaticFile, staticFile, versionOf, type StaticFile } from './static-files.js';
@@ -267,7 +267,7 @@ const send = (req: Parameters<typeof sendStaticFile>[0], res: Parameters<typeof 
  * Everything is rendered once, here; gzip copies are made on first request. Mount it before any
  * authentication middleware: the page holds no data and is public (docs/security.md).
  */
-export function mountGraphiql(app: Express, options: GraphiqlOptions = {}): GraphiqlBundle {
+export function mountGraphiql(app: IRouter, options: GraphiqlOptions = {}): GraphiqlBundle {
   const bundle = renderGraphiqlBundle(options);
   const fail = failSend;
   app.get(bundle.path, (req, res) => {

