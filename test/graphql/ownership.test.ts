@@ -6,7 +6,9 @@ import { gql, startApi, type Api } from './support.js';
 describe('who arms what, over GraphQL', () => {
   let api: Api;
   beforeAll(async () => {
-    api = await startApi({ instanceId: 'owner-1', heartbeatMs: 200, lostAfterMs: 1_000 });
+    // Beats every 200 ms so the share is recorded quickly; counted lost only after a minute, so a
+    // busy machine that delays a beat never makes the only instance look dead (armedOn would be []).
+    api = await startApi({ instanceId: 'owner-1', heartbeatMs: 200, lostAfterMs: 60_000 });
   });
   afterAll(() => api.close());
   const admin = <R>(query: string, variables?: Record<string, unknown>) => gql<R, unknown>(api.url, query, variables, api.adminToken);

@@ -38,7 +38,7 @@ export interface SpawnOptions {
   /** @default a fresh temporary directory, removed when the process exits */
   dataDir?: string;
   env?: Record<string, string>;
-  /** How long to wait for "cronql is listening". @default 20000 */
+  /** How long to wait for "cronql is listening" (generous: a loaded machine can take many seconds to start Node). @default 45000 */
   startTimeoutMs?: number;
   /**
    * A shell command line to run instead of `node main.js` (a Procfile entry); `dist/src/main.js`
@@ -139,7 +139,7 @@ export async function spawnCronql(o: SpawnOptions): Promise<CronqlProcess> {
   let banner: string;
   try {
     banner = await Promise.race([
-      waitForLog(/cronql listening on http/, o.startTimeoutMs ?? 20_000),
+      waitForLog(/cronql listening on http/, o.startTimeoutMs ?? 45_000),
       exited.then((e) => Promise.reject(new Error(`cronql exited (${e.code ?? e.signal}) before listening:\n${logs.map((l) => l.line).join('\n')}`))),
     ]);
   } catch (err) {
