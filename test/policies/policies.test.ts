@@ -120,7 +120,9 @@ describe('jitter: a thousand jobs due at the same instant', () => {
       ids.push(...made.map((j) => j.id));
     }
     const off = cronql.events.on((c) => {
-      if (c.run.status === 'RUNNING') started.push({ at: clock.now().getTime(), slot: c.run.scheduledAt.getTime(), jobId: c.run.jobId, dueAt: c.run.dueAt?.getTime() ?? null });
+      // When it started is the run's startedAt (the handler's entry); its RUNNING change may be
+      // published a little later, with the write that records that instant.
+      if (c.run.status === 'RUNNING') started.push({ at: c.run.startedAt!.getTime(), slot: c.run.scheduledAt.getTime(), jobId: c.run.jobId, dueAt: c.run.dueAt?.getTime() ?? null });
     });
     const slot = Date.parse('2026-06-01T12:00:00.000Z');
     // Walk through the window in 100 ms steps: each job starts when its offset has passed.
@@ -152,7 +154,9 @@ describe('jitter: a thousand jobs due at the same instant', () => {
     clock.set(new Date(next - 1_000));
     cronql = await startCronql(db.url, { clock, targets, listen: false });
     const off = cronql.events.on((c) => {
-      if (c.run.status === 'RUNNING') started.push({ at: clock.now().getTime(), slot: c.run.scheduledAt.getTime(), jobId: c.run.jobId, dueAt: c.run.dueAt?.getTime() ?? null });
+      // When it started is the run's startedAt (the handler's entry); its RUNNING change may be
+      // published a little later, with the write that records that instant.
+      if (c.run.status === 'RUNNING') started.push({ at: c.run.startedAt!.getTime(), slot: c.run.scheduledAt.getTime(), jobId: c.run.jobId, dueAt: c.run.dueAt?.getTime() ?? null });
     });
     for (let t = 0; t <= 10_000; t += 500) {
       clock.set(new Date(next + t));
