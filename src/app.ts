@@ -152,7 +152,15 @@ export class Cronql {
     }
     t.mark('migrations');
     this.probe = createPool(url, { connectTimeoutMs: PROBE_MS, queryTimeoutMs: PROBE_MS }, 1);
-    const store = new RunStore({ pool: this._pool, instanceId: this.instanceId, now: () => this.clock.now(), publish: (c) => this.events.publish(c) });
+    const store = new RunStore({
+      pool: this._pool,
+      instanceId: this.instanceId,
+      now: () => this.clock.now(),
+      publish: (c) => this.events.publish(c),
+      // startedAt is when the handler was entered, and the RUNNING change says so (db/runs/started.ts).
+      startedOnEntry: true,
+      onStartedError: (err) => this.log.warn({ err }, 'could not record when handlers were entered; the runs keep their claim instant'),
+    });
     if (o.listen) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
       await this.notifier.start();

@@ -3,12 +3,13 @@ import type { RunStatus } from '../domain/enums.js';
 import type { RunChange, RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
 import type { RunContext, WaitingRun } from './runs/context.js';
-import { FIRE_BATCH, claim, fireBatch, missedBatch, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
+import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
 import { cancel, insertManual } from './runs/manual.js';
 import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
+import { HeldStarts } from './runs/started.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
@@ -22,6 +23,15 @@ export interface RunStoreOptions {
   now: () => Date;
   /** Told of every change each write made, in order, right after the write returned. */
   publish: (changes: readonly RunChange[]) => void;
+  /**
+   * A claimed run's RUNNING change waits for its handler's entry (`started`), and says when that
+   * was (`runs/started.ts`); the runtime's store does. Without it (a store no executor runs), a
+   * claim publishes its changes at once, with the claim's instant.
+   * @default false
+   */
+  startedOnEntry?: boolean;
+  /** Told of a failed write of entry instants (the rows keep the claims'). */
+  onStartedError?: (err: unknown) => void;
 }
 
 /**
@@ -47,20 +57,35 @@ export interface RunStoreOptions {
  */
 export class RunStore {
   private readonly ctx: RunContext;
-  private readonly fires = new Batcher<DueSlot, FireOutcome>((slots) => fireBatch(this.ctx, slots), FIRE_BATCH);
+  private readonly fires = new Batcher<DueSlot, FireOutcome>((slots) => fireBatch(this.ctx, slots), FIRE_BATCH, splitByJob);
   private readonly misses = new Batcher<MissedSlot, RunRecord | null>((slots) => missedBatch(this.ctx, slots));
   private readonly finishes = new Batcher<Ending, RunRecord | null>((items) => finishBatch(this.ctx, items), FIRE_BATCH);
   private wake: (runs: readonly WaitingRun[]) => void = () => {};
+  /** Claims whose announcement waits for their handler (with `startedOnEntry`). */
+  private readonly held: HeldStarts | undefined;
 
   constructor(o: RunStoreOptions) {
+    const firing = new Set<Promise<unknown>>();
+    const held = o.startedOnEntry ? new HeldStarts({ pool: o.pool, instanceId: o.instanceId, firing }, o.publish, o.onStartedError ?? (() => {})) : undefined;
+    this.held = held;
     this.ctx = {
       pool: o.pool,
       instanceId: o.instanceId,
       now: o.now,
-      publish: (changes) => o.publish(changes),
+      publish: held ? (changes) => held.publish(changes) : (changes) => o.publish(changes),
+      claimed: held ? (changes) => held.hold(changes) : (changes) => o.publish(changes),
       waiting: (runs) => this.wake(runs),
-      firing: new Set(),
+      firing,
     };
+  }
+
+  /**
+   * The handler of a run claimed here was entered at `at`: its `startedAt`, written with the run's
+   * next write, and its RUNNING change published then (`runs/started.ts`). Without
+   * `startedOnEntry`, nothing: the claim's instant stands.
+   */
+  started(runId: string, at: Date): void {
+    this.held?.entered(runId, at);
   }
 
   /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */
@@ -93,12 +118,13 @@ export class RunStore {
    * event loop are recorded together.
    */
   finish(run: RunRecord | string, finish: Finish): Promise<RunRecord | null> {
-    return this.finishes.add(ending(run, finish));
+    return this.finishes.add(ending(run, finish, this.held?.take(typeof run === 'string' ? run : run.id)));
   }
 
   /** `finish` for one run on its own, outside any batch (after its batch failed). */
   async finishAlone(run: RunRecord | string, finish: Finish): Promise<RunRecord | null> {
-    return (await finishBatch(this.ctx, [ending(run, finish)]))[0];
+    const startedAt = typeof run === 'string' ? undefined : run.startedAt ?? undefined;
+    return (await finishBatch(this.ctx, [ending(run, finish, startedAt)]))[0];
   }
 
   /** A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`). */

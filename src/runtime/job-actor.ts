@@ -146,6 +146,17 @@ export class JobActor {
     }
   }
 
+  /**
+   * The slot the alarm was set for, woken within that slot's own second and the grace: no later
+   * slot can have come due yet (slots are whole seconds), so it is on time without computing the
+   * next one first. A jittered slot woken past its second takes the general path.
+   */
+  private onTimeInItsSecond(at: Date, now: Date): boolean {
+    const t = at.getTime();
+    const n = now.getTime();
+    return t > this.cursor.getTime() && t <= n && n < t + 1000 && n - this.dueAt(at).getTime() <= this.options.graceMs;
+  }
+
   private handOn(): void {
     const now = this.clock.now();
     if (this.job.scheduleType === ScheduleType.ONE_TIME) {
@@ -156,6 +167,15 @@ export class JobActor {
     // The common case: the alarm's slot is due and the next one is not yet — one computation
     // finds both (`following`: the slot after the latest, known already).
     const at = this.nextAt;
+    if (at && this.onTimeInItsSecond(at, now)) {
+      // The common case, kept short: the slot goes first, the next alarm is computed after the
+      // turn's slots are on their way to the database.
+      this.handTo(at);
+      this.cursor = at;
+      // nextAt keeps the slot just handed on until the re-arm (a turn of the event loop).
+      this.clock.later(() => this.armNext());
+      return;
+    }
     let latest: Date | null = null;
     let following: Date | null | undefined;
     if (at && at.getTime() <= now.getTime() && at.getTime() > this.cursor.getTime()) {

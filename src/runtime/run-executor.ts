@@ -18,8 +18,42 @@ const NO_SECRETS: ReadonlyMap<string, string> = new Map();
 interface InFlight {
   run: RunRecord;
   controller: AbortController;
+  /** Aborts the run's signal and settles its race (see `Abort`). */
+  abort: (reason: AbortReason) => void;
   done: Promise<void>;
 }
+
+/**
+ * A run's abort: its handler's signal, and the promise its handler is raced against — rejected
+ * by the executor itself when it aborts (no listener on the signal per run: `addEventListener`
+ * is a measurable part of starting 10,000 co-due handlers).
+ */
+interface Abort {
+  controller: AbortController;
+  /** Rejects with the reason once the run is aborted. */
+  aborted: Promise<never>;
+  abort: (reason: AbortReason) => void;
+}
+
+function newAbort(): Abort {
+  const controller = new AbortController();
+  let fail!: (reason: unknown) => void;
+  const aborted = new Promise<never>((_, reject) => (fail = reject));
+  aborted.catch(() => {});
+  return {
+    controller,
+    aborted,
+    abort: (reason) => {
+      if (controller.signal.aborted) return;
+      controller.abort(reason);
+      fail(reason);
+    },
+  };
+}
+
+/** Whether a handler's result is a promise (or any thenable) to wait for. */
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 
 /** Why a run's signal was aborted; the outcome recorded depends on it. */
 class AbortReason extends Error {
@@ -32,6 +66,12 @@ class AbortReason extends Error {
 const MAX_MESSAGE = 2_000;
 /** How long a drain waits for the ends of aborted runs to be recorded. */
 const DRAIN_RECORD_MS = 2_000;
+/**
+ * The runs of one answer of the database (a co-due part, up to 10,000) start together, in one
+ * turn of the event loop, once every run of the answer is known. Not in slices that yield between
+ * them: measured at 50,000 co-due (BENCHMARKS.md), the turns in between went to delivering the
+ * first runs' changes to subscribers, and the last handler was entered seconds later.
+ */
 
 /** Turns what a handler threw into the run's failure fields (code, message, details; docs/api.md). */
 function describeFailure(err: unknown): Pick<Finish, 'failureCode' | 'failureMessage' | 'failureDetails'> {
@@ -75,6 +115,8 @@ function safeJson(value: unknown): unknown {
  */
 export class RunExecutor {
   private readonly inFlight = new Map<string, InFlight>();
+  /** Runs executed but whose handler is not started yet (the rest of the answer is being read). */
+  private toStart: (() => void)[] = [];
   /** Set once drained: recordings still failing then give up (recovery settles those runs). */
   private stopped = false;
 
@@ -85,6 +127,8 @@ export class RunExecutor {
     private readonly secrets?: SecretResolver,
     /** Told of each run whose end is recorded. */
     private readonly ended: (run: RunRecord, status: RunStatus) => void = () => {},
+    /** The runtime's clock: a run's `startedAt` is the instant its handler is entered, on it. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   get activeCount(): number {
@@ -108,17 +152,28 @@ export class RunExecutor {
 
   /** Starts a RUNNING run in the background; resolves when its terminal state is recorded. */
   execute(run: RunRecord, limits: RunLimits): Promise<void> {
-    const controller = new AbortController();
-    const done = this.runHandler(run, controller, limits).finally(() => this.inFlight.delete(run.id));
-    this.inFlight.set(run.id, { run, controller, done });
+    const abort = newAbort();
+    const done = new Promise<void>((resolve) => {
+      // The first run of an answer schedules the start of all: a microtask queued behind the
+      // answer's other outcomes, so each handler starts knowing the whole batch is claimed.
+      if (this.toStart.push(() => resolve(this.runHandler(run, abort, limits))) === 1) queueMicrotask(() => this.startAll());
+    }).finally(() => this.inFlight.delete(run.id));
+    // In flight from now on: it can be aborted, waited for and drained before its handler starts.
+    this.inFlight.set(run.id, { run, controller: abort.controller, abort: abort.abort, done });
     return done;
+  }
+
+  private startAll(): void {
+    const runs = this.toStart;
+    this.toStart = [];
+    for (const start of runs) start();
   }
 
   /** Aborts an in-flight run on this instance (cancelRun already recorded CANCELED). */
   abort(runId: string, kind: 'CANCELED' | 'SHUTDOWN', message: string): boolean {
     const entry = this.inFlight.get(runId);
     if (!entry) return false;
-    entry.controller.abort(new AbortReason(kind, message));
+    entry.abort(new AbortReason(kind, message));
     return true;
   }
 
@@ -145,7 +200,7 @@ export class RunExecutor {
     this.stopped = true;
   }
 
-  private async runHandler(run: RunRecord, controller: AbortController, { timeoutSeconds, captureBytes }: RunLimits): Promise<void> {
+  private async runHandler(run: RunRecord, { controller, aborted, abort }: Abort, { timeoutSeconds, captureBytes }: RunLimits): Promise<void> {
     // Bound to the run when a handler first asks for it: most never log, and a child costs.
     let log: Logger | undefined;
     const parent = this.log;
@@ -186,40 +241,40 @@ export class RunExecutor {
     let timer: NodeJS.Timeout | undefined;
     if (timeoutSeconds) {
       timer = setTimeout(
-        () => controller.abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
+        () => abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
         timeoutSeconds * 1000,
       );
     }
-    // A handler that ignores its signal still loses the race against it.
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-    });
-    aborted.catch(() => {});
     let outcome: Finish;
+    let enteredAt: Date | undefined;
     try {
-      const output = await Promise.race([
-        Promise.resolve().then(() =>
-          definition.handler({
-            // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
-            payload,
-            signal: controller.signal,
-            get log() {
-              return (log ??= handlerLog());
-            },
-            run: {
-              id: run.id,
-              jobId: run.jobId,
-              jobKey: run.jobKey,
-              jobVersion: run.jobVersion,
-              scheduledAt: run.scheduledAt,
-              triggerType: run.triggerType,
-              attempt: run.attempt,
-              captureBytes,
-            },
-          }),
-        ),
-        aborted,
-      ]);
+      // Aborted before its start (canceled, shut down while its answer was read): not entered at all.
+      if (controller.signal.aborted) await aborted;
+      // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
+      enteredAt = this.now();
+      this.store.started(run.id, enteredAt);
+      // A synchronous throw lands in the catch below like a rejection.
+      const result: unknown = definition.handler({
+        // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
+        payload,
+        signal: controller.signal,
+        get log() {
+          return (log ??= handlerLog());
+        },
+        run: {
+          id: run.id,
+          jobId: run.jobId,
+          jobKey: run.jobKey,
+          jobVersion: run.jobVersion,
+          scheduledAt: run.scheduledAt,
+          triggerType: run.triggerType,
+          attempt: run.attempt,
+          captureBytes,
+        },
+      });
+      // A handler that ignores its signal still loses the race against it; one that returned
+      // (a synchronous handler) has nothing to race.
+      const output = isThenable(result) ? await Promise.race([result, aborted]) : result;
       outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : undefined;
@@ -234,7 +289,7 @@ export class RunExecutor {
     } finally {
       clearTimeout(timer);
     }
-    await this.record(run, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
+    await this.record(enteredAt ? { ...run, startedAt: enteredAt } : run, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
   }
 
   /**

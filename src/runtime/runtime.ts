@@ -103,8 +103,13 @@ export class Runtime implements MaintainedRuntime {
     const firing = () => this.state === 'armed';
     this.events = o.events ?? new RuntimeEvents((err, name) => log.error({ err, event: name }, 'a runtime event listener threw'));
     this.store = store;
-    this.executor = new RunExecutor(store, o.targets, log, o.secrets, (run, status) =>
-      this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status }),
+    this.executor = new RunExecutor(
+      store,
+      o.targets,
+      log,
+      o.secrets,
+      (run, status) => this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status }),
+      () => clock.now(),
     );
     this.scheduler = new Scheduler(
       clock,

@@ -19,6 +19,11 @@ export interface RunContext {
   readonly now: () => Date;
   /** The one place run changes leave the store: told of every change each write made, in order, right after it returned. */
   readonly publish: (changes: RunChange[]) => void;
+  /**
+   * Told of the changes a claim made (a fired slot's creation, then RUNNING): published now, or
+   * held until the run's handler is entered (`started.ts`), by the store's choice.
+   */
+  readonly claimed: (changes: RunChange[]) => void;
   /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */
   readonly waiting: (runs: readonly WaitingRun[]) => void;
   /** Fire statements in flight: ends of runs wait for those (fires first: a slot is due now, a run's end can wait). */

@@ -16,10 +16,12 @@ export interface Ending {
   runId: string;
   run?: RunRecord;
   finish: Finish;
+  /** When its handler was entered, if not written yet: its `startedAt` (`started.ts`). */
+  startedAt?: Date;
 }
 
-export const ending = (run: RunRecord | string, finish: Finish): Ending =>
-  typeof run === 'string' ? { runId: run, finish } : { runId: run.id, run, finish };
+export const ending = (run: RunRecord | string, finish: Finish, startedAt?: Date): Ending =>
+  typeof run === 'string' ? { runId: run, finish, startedAt } : { runId: run.id, run, finish, startedAt };
 
 /**
  * Records the ends of `all` (RUNNING → terminal); null for a run that was no longer RUNNING
@@ -35,10 +37,11 @@ export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunR
   const slim = items.every((i) => i.run);
   const res = await ctx.pool.query(
     `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[])
-           AS t(id, status, output, failure_code, failure_message, failure_details)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[], $8::timestamptz[])
+           AS t(id, status, output, failure_code, failure_message, failure_details, started_at)
        ), done AS (
          UPDATE cron_job_runs r SET status = i.status, finished_at = $7, updated_at = $7, output = i.output,
+           started_at = coalesce(i.started_at, r.started_at),
            failure_code = i.failure_code, failure_message = i.failure_message, failure_details = i.failure_details
          FROM input i
          WHERE r.id = i.id AND r.status = ${S.RUNNING}
@@ -53,6 +56,7 @@ export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunR
       items.map((i) => i.finish.failureMessage ?? null),
       items.map((i) => jsonParam(i.finish.failureDetails)),
       now,
+      items.map((i) => i.startedAt ?? null),
     ],
   );
   // The ended runs as the rows now hold them: known ones built here (what the statement wrote).

@@ -22,6 +22,35 @@ import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
 export const FIRE_BATCH = 20_000;
 
 /**
+ * A batch of at least `FIRE_SPLIT_MIN` co-due slots is recorded by `FIRE_PARTS` statements at
+ * once, on as many connections of the pool: one statement runs on one PostgreSQL backend, one
+ * core; two use the database's second core too, and each part's handlers start as its own
+ * statement commits.
+ */
+export const FIRE_PARTS = 2;
+export const FIRE_SPLIT_MIN = 2_000;
+
+/**
+ * Cuts co-due slots into `FIRE_PARTS` ranges of job ids: the parts never touch the same keys (a
+ * job's slots stay together, so its overlap is decided in one statement, in slot order), and
+ * every statement takes its keys in (job, slot) order, as one statement for all would: two
+ * instances' parts never deadlock either.
+ */
+export function splitByJob(slots: DueSlot[]): DueSlot[][] {
+  if (slots.length < FIRE_SPLIT_MIN) return [slots];
+  const sorted = [...slots].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0));
+  const parts: DueSlot[][] = [];
+  let from = 0;
+  for (let p = 1; p <= FIRE_PARTS; p++) {
+    let to = p === FIRE_PARTS ? sorted.length : Math.round((sorted.length * p) / FIRE_PARTS);
+    while (to < sorted.length && to > from && sorted[to].jobId === sorted[to - 1].jobId) to++;
+    if (to > from) parts.push(sorted.slice(from, to));
+    from = to;
+  }
+  return parts;
+}
+
+/**
  * What a run copies from its job version, and the job's overlap policy (fixed for the life of a
  * job row: versions are new rows).
  */
@@ -122,7 +151,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   const running = builtRuns(ctx, inserted.rows, slots, now);
   const changes: RunChange[] = [];
   for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
-  ctx.publish(changes);
+  ctx.claimed(changes);
 
   // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
   const outcomes = new Map<DueSlot, FireOutcome>();
@@ -192,7 +221,7 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
   if (!rows) return null;
   const replaced = publishEnded(ctx, rows.canceled);
   const run = rows.inserted[0] ? rowToRun(rows.inserted[0]) : null;
-  if (run) ctx.publish([created(asPending(run)), moved(run, RunStatus.PENDING)]);
+  if (run) ctx.claimed([created(asPending(run)), moved(run, RunStatus.PENDING)]);
   return run ? { kind: 'claimed', run, replaced: replaced.map((c) => c.run) } : null;
 }
 
@@ -260,6 +289,6 @@ export async function claim(ctx: RunContext, ids: string[]): Promise<ClaimedRun[
     [runIds, now, ctx.instanceId],
   );
   const won = res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
-  ctx.publish(won.map((c) => moved(c.run, RunStatus.PENDING)));
+  ctx.claimed(won.map((c) => moved(c.run, RunStatus.PENDING)));
   return won;
 }
