@@ -11,7 +11,13 @@ interface KnexQuery {
 
 /** Set on a borrowed connection whose statement failed because the database did not answer. */
 const BROKEN = Symbol('cronql.brokenConnection');
-type Borrowed = pg.PoolClient & { [BROKEN]?: Error };
+const LOST = Symbol('cronql.lostConnection');
+type Borrowed = pg.PoolClient & { [BROKEN]?: Error; [LOST]?: Error };
+
+/** The 'error' listener of a borrowed connection (`this` is the connection). */
+function markLost(this: Borrowed, err: Error): void {
+  this[LOST] = err;
+}
 
 /**
  * A knex PostgreSQL client (the one MikroORM drives) that has no pool of its own: every
@@ -30,12 +36,17 @@ export function dialectOver(pool: Pool): typeof PostgreSqlKnexDialect {
     }
 
     async acquireConnection(): Promise<Borrowed> {
-      const client = await pool.connect();
+      const client: Borrowed = await pool.connect();
+      // While borrowed the pool listens for nothing: a backend ended between two statements
+      // would be an uncaught 'error' event. Noted here, the connection is dropped on release.
+      client[LOST] = undefined;
+      client.on('error', markLost);
       const self = this as unknown as { version?: string; checkVersion(c: pg.PoolClient): Promise<string> };
       if (!self.version) {
         try {
           self.version = await self.checkVersion(client);
         } catch (err) {
+          client.off('error', markLost);
           client.release(err as Error);
           throw err;
         }
@@ -46,8 +57,10 @@ export function dialectOver(pool: Pool): typeof PostgreSqlKnexDialect {
     async releaseConnection(client: Borrowed): Promise<void> {
       // A connection whose statement timed out may still owe that statement's answer: the pool
       // drops it rather than lend it again (what `pool.query` does on an error).
-      const broken = client[BROKEN];
+      const broken = client[BROKEN] ?? client[LOST];
       delete client[BROKEN];
+      delete client[LOST];
+      client.off('error', markLost);
       client.release(broken);
     }
 

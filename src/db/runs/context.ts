@@ -33,6 +33,14 @@ export interface RunContext {
 /** Runs `work` in one transaction on one connection. */
 export async function inTransaction<T>(pool: Pool, work: (q: Query) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A borrowed connection has no 'error' listener of the pool's: a backend ended between two
+  // statements (a restart, 57P01) would be an uncaught 'error' event. Kept here, the connection
+  // is dropped on release instead of lent again.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work((text, params) => client.query(text, params));
@@ -42,6 +50,7 @@ export async function inTransaction<T>(pool: Pool, work: (q: Query) => Promise<T
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(lost);
   }
 }
