@@ -1,3 +1,5 @@
+// First: graphql must load in production mode before any module imports it.
+import './graphql-production-mode.js';
 import 'reflect-metadata';
 import { loadConfig, RUNTIME_BOUNDS, type Config } from './config.js';
 import { ConfigError } from './errors.js';

@@ -1,7 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express, { type ErrorRequestHandler, type IRouter, type RequestHandler } from 'express';
@@ -13,6 +19,7 @@ import {
   validate,
   type DocumentNode,
   type ExecutionArgs,
+  type FormattedExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
@@ -106,11 +113,21 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
     parseOptions: { maxTokens: LIMITS.maxTokens },
     validationRules: [...LIMIT_RULES],
     formatError: (formatted, error) => formatError(formatted, error, log),
-    // Landing pages load from a CDN; GraphiQL is served offline by cronql itself.
+    // The response-size limit is applied where the answer is serialised: written once, measured once.
+    stringifyResult: stringifyWithin(maxResponseBytes),
+    // Apollo's implicit plugins, each decided here rather than by NODE_ENV or APOLLO_* variables.
+    // Landing pages load from a CDN; GraphiQL is served offline by cronql itself. cronql sends
+    // nothing to Apollo's cloud (usage, schema, traces). Cache control is replaced by noStorePlugin:
+    // Apollo's wraps every resolver to collect hints cronql never gives, and always answered
+    // `no-store`.
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin(),
       operationGuardPlugin(),
-      responseSizePlugin(maxResponseBytes),
       requestErrorStatusPlugin(),
     ],
   });
@@ -229,20 +246,33 @@ function operationGuardPlugin(): ApolloServerPlugin<GraphQLContext> {
 }
 
 /**
- * The answer is measured before it is serialised (without writing it): past the limit it is
- * replaced by one RESPONSE_TOO_LARGE error.
+ * Every answer is marked `Cache-Control: no-store` (what Apollo's cache-control plugin said for
+ * a schema without cache hints, without its per-field hook): answers are per token and live.
  */
-function responseSizePlugin(limit: number): ApolloServerPlugin<GraphQLContext> {
+function noStorePlugin(): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ response }) {
-          if (response.body.kind !== 'single') return;
-          const { data, errors } = response.body.singleResult;
-          if (exceedsBytes({ data, errors }, limit)) response.body.singleResult = { errors: [tooLargeError(limit)] };
+          if (!response.http.headers.has('cache-control')) response.http.headers.set('cache-control', 'no-store');
         },
       };
     },
+  };
+}
+
+/**
+ * Apollo's serialiser (compact JSON and a newline), with the response-size limit: an answer past
+ * `limit` bytes is replaced by one RESPONSE_TOO_LARGE error. Measuring the written text is exact
+ * and cheaper than walking the result beforehand (which graphql-ws still does, see exceedsBytes);
+ * what may be serialised first is bounded by the cost limit (limits.ts).
+ */
+export function stringifyWithin(limit: number): (result: FormattedExecutionResult) => string {
+  return (result) => {
+    const text = `${JSON.stringify(result)}\n`;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most answers need no byte count.
+    if (text.length * 3 <= limit || Buffer.byteLength(text, 'utf8') <= limit) return text;
+    return `${JSON.stringify({ errors: [tooLargeError(limit)] })}\n`;
   };
 }
 
