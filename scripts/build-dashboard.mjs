@@ -3,16 +3,14 @@
 // esbuild nor the UI libraries (they are dev dependencies). `--check` builds in memory and fails
 // when the committed file differs (the test suite runs it: the build must not drift from its
 // sources). The same esbuild version and options always give the same bytes.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const app = join(root, 'src', 'dashboard', 'app');
-const target = join(root, 'src', 'dashboard', 'bundle.generated.ts');
-const check = process.argv.includes('--check');
 
 const result = await esbuild.build({
   absWorkingDir: root,
@@ -54,19 +52,12 @@ export const DASHBOARD_CSS: string = ${JSON.stringify(css)};
 `;
 
 const size = (s) => `${(Buffer.byteLength(s) / 1024).toFixed(1)} KiB (gzip ${(gzipSync(s, { level: 9 }).length / 1024).toFixed(1)} KiB)`;
-if (check) {
-  let committed = '';
-  try {
-    committed = readFileSync(target, 'utf8');
-  } catch {
-    // missing: reported below
-  }
-  if (committed !== generated) {
-    console.error('build-dashboard: src/dashboard/bundle.generated.ts differs from a fresh build of src/dashboard/app: run "npm run build:dashboard" and commit it');
-    process.exit(1);
-  }
-  console.log(`build-dashboard: up to date; dashboard.js ${size(js)}, dashboard.css ${size(css)}`);
-} else {
-  writeFileSync(target, generated);
-  console.log(`build-dashboard: wrote src/dashboard/bundle.generated.ts; dashboard.js ${size(js)}, dashboard.css ${size(css)}`);
-}
+writeOrCheck({
+  tool: 'build-dashboard',
+  root,
+  file: 'src/dashboard/bundle.generated.ts',
+  text: generated,
+  source: 'a fresh build of src/dashboard/app',
+  fix: 'npm run build:dashboard',
+  details: `dashboard.js ${size(js)}, dashboard.css ${size(css)}`,
+});

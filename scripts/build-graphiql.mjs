@@ -4,16 +4,14 @@
 // GraphiQL is served with no second GraphQL server installed. `--check` builds in memory and fails
 // when the committed file differs (the test suite runs it: the build must not drift from its
 // sources and the locked versions). The same esbuild version and options always give the same bytes.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const app = join(root, 'src', 'graphiql', 'app');
-const target = join(root, 'src', 'graphiql', 'bundle.generated.ts');
-const check = process.argv.includes('--check');
 
 const common = {
   absWorkingDir: root,
@@ -78,19 +76,12 @@ const size = (s) => `${(Buffer.byteLength(s) / 1024).toFixed(0)} KiB (gzip ${(gz
 const sizes = Object.values(files)
   .map(([name, text]) => `${name} ${size(text)}`)
   .join(', ');
-if (check) {
-  let committed = '';
-  try {
-    committed = readFileSync(target, 'utf8');
-  } catch {
-    // missing: reported below
-  }
-  if (committed !== generated) {
-    console.error('build-graphiql: src/graphiql/bundle.generated.ts differs from a fresh build of src/graphiql/app: run "npm run build:graphiql" and commit it');
-    process.exit(1);
-  }
-  console.log(`build-graphiql: up to date; ${sizes}`);
-} else {
-  writeFileSync(target, generated);
-  console.log(`build-graphiql: wrote src/graphiql/bundle.generated.ts; ${sizes}`);
-}
+writeOrCheck({
+  tool: 'build-graphiql',
+  root,
+  file: 'src/graphiql/bundle.generated.ts',
+  text: generated,
+  source: 'a fresh build of src/graphiql/app',
+  fix: 'npm run build:graphiql',
+  details: sizes,
+});

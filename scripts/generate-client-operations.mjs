@@ -15,7 +15,7 @@
 //   operation returns (the root's type, a connection's node, `RunChange.run`); below another
 //   entity, or in a list below a value, only its brief fields (BRIEF) — so a page of 500 jobs
 //   stays within the server's cost limit and a run does not drag its job's job along.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -26,10 +26,10 @@ import {
   isNonNullType,
   isObjectType,
 } from 'graphql';
+import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const schemaPath = join(root, 'schema', 'schema.graphql');
-const target = join(root, 'src', 'client', 'operations', 'operations.graphql');
 
 /** The fields an entity shows when it is only referred to (by another entity, or in a list of a value). */
 const BRIEF = {
@@ -114,20 +114,11 @@ export function generateOperations(sdl) {
 }
 
 const text = generateOperations(readFileSync(schemaPath, 'utf8'));
-if (process.argv.includes('--check')) {
-  let committed = '';
-  try {
-    committed = readFileSync(target, 'utf8');
-  } catch {
-    // missing: reported below
-  }
-  if (committed !== text) {
-    console.error('generate-client-operations: src/client/operations/operations.graphql differs from schema/schema.graphql: run "npm run codegen" and commit it');
-    process.exit(1);
-  }
-  console.log('generate-client-operations: up to date');
-} else {
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, text);
-  console.log('generate-client-operations: wrote src/client/operations/operations.graphql');
-}
+writeOrCheck({
+  tool: 'generate-client-operations',
+  root,
+  file: 'src/client/operations/operations.graphql',
+  text,
+  source: 'schema/schema.graphql',
+  fix: 'npm run codegen',
+});
