@@ -1,5 +1,6 @@
 import { CatchUpPolicy, OverlapPolicy } from './enums.js';
 import type { RetryPolicy } from './job.js';
+import { CALENDAR_NAME } from '../schedule/calendar.js';
 
 /**
  * A job's settings — what it does and how, beside its schedule — each written once, here: name,
@@ -65,7 +66,30 @@ export interface RetrySetting extends SettingBase {
   default: null;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting;
+/**
+ * A list of names of things defined elsewhere (calendars; notification channels): text[] NOT NULL
+ * DEFAULT '{}', `[String!]!` on the `Job` type, `[String!]` on the inputs (omitted: the default,
+ * or on a new version the replaced version's list; null: the empty list). Each name matches
+ * `pattern`, at most `max` of them, each once (the order given is kept). Whether each exists is the
+ * database's to say, at the write (`unknownCode`).
+ */
+export interface NamesSetting extends SettingBase {
+  kind: 'names';
+  nullable: false;
+  default: readonly string[];
+  max: number;
+  pattern: RegExp;
+  /** What a name names, for messages: "calendar". */
+  of: string;
+  /** The error code of a name nothing of that kind has. */
+  unknownCode: 'UNKNOWN_CALENDAR';
+  code: ErrorCode;
+}
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting;
+
+/** The most calendars one job names. */
+export const MAX_JOB_CALENDARS = 10;
 
 /** The default of `captureBytes`, and its largest value. */
 export const DEFAULT_CAPTURE_BYTES = 4_096;
@@ -130,6 +154,14 @@ export const JOB_SETTINGS = {
       input: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).',
     },
   },
+  calendars: {
+    kind: 'names', column: 'calendars', nullable: false, default: [], max: MAX_JOB_CALENDARS, pattern: CALENDAR_NAME,
+    of: 'calendar', unknownCode: 'UNKNOWN_CALENDAR', code: 'BAD_USER_INPUT',
+    description: {
+      job: 'Exclusion calendars, by name: a slot any of them excludes is a SKIPPED run with code CALENDAR (details: calendar, rule).',
+      input: 'Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none.',
+    },
+  },
 } as const satisfies Record<string, JobSettingSpec>;
 
 export type JobSettingName = keyof typeof JOB_SETTINGS;
@@ -143,7 +175,9 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
       ? E[keyof E]
       : S extends { kind: 'retry' }
         ? RetryPolicy | null
-        : unknown;
+        : S extends { kind: 'names' }
+          ? string[]
+          : unknown;
 
 /** A job's settings, valid. */
 export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };

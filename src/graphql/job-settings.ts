@@ -17,7 +17,7 @@ export function settingFields(prototype: object, side: 'output' | 'input', retry
 }
 
 function isNullable(spec: JobSettingSpec): boolean {
-  return spec.kind === 'enum' ? false : spec.nullable;
+  return spec.kind === 'enum' || spec.kind === 'names' ? false : spec.nullable;
 }
 
 function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
@@ -31,5 +31,7 @@ function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
       return JSONScalar;
     case 'retry':
       return retryType;
+    case 'names':
+      return [String];
   }
 }

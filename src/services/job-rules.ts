@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
-import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, lastSlot, nextSlot, parseCronExpression } from '../schedule/index.js';
@@ -160,6 +160,7 @@ export function validateSettings(input: SettingsInput): JobSettings {
   for (const [name, spec] of settingEntries()) {
     const value = (input as Record<string, unknown>)[name];
     if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
+    else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
     else if (value === undefined || value === null) valid[name] = spec.default;
     else if (spec.kind === 'enum') {
       if (!Object.values(spec.values).includes(value as string)) {
@@ -181,6 +182,18 @@ export function validateSettings(input: SettingsInput): JobSettings {
     }
   }
   return valid as JobSettings;
+}
+
+/**
+ * A list of names (calendars): null or omitted is the empty list; each name once, in the order
+ * given. Whether each exists is checked at the write, by the database (`spec.unknownCode`).
+ */
+function validateNames(name: string, spec: NamesSetting, value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > spec.max || !value.every((v) => typeof v === 'string' && spec.pattern.test(v))) {
+    throw new CronqlError(spec.code, `${name} must be a list of at most ${spec.max} ${spec.of} names (letters, digits and . _ -, at most 64 characters each)`, { field: name });
+  }
+  return [...new Set(value as string[])];
 }
 
 const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
