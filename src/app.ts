@@ -24,6 +24,7 @@ import { createTargetRegistry, type TargetRegistry } from './runtime/targets/reg
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
 import { SecretService } from './services/secret.service.js';
+import { CalendarService } from './services/calendar.service.js';
 import { StartupTiming } from './startup-timing.js';
 
 export type { CronqlOptions } from './options.js';
@@ -56,6 +57,7 @@ export class Cronql {
   private _jobs?: JobService;
   private _runs?: RunService;
   private _secrets?: SecretService;
+  private _calendars?: CalendarService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
@@ -92,6 +94,10 @@ export class Cronql {
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
     return this.need(this._secrets);
+  }
+  /** Exclusion calendars: set, delete, list. */
+  get calendars(): CalendarService {
+    return this.need(this._calendars);
   }
   get pool(): Pool {
     return this.need(this._pool);
@@ -209,6 +215,7 @@ export class Cronql {
     };
     const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
     this._jobs = new JobService(deps);
+    this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => this._runtime?.calendarChanged(name) });
     this._runs = new RunService({
       pool: this._pool,
       store,

@@ -17,7 +17,9 @@ export function settingFields(prototype: object, side: 'output' | 'input', retry
 }
 
 function isNullable(spec: JobSettingSpec): boolean {
-  return spec.kind === 'enum' || spec.kind === 'names' ? false : spec.nullable;
+  // A list of names is never null, but the contract writes it `[String!]` (docs/api.md).
+  if (spec.kind === 'names') return true;
+  return spec.kind === 'enum' ? false : spec.nullable;
 }
 
 function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {

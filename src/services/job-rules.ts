@@ -137,6 +137,10 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     runAt = input.runAt;
   }
   const settings = validateSettings(input);
+  if (settings.calendars.length > 0 && input.scheduleType !== ScheduleType.RECURRING) {
+    // A one-time job's one slot is its runAt: a calendar would only ever cancel it.
+    throw new CronqlError('BAD_USER_INPUT', 'calendars are for RECURRING jobs; a ONE_TIME job runs at its runAt', { field: 'calendars' });
+  }
   return {
     target: input.target,
     scheduleType: input.scheduleType,
