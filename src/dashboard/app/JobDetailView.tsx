@@ -100,6 +100,17 @@ export function JobDetailView({ id }: { id: string }) {
             <dd>{job.jitterSeconds ? `up to ${job.jitterSeconds} s after each slot` : 'none'}</dd>
             <dt>HTTP capture</dt>
             <dd>{job.captureBytes.toLocaleString('en')} bytes of the response body</dd>
+            <dt>Calendars</dt>
+            <dd data-testid="job-calendars">
+              {job.calendars?.length
+                ? job.calendars.map((name, i) => (
+                    <>
+                      {i > 0 && ', '}
+                      <a href={href.calendars()}>{name}</a>
+                    </>
+                  ))
+                : 'none'}
+            </dd>
             <dt>Created</dt>
             <dd>
               <Time iso={job.createdAt} /> by {job.createdBy ?? '—'}

@@ -31,6 +31,7 @@ interface Values {
   maxConcurrentRuns: string;
   jitterSeconds: string;
   captureBytes: string;
+  calendars: string; // comma-separated names
 }
 
 type FieldName = keyof Values;
@@ -44,6 +45,7 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   INVALID_RUN_AT: 'runAt',
   PAYLOAD_TOO_LARGE: 'payload',
   UNKNOWN_SECRET: 'payload',
+  UNKNOWN_CALENDAR: 'calendars',
 };
 
 /** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
@@ -93,6 +95,7 @@ const EMPTY: Values = {
   maxConcurrentRuns: '',
   jitterSeconds: '',
   captureBytes: '',
+  calendars: '',
 };
 
 function fromJob(job: JobDetail): Values {
@@ -117,6 +120,7 @@ function fromJob(job: JobDetail): Values {
     maxConcurrentRuns: job.overlap === 'ALLOW' ? job.maxConcurrentRuns.toString() : '',
     jitterSeconds: job.jitterSeconds ? job.jitterSeconds.toString() : '',
     captureBytes: job.captureBytes === 4096 ? '' : job.captureBytes.toString(),
+    calendars: (job.calendars ?? []).join(', '),
   };
 }
 
@@ -191,6 +195,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.maxConcurrentRuns = values.overlap === 'ALLOW' ? int('maxConcurrentRuns', values.maxConcurrentRuns) : null;
       input.jitterSeconds = int('jitterSeconds', values.jitterSeconds);
       input.captureBytes = int('captureBytes', values.captureBytes);
+      input.calendars = values.calendars.split(/[\s,]+/).filter(Boolean);
     } catch (err) {
       setError(err);
       return;
@@ -324,6 +329,16 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
               field('maxConcurrentRuns', 'At most at once', <input {...aria('maxConcurrentRuns')} inputMode="numeric" placeholder="1" value={values.maxConcurrentRuns} onInput={set('maxConcurrentRuns')} />)}
             {field('jitterSeconds', 'Jitter (s)', <input {...aria('jitterSeconds')} inputMode="numeric" placeholder="0" value={values.jitterSeconds} onInput={set('jitterSeconds')} />, 'spread starts over this window after each slot')}
             {field('captureBytes', 'HTTP capture (bytes)', <input {...aria('captureBytes')} inputMode="numeric" placeholder="4096" value={values.captureBytes} onInput={set('captureBytes')} />)}
+          </div>
+          <div class="field-row">
+            {field(
+              'calendars',
+              'Calendars',
+              <input {...aria('calendars')} class="mono" placeholder="none" value={values.calendars} onInput={set('calendars')} />,
+              <>
+                names, comma-separated; slots they exclude are skipped (<a href={href.calendars()}>calendars</a>)
+              </>,
+            )}
           </div>
         </fieldset>
         {error && !errorField && <ErrorBox error={error} />}

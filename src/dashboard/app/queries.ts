@@ -1,4 +1,7 @@
 import {
+  DashboardCalendarsDocument,
+  DashboardDeleteCalendarDocument,
+  DashboardSetCalendarDocument,
   DashboardCancelDocument,
   DashboardCreateJobDocument,
   DashboardInstancesDocument,
@@ -17,6 +20,7 @@ import {
   DashboardRunNowDocument,
   DashboardRunsDocument,
   DashboardTargetsDocument,
+  type DashboardCalendarFragment,
   type DashboardInstancesQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
@@ -36,6 +40,7 @@ import {
  */
 export type {
   BackoffKind,
+  CalendarInput,
   CatchUpPolicy,
   CreateJobInput,
   JobStatus,
@@ -69,6 +74,7 @@ export type JobRow = DashboardJobRowFragment;
 export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
+export type CalendarRow = DashboardCalendarFragment;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
 
 /** What the jobs view filters by. */
@@ -109,4 +115,7 @@ export const Q = {
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
+  calendars: DashboardCalendarsDocument,
+  setCalendar: DashboardSetCalendarDocument,
+  deleteCalendar: DashboardDeleteCalendarDocument,
 } as const;

@@ -13,6 +13,30 @@ export type BackoffKind =
   /** d·n */
   | 'LINEAR';
 
+/** A whole calendar: setCalendar replaces the one of that name. Bad values fail with BAD_USER_INPUT (details.field) or INVALID_TIMEZONE. */
+export type CalendarInput = {
+  /** At most 24. */
+  dailyWindows?: Array<DailyWindowInput> | null | undefined;
+  /** Excluded local days (at most 1000). */
+  dates?: Array<string> | null | undefined;
+  description?: string | null | undefined;
+  /** 1–64 letters, digits and . _ -; what jobs list in calendars. */
+  name: string;
+  /** IANA zone of the days and daily windows. */
+  timezone?: string | null | undefined;
+  /** At most 200. */
+  windows?: Array<CalendarWindowInput> | null | undefined;
+  /** "MM-DD": that day every year (at most 366; 02-29 in leap years only). */
+  yearly?: Array<string> | null | undefined;
+};
+
+export type CalendarWindowInput = {
+  from: string;
+  reason?: string | null | undefined;
+  /** Exclusive; after from. */
+  to: string;
+};
+
 /** What becomes of slots missed while they could not fire (process down, stall, clock jump, database unreachable). */
 export type CatchUpPolicy =
   /** The missed slots run, oldest first, one at a time, up to catchUpLimit; the rest are recorded MISSED. */
@@ -52,6 +76,14 @@ export type CreateJobInput = {
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
   timezone?: string | null | undefined;
+};
+
+export type DailyWindowInput = {
+  /** Local "HH:MM", 00:00–24:00; at or before start: the window ends the next day. */
+  end: string;
+  reason?: string | null | undefined;
+  /** Local "HH:MM", 00:00–23:59. */
+  start: string;
 };
 
 /** What daylight-saving time did to a slot. */
@@ -294,6 +326,27 @@ export type DashboardCancelMutationVariables = Exact<{
 
 export type DashboardCancelMutation = { cancelRun: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } };
 
+export type DashboardCalendarFragment = { name: string, timezone: string, description: string | null, dates: Array<string>, yearly: Array<string>, lastDate: string | null, runsOutSoon: boolean, updatedAt: string, updatedBy: string | null, dailyWindows: Array<{ start: string, end: string, reason: string | null }>, windows: Array<{ from: string, to: string, reason: string | null }>, usedBy: Array<{ id: string, key: string, version: number }> };
+
+export type DashboardCalendarsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardCalendarsQuery = { calendars: Array<{ name: string, timezone: string, description: string | null, dates: Array<string>, yearly: Array<string>, lastDate: string | null, runsOutSoon: boolean, updatedAt: string, updatedBy: string | null, dailyWindows: Array<{ start: string, end: string, reason: string | null }>, windows: Array<{ from: string, to: string, reason: string | null }>, usedBy: Array<{ id: string, key: string, version: number }> }> };
+
+export type DashboardSetCalendarMutationVariables = Exact<{
+  input: CalendarInput;
+}>;
+
+
+export type DashboardSetCalendarMutation = { setCalendar: { name: string, timezone: string, description: string | null, dates: Array<string>, yearly: Array<string>, lastDate: string | null, runsOutSoon: boolean, updatedAt: string, updatedBy: string | null, dailyWindows: Array<{ start: string, end: string, reason: string | null }>, windows: Array<{ from: string, to: string, reason: string | null }>, usedBy: Array<{ id: string, key: string, version: number }> } };
+
+export type DashboardDeleteCalendarMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DashboardDeleteCalendarMutation = { deleteCalendar: boolean };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -497,6 +550,34 @@ fragment DashboardJobRow on Job {
     finishedAt
   }
 }`, {"fragmentName":"DashboardJobDetail"}) as unknown as TypedDocumentString<DashboardJobDetailFragment, unknown>;
+export const DashboardCalendarFragmentDoc = new TypedDocumentString(`
+    fragment DashboardCalendar on Calendar {
+  name
+  timezone
+  description
+  dates
+  yearly
+  dailyWindows {
+    start
+    end
+    reason
+  }
+  windows {
+    from
+    to
+    reason
+  }
+  lastDate
+  runsOutSoon
+  updatedAt
+  updatedBy
+  usedBy {
+    id
+    key
+    version
+  }
+}
+    `, {"fragmentName":"DashboardCalendar"}) as unknown as TypedDocumentString<DashboardCalendarFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -851,3 +932,72 @@ export const DashboardCancelDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardCancelMutation, DashboardCancelMutationVariables>;
+export const DashboardCalendarsDocument = new TypedDocumentString(`
+    query DashboardCalendars {
+  calendars {
+    ...DashboardCalendar
+  }
+}
+    fragment DashboardCalendar on Calendar {
+  name
+  timezone
+  description
+  dates
+  yearly
+  dailyWindows {
+    start
+    end
+    reason
+  }
+  windows {
+    from
+    to
+    reason
+  }
+  lastDate
+  runsOutSoon
+  updatedAt
+  updatedBy
+  usedBy {
+    id
+    key
+    version
+  }
+}`) as unknown as TypedDocumentString<DashboardCalendarsQuery, DashboardCalendarsQueryVariables>;
+export const DashboardSetCalendarDocument = new TypedDocumentString(`
+    mutation DashboardSetCalendar($input: CalendarInput!) {
+  setCalendar(input: $input) {
+    ...DashboardCalendar
+  }
+}
+    fragment DashboardCalendar on Calendar {
+  name
+  timezone
+  description
+  dates
+  yearly
+  dailyWindows {
+    start
+    end
+    reason
+  }
+  windows {
+    from
+    to
+    reason
+  }
+  lastDate
+  runsOutSoon
+  updatedAt
+  updatedBy
+  usedBy {
+    id
+    key
+    version
+  }
+}`) as unknown as TypedDocumentString<DashboardSetCalendarMutation, DashboardSetCalendarMutationVariables>;
+export const DashboardDeleteCalendarDocument = new TypedDocumentString(`
+    mutation DashboardDeleteCalendar($name: String!) {
+  deleteCalendar(name: $name)
+}
+    `) as unknown as TypedDocumentString<DashboardDeleteCalendarMutation, DashboardDeleteCalendarMutationVariables>;
