@@ -357,6 +357,21 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     }
   });
 
+  it('the calendars page: the rules, the jobs naming one, and a warning when its dated exclusions run out; a job shows its calendars', async () => {
+    const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    await api.cronql.calendars.set({ name: 'closing', timezone: 'Europe/Paris', dates: [soon], dailyWindows: [{ start: '22:00', end: '06:00', reason: 'batch' }] });
+    const job = await api.cronql.jobs.create({ key: 'calendar-page', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 9 * * *', calendars: ['closing'] });
+    await page.getByRole('link', { name: 'Calendars' }).click();
+    const card = page.locator('[data-calendar=closing]');
+    await card.waitFor();
+    expect(await card.locator('[data-testid=runs-out-soon]').innerText()).toContain(`end on ${soon}`);
+    expect(await card.locator('[data-testid=calendar-used-by]').innerText()).toBe('calendar-page v1');
+    expect(await card.innerText()).toContain('22:00–06:00 (batch)');
+    await go(`#/jobs/${job.id}`);
+    await expect.poll(async () => page.locator('[data-testid=job-calendars]').innerText().catch(() => ''), patient).toBe('closing');
+    await api.cronql.jobs.retire(job.id);
+  });
+
   it('made no request outside the test server, no CSP violation and no page error', async () => {
     const urls = [...recorder.requests.map((r) => r.url()), ...recorder.websockets];
     expect(urls.length).toBeGreaterThan(5);
