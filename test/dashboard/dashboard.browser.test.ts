@@ -367,6 +367,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await card.locator('[data-testid=runs-out-soon]').innerText()).toContain(`end on ${soon}`);
     expect(await card.locator('[data-testid=calendar-used-by]').innerText()).toBe('calendar-page v1');
     expect(await card.innerText()).toContain('22:00–06:00 (batch)');
+    await shot('calendars');
     await go(`#/jobs/${job.id}`);
     await expect.poll(async () => page.locator('[data-testid=job-calendars]').innerText().catch(() => ''), patient).toBe('closing');
     await api.cronql.jobs.retire(job.id);
