@@ -161,8 +161,14 @@ jobs.command('run <id>').description('run now (AD_HOC with --payload)').option('
   const data = await request(endpoint(), RunJobNowDocument, { id, payload: json(o.payload, '--payload') });
   output(data.runJobNow, [{ id: data.runJobNow.id, status: data.runJobNow.status, trigger: data.runJobNow.triggerType }]);
 });
+/**
+ * Jobs per page the CLI asks for: a row of JobFields costs one per field (about 60, more as jobs
+ * gain fields), so a page stays well within the API's cost limit (25,000); `liveJobs` pages on.
+ */
+const JOBS_PAGE = 250;
+
 jobs.command('versions <key>').description('every version of a job').action(async (key: string) => {
-  const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: 500 });
+  const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: JOBS_PAGE });
   const nodes = data.jobs.edges.map((e) => e.node).sort((a, b) => a.version - b.version);
   output(nodes, nodes.map(jobRow));
 });
@@ -264,7 +270,7 @@ async function liveJobs(): Promise<Map<string, JobFieldsFragment>> {
   const live = new Map<string, JobFieldsFragment>();
   let after: string | null | undefined;
   do {
-    const data = await request(endpoint(), JobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 500, after });
+    const data = await request(endpoint(), JobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: JOBS_PAGE, after });
     for (const e of data.jobs.edges) live.set(e.node.key, e.node);
     after = data.jobs.pageInfo.hasNextPage ? data.jobs.pageInfo.endCursor : null;
   } while (after);
