@@ -10,7 +10,7 @@ import { cancel, insertManual } from './runs/manual.js';
 import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
 import { HeldStarts } from './runs/started.js';
-import { retireExhausted } from './runs/exhausted.js';
+import { retireExhausted } from './runs/end-rules.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
