@@ -4,7 +4,8 @@ import type { MissedSlot, RunStore } from '../db/run-store.js';
 import { FailureCode, MissedReason } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { excludedSpan, exclusionAmong, type CalendarRules, type Exclusion } from '../schedule/calendar.js';
-import { parseCronExpression, slotsBetween } from '../schedule/index.js';
+import { jobScheduleOf } from '../domain/job-schedule.js';
+import { slotsBetween } from '../schedule/job-schedule.js';
 import type { CalendarBook } from './calendar-book.js';
 import type { RuntimeEvents } from './events.js';
 import { MAX_COUNTED, MAX_MISSED_ROWS } from './missed-slots.js';
@@ -20,10 +21,16 @@ export interface ExcludedSlotPlan {
   row: MissedSlot | null;
 }
 
-/** The job's slots in (after, until], at most `limit` (the schedule math the actor uses). */
+/** The job's slots in (after, until], at most `limit` (the slot math the actor uses, for every kind of schedule). */
 function jobSlotsBetween(job: JobSnapshot, afterExclusive: number, untilInclusive: number, limit: number): Date[] {
-  if (!job.cronExpression || untilInclusive <= afterExclusive) return [];
-  return slotsBetween(parseCronExpression(job.cronExpression), job.timezone, new Date(afterExclusive), new Date(untilInclusive), limit);
+  if (untilInclusive <= afterExclusive) return [];
+  const { schedule, bounds } = jobScheduleOf(job);
+  const found: Date[] = [];
+  for (const slot of slotsBetween(schedule, bounds, new Date(afterExclusive + 1), new Date(untilInclusive))) {
+    found.push(slot);
+    if (found.length >= limit) break;
+  }
+  return found;
 }
 
 const rowMessage = (e: Exclusion) => `skipped: calendar "${e.calendar}" excludes this slot (${e.rule})`;

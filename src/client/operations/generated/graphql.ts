@@ -47,6 +47,8 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
+  anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
@@ -57,11 +59,21 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
+  endAt?: string | null | undefined;
+  /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
+  every?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -72,6 +84,8 @@ export type CreateJobInput = {
   /** Required for ONE_TIME. */
   runAt?: string | null | undefined;
   scheduleType: ScheduleType;
+  /** RECURRING, INTERVAL: no slot before this instant. */
+  startAt?: string | null | undefined;
   target: string;
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
@@ -109,6 +123,7 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
@@ -118,10 +133,19 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** Null clears it. */
+  endAt?: string | null | undefined;
+  every?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -131,6 +155,8 @@ export type NewJobVersionInput = {
   retry?: RetryPolicyInput | null | undefined;
   runAt?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
+  /** Null clears it. */
+  startAt?: string | null | undefined;
   target?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
   timezone?: string | null | undefined;
@@ -179,6 +205,7 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
 
@@ -222,7 +249,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -231,7 +258,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -239,11 +266,14 @@ export type ParseScheduleQueryVariables = Exact<{
 }>;
 
 
-export type ParseScheduleQuery = { parseSchedule: { cronExpression: string, description: string, next: Array<string>, timezone: string } };
+export type ParseScheduleQuery = { parseSchedule: { anchorAt: string | null, cronExpression: string | null, description: string, every: string | null, next: Array<string>, scheduleType: ScheduleType, timezone: string } };
 
 export type PreviewScheduleQueryVariables = Exact<{
+  anchorAt?: string | null | undefined;
   count?: number | null | undefined;
-  cronExpression: string;
+  cronExpression?: string | null | undefined;
+  cronExpressions?: Array<string> | string | null | undefined;
+  every?: string | null | undefined;
   from?: string | null | undefined;
   timezone?: string | null | undefined;
 }>;
@@ -275,7 +305,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -306,14 +336,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -321,7 +351,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteCalendarMutationVariables = Exact<{
   name: string;
@@ -343,21 +373,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -503,6 +533,7 @@ export const InstancesDocument = new TypedDocumentString(`
 export const JobDocument = new TypedDocumentString(`
     query Job($id: ID!) {
   job(id: $id) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -512,6 +543,9 @@ export const JobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -522,6 +556,8 @@ export const JobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -536,7 +572,9 @@ export const JobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -566,6 +604,7 @@ export const JobsDocument = new TypedDocumentString(`
       hasNextPage
     }
     nodes {
+      anchorAt
       armedOn
       calendars
       captureBytes
@@ -575,16 +614,17 @@ export const JobsDocument = new TypedDocumentString(`
       createdAt
       createdBy
       cronExpression
+      cronExpressions
+      endAt
+      every
       id
       jitterSeconds
       key
       lastFailureAt
-      lastRun {
-        id
-        status
-      }
       lastSuccessAt
       maxConcurrentRuns
+      maxRuns
+      misfireGraceSeconds
       nextRunAt
       overlap
       pauseAfterFailures
@@ -599,18 +639,10 @@ export const JobsDocument = new TypedDocumentString(`
       }
       runAt
       scheduleDescription
+      schedules
       scheduleType
+      startAt
       status
-      supersededBy {
-        id
-        key
-        version
-      }
-      supersedes {
-        id
-        key
-        version
-      }
       target
       timeoutSeconds
       timezone
@@ -624,18 +656,24 @@ export const JobsDocument = new TypedDocumentString(`
 export const ParseScheduleDocument = new TypedDocumentString(`
     query ParseSchedule($text: String!, $timezone: String) {
   parseSchedule(text: $text, timezone: $timezone) {
+    anchorAt
     cronExpression
     description
+    every
     next
+    scheduleType
     timezone
   }
 }
     `) as unknown as TypedDocumentString<ParseScheduleQuery, ParseScheduleQueryVariables>;
 export const PreviewScheduleDocument = new TypedDocumentString(`
-    query PreviewSchedule($count: Int, $cronExpression: String!, $from: DateTime, $timezone: String) {
+    query PreviewSchedule($anchorAt: DateTime, $count: Int, $cronExpression: String, $cronExpressions: [String!], $every: String, $from: DateTime, $timezone: String) {
   previewSchedule(
+    anchorAt: $anchorAt
     count: $count
     cronExpression: $cronExpression
+    cronExpressions: $cronExpressions
+    every: $every
     from: $from
     timezone: $timezone
   )
@@ -707,20 +745,11 @@ export const RunsDocument = new TypedDocumentString(`
       failureMessage
       finishedAt
       id
-      job {
-        id
-        key
-        version
-      }
       jobKey
       jobVersion
       nextAttemptAt
       output
       payloadSnapshot
-      retryOf {
-        id
-        status
-      }
       runnerInstanceId
       scheduledAt
       startedAt
@@ -827,6 +856,7 @@ export const CancelRunDocument = new TypedDocumentString(`
 export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -836,6 +866,9 @@ export const CreateJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -846,6 +879,8 @@ export const CreateJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -860,7 +895,9 @@ export const CreateJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -884,6 +921,7 @@ export const CreateJobDocument = new TypedDocumentString(`
 export const CreateJobsDocument = new TypedDocumentString(`
     mutation CreateJobs($inputs: [CreateJobInput!]!) {
   createJobs(inputs: $inputs) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -893,6 +931,9 @@ export const CreateJobsDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -903,6 +944,8 @@ export const CreateJobsDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -917,7 +960,9 @@ export const CreateJobsDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -941,6 +986,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
 export const CreateJobVersionDocument = new TypedDocumentString(`
     mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
   createJobVersion(id: $id, input: $input) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -950,6 +996,9 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -960,6 +1009,8 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -974,7 +1025,9 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -1008,6 +1061,7 @@ export const DeleteSecretDocument = new TypedDocumentString(`
 export const PauseJobDocument = new TypedDocumentString(`
     mutation PauseJob($id: ID!, $reason: String!) {
   pauseJob(id: $id, reason: $reason) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -1017,6 +1071,9 @@ export const PauseJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -1027,6 +1084,8 @@ export const PauseJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -1041,7 +1100,9 @@ export const PauseJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -1065,6 +1126,7 @@ export const PauseJobDocument = new TypedDocumentString(`
 export const ResumeJobDocument = new TypedDocumentString(`
     mutation ResumeJob($id: ID!) {
   resumeJob(id: $id) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -1074,6 +1136,9 @@ export const ResumeJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -1084,6 +1149,8 @@ export const ResumeJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -1098,7 +1165,9 @@ export const ResumeJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -1122,6 +1191,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
 export const RetireJobDocument = new TypedDocumentString(`
     mutation RetireJob($id: ID!) {
   retireJob(id: $id) {
+    anchorAt
     armedOn
     calendars
     captureBytes
@@ -1131,6 +1201,9 @@ export const RetireJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -1141,6 +1214,8 @@ export const RetireJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -1155,7 +1230,9 @@ export const RetireJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
