@@ -400,8 +400,9 @@ export class Runtime implements MaintainedRuntime {
   async resync(): Promise<void> {
     if (this.state !== 'armed') return;
     try {
-      // Calendar changes sent while the connection was away are lost too.
-      await this.calendars.loadAll();
+      // Calendar changes sent while the connection was away are lost too; a failed read leaves
+      // the book as it was (the next change or resync reads it again) and the jobs still reload.
+      await this.calendars.loadAll().catch((err: unknown) => this.o.log.warn({ err }, 'could not re-read the calendars after a lost notification connection'));
       const jobs = await this.membership.reload();
       const active = new Set(jobs.map((j) => j.job.id));
       // The ledger only for jobs not armed here: an armed job's actor kept handing its slots on
