@@ -164,7 +164,9 @@ function operationCost(
     if (!type.name.endsWith('Connection') || !isObjectType(type)) return 1 + costOf(field.selectionSet, type, path);
     // A connection: the page is fetched once, its parts priced apart.
     const args = getArgumentValues(def, field, variables);
-    const page = pageSize(typeof args.first === 'number' ? args.first : null);
+    // `first: null` is the field's own default, as its resolver reads it (Run.logs: 100; the others: 20).
+    const declared = def.args.find((a) => a.name === 'first')?.defaultValue;
+    const page = pageSize(typeof args.first === 'number' ? args.first : null, typeof declared === 'number' ? declared : undefined);
     let total = 1;
     for (const part of collectFields(field.selectionSet, fragments, variables)) {
       if (++nodes > MAX_COST_NODES) throw new TooManyNodes();
