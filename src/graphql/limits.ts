@@ -34,7 +34,7 @@ export const LIMITS = {
   maxAliases: 30,
   /**
    * Estimated cost (see operationCost): each field costs 1 plus its children; a page's rows are
-   * counted with the page size its resolver will use (`first` omitted or null → 20), and its
+   * counted with the page size its resolver will use (`first` omitted or null → the field's default: 20, `Run.logs` 100), and its
    * `totalCount` / `pageInfo` once each.
    */
   maxCost: 25_000,
@@ -118,7 +118,7 @@ class TooManyNodes extends Error {}
  * children. A connection (`…Connection` type) costs 1, plus `totalCount` and `pageInfo` once
  * each (their own queries, whatever the page size — so `first: 0` does not make them free),
  * plus `nodes`/`edges` times the page size the resolver will fetch: `pageSize(first)`, the same
- * function the services call (omitted or null → the default 20, capped at 500).
+ * function the services call (omitted or null → the field's declared default, capped at 500).
  */
 function operationCost(
   schema: GraphQLSchema,
