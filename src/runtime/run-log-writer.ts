@@ -25,7 +25,8 @@ export interface RunLogWriterOptions {
 
 /** A run's log as its handler's logger writes to it. */
 export interface RunLogHandle {
-  write(level: string, message: string, fields: unknown): void;
+  /** Keeps a line: `line` is called only if the run's log still takes lines (past its bound a line is only counted). */
+  write(level: string, line: () => { message: string; fields: unknown }): void;
 }
 
 /**
@@ -114,12 +115,13 @@ export class RunLogWriter {
     let state = this.runs.get(runId);
     if (!state) this.runs.set(runId, (state = { lines: 0, bytes: 0, dropped: 0, unflushed: 0, full: false, ended: false }));
     const run = state;
-    return { write: (level, message, fields) => this.write(runId, run, level, message, fields) };
+    return { write: (level, line) => this.write(runId, run, level, line) };
   }
 
-  private write(runId: string, run: RunState, level: string, message: string, fields: unknown): void {
+  private write(runId: string, run: RunState, level: string, line: () => { message: string; fields: unknown }): void {
     if (run.ended) return;
     if (run.full) return this.drop(run, 'bound');
+    const { message, fields } = line();
     const text = withoutNul(message);
     const json = fieldsJson(fields);
     const bytes = lineBytes(text, json);

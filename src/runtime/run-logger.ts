@@ -18,8 +18,7 @@ export function capturingLogger(log: Logger, run: RunLogHandle, bindings: Record
       if (typeof prop !== 'string' || typeof value !== 'function') return value;
       if (LEVELS.has(prop)) {
         return (...args: unknown[]) => {
-          const { message, fields } = asLine(bindings, args);
-          run.write(prop, message, fields);
+          run.write(prop, () => asLine(bindings, args));
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
