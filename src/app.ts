@@ -175,6 +175,7 @@ export class Cronql {
       // startedAt is when the handler was entered, and the RUNNING change says so (db/runs/started.ts).
       startedOnEntry: true,
       onStartedError: (err) => this.log.warn({ err }, 'could not record when handlers were entered; the runs keep their claim instant'),
+      onProgressError: (err) => this.log.warn({ err }, 'could not record progress reports; they are written with the runs\' next write'),
     });
     if (o.listen) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });

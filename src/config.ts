@@ -120,6 +120,7 @@ export const MAINTENANCE = {
   everyHeartbeats: {
     heartbeat: 1,
     lease: 1,
+    'heartbeat-timeouts': 1,
     'lost-runs': 1,
     'pending-runs': 1,
     'retry-wakeups': 1,

@@ -9,6 +9,7 @@ import { ChainStopsDuty } from './chain-stops.js';
 import type { Duty, DutyContext } from './duty.js';
 import type { MaintenanceListener } from './events.js';
 import { HeartbeatDuty } from './heartbeat.js';
+import { HeartbeatTimeoutsDuty } from './heartbeat-timeouts.js';
 import { InstancePruningDuty } from './instance-pruning.js';
 import { LeaseDuty } from './lease.js';
 import { LostRunsDuty } from './lost-runs.js';
@@ -51,8 +52,8 @@ export interface MaintenanceOptions {
 /**
  * The maintenance of one runtime: small services (src/maintenance/*.ts), each with its period,
  * started and stopped here in an explicit order. Instance duties run on every instance (its
- * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (lost-run
- * rescue, pending claims, retry wake-ups, stranded buffers, chain stops, instance pruning,
+ * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (heartbeat
+ * timeouts, lost-run rescue, pending claims, retry wake-ups, stranded buffers, chain stops, instance pruning,
  * retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
@@ -83,6 +84,8 @@ export class Maintenance {
     this.heartbeat = new HeartbeatDuty(ctx, every('heartbeat'), { pool: o.pool, identity: o.identity, ledger: o.ledger, actorCount: () => runtime.actorCount });
     this.lease = new LeaseDuty(ctx, every('lease'), o.pool, maintenanceLeaseMs(hb, o.lostAfterMs), () => void this.runCluster());
     this.cluster = [
+      // Before the lost-run rescue: a dead runner's silent runs fail HEARTBEAT_TIMEOUT, the more precise reason.
+      new HeartbeatTimeoutsDuty(ctx, every('heartbeat-timeouts'), store),
       new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),

@@ -52,6 +52,12 @@ export class CronqlMetrics {
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
+  private readonly silent = new Counter({
+    name: 'cronql_heartbeat_timeouts_total',
+    help: 'RUNNING runs this instance failed HEARTBEAT_TIMEOUT (their handler stopped beating), by target and by who ended them (runner: its own instance; maintenance: the heartbeat-timeouts duty).',
+    labelNames: ['target', 'settled_by'] as const,
+    registers: [this.registry],
+  });
 
   private readonly pruned = new Counter({
     name: 'cronql_retention_deleted_runs_total',
@@ -121,7 +127,8 @@ export class CronqlMetrics {
 
   private count({ run, previousStatus, remote }: RunChange): void {
     if (remote) return;
-    if (run.status === RunStatus.RUNNING && run.triggerType === TriggerType.SCHEDULED && run.startedAt) {
+    // A progress report (RUNNING → RUNNING) is not a start.
+    if (run.status === RunStatus.RUNNING && previousStatus !== RunStatus.RUNNING && run.triggerType === TriggerType.SCHEDULED && run.startedAt) {
       // From when it was due: the slot, or the slot plus its jitter offset (a retry: its backoff's end).
       this.lateness.observe(Math.max(0, (run.startedAt.getTime() - (run.dueAt ?? run.scheduledAt).getTime()) / 1000));
     }
@@ -136,6 +143,10 @@ export class CronqlMetrics {
     }
     if (previousStatus === RunStatus.RUNNING && (run.failureCode === FailureCode.RUNNER_LOST || run.failureCode === FailureCode.STALE_TIMEOUT)) {
       this.lost.inc({ code: run.failureCode });
+    }
+    if (previousStatus === RunStatus.RUNNING && run.failureCode === FailureCode.HEARTBEAT_TIMEOUT) {
+      const by = (run.failureDetails as { settledBy?: unknown } | null)?.settledBy === 'maintenance' ? 'maintenance' : 'runner';
+      this.silent.inc({ target: run.target, settled_by: by });
     }
   }
 

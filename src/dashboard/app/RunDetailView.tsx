@@ -66,6 +66,27 @@ export function RunDetailView({ id }: { id: string }) {
             </>
           )}
         </dd>
+        {(run.progress != null || run.progressMessage != null) && (
+          <>
+            <dt>Progress</dt>
+            <dd data-testid="progress">
+              {run.progress != null && (
+                <>
+                  <progress max={100} value={run.progress} aria-label="Progress" /> {Math.round(run.progress * 10) / 10}%{' '}
+                </>
+              )}
+              {run.progressMessage && <span class="muted">{run.progressMessage}</span>}
+            </dd>
+          </>
+        )}
+        {run.heartbeatAt && (
+          <>
+            <dt>Last heartbeat</dt>
+            <dd>
+              <Time iso={run.heartbeatAt} />
+            </dd>
+          </>
+        )}
         <dt>Runner</dt>
         <dd class="mono">{run.runnerInstanceId ?? '—'}</dd>
         <dt>Run id</dt>
