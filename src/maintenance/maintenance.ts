@@ -20,6 +20,7 @@ import { PendingRunsDuty } from './pending-runs.js';
 import { RebalanceDuty } from './rebalance.js';
 import { Retention, RetentionDuty } from './retention.js';
 import { RetryWakeupsDuty } from './retry-wakeups.js';
+import { RunLogRetentionDuty } from './run-log-retention.js';
 import { StrandedBuffersDuty } from './stranded-buffers.js';
 
 export interface MaintenanceOptions {
@@ -36,12 +37,16 @@ export interface MaintenanceOptions {
   staleAfterMs: number;
   /** Run history kept, in days (0: kept for ever, no retention duty). */
   retentionDays: number;
+  /** Run log lines kept, in days (0: as long as their run, no run-log retention duty). */
+  runLogRetentionDays: number;
   now(): Date;
   runtime: MaintainedRuntime;
   /** Told of each pass (metrics, tests). */
   passed?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /** Told of each run-log retention round's outcome (metrics). */
+  onLogsPruned?: (deleted: number) => void;
 }
 
 /**
@@ -91,6 +96,9 @@ export class Maintenance {
     if (o.retentionDays > 0) {
       const retention = new Retention({ store, log: o.log, days: o.retentionDays, now, onPruned: o.onPruned });
       this.cluster.push(new RetentionDuty(ctx, MAINTENANCE.retentionEveryMs, retention));
+    }
+    if (o.runLogRetentionDays > 0) {
+      this.cluster.push(new RunLogRetentionDuty(ctx, MAINTENANCE.retentionEveryMs, { pool: o.pool, log: o.log, days: o.runLogRetentionDays, now, onPruned: o.onLogsPruned }));
     }
     this.duties = [
       this.heartbeat,

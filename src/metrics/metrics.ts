@@ -70,6 +70,23 @@ export class CronqlMetrics {
     registers: [this.registry],
   });
 
+  private readonly logLines = new Counter({
+    name: 'cronql_run_log_lines_total',
+    help: "Run log lines (handlers' ctx.log) this instance stored with their runs.",
+    registers: [this.registry],
+  });
+  private readonly logLinesDropped = new Counter({
+    name: 'cronql_run_log_lines_dropped_total',
+    help: "Run log lines this instance did not keep, by reason: bound (past a run's 1,000 lines / 256 KiB), buffer (the write buffer was full), write_failed (the database refused or did not answer).",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly logLinesPruned = new Counter({
+    name: 'cronql_run_log_retention_deleted_lines_total',
+    help: 'Expired run log lines deleted by this instance (CRONQL_RUN_LOG_RETENTION_DAYS).',
+    registers: [this.registry],
+  });
+
   private readonly passes = new Counter({
     name: 'cronql_maintenance_passes_total',
     help: 'Maintenance passes this instance ran, by duty and result (ok, unreachable, failed); a cluster-wide duty runs only on the lease holder.',
@@ -142,6 +159,21 @@ export class CronqlMetrics {
   retention(deleted: number, at: Date): void {
     this.pruned.inc(deleted);
     this.prunedAt.set(at.getTime() / 1000);
+  }
+
+  /** Run log lines stored. */
+  runLogLines(n: number): void {
+    this.logLines.inc(n);
+  }
+
+  /** Run log lines not kept, and why. */
+  runLogLinesDropped(n: number, reason: 'bound' | 'buffer' | 'write_failed'): void {
+    this.logLinesDropped.inc({ reason }, n);
+  }
+
+  /** A run-log retention round ended. */
+  runLogRetention(deleted: number): void {
+    this.logLinesPruned.inc(deleted);
   }
 
   contentType(): string {

@@ -6,6 +6,8 @@ import { isRetryable } from '../db/pool.js';
 import type { TargetRegistry } from './targets/registry.js';
 import { redactSecrets, resolveReferences, secretNames } from '../secrets/references.js';
 import { redactingLogger } from '../secrets/redacting-logger.js';
+import { capturingLogger } from './run-logger.js';
+import type { RunLogWriter } from './run-log-writer.js';
 import { RunBeats } from './run-beats.js';
 
 /** Where the values of the secrets a payload references come from (read when the run starts). */
@@ -135,6 +137,8 @@ export class RunExecutor {
     private readonly ended: (run: RunRecord, status: RunStatus) => void = () => {},
     /** The runtime's clock: a run's `startedAt` is the instant its handler is entered, on it. */
     private readonly now: () => Date = () => new Date(),
+    /** Where handlers' `ctx.log` lines are kept with their runs (docs/run-logs.md); none: the process log only. */
+    private readonly logs?: RunLogWriter,
   ) {}
 
   get activeCount(): number {
@@ -240,9 +244,12 @@ export class RunExecutor {
         return;
       }
     }
+    const logs = this.logs;
     const handlerLog = () => {
       const child = parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
-      return secrets.size > 0 ? redactingLogger(child, secrets) : child;
+      // Kept with the run inside the redaction: the run's log never holds a secret's value.
+      const kept = logs ? capturingLogger(child, logs.open(run.id)) : child;
+      return secrets.size > 0 ? redactingLogger(kept, secrets) : kept;
     };
     let timer: NodeJS.Timeout | undefined;
     if (timeoutSeconds) {
@@ -311,6 +318,9 @@ export class RunExecutor {
     } finally {
       clearTimeout(timer);
     }
+    // The run's lines are stored before its end is recorded (and published): a reader or a
+    // subscriber who learns that it ended has every line. Immediate for a run that did not log.
+    if (log) await logs?.close(run.id);
     // The handler's last report goes with the end (it may still be waiting for its write).
     const ended = beats.end(enteredAt ? { ...run, startedAt: enteredAt } : run);
     await this.record(ended, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);

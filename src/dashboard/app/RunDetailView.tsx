@@ -3,6 +3,7 @@ import { CancelRunButton } from './actions.js';
 import { formatDuration } from './format.js';
 import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
 import { Q, type RunDetail } from './queries.js';
+import { RunLogs } from './RunLogs.js';
 import { href } from './router.js';
 import { ErrorBox, Json, Status, Time } from './ui.js';
 
@@ -113,6 +114,7 @@ export function RunDetailView({ id }: { id: string }) {
           <Json value={run.output} label="Output" />
         </section>
       </div>
+      <RunLogs key={run.id} runId={run.id} status={run.status} />
     </article>
   );
 }

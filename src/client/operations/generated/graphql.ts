@@ -331,6 +331,13 @@ export type RunChangedSubscriptionVariables = Exact<{
 
 export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
 
+export type RunLogsSubscriptionVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type RunLogsSubscription = { runLogs: { at: string, fields: unknown, level: string, message: string, sequence: number } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1156,3 +1163,14 @@ export const RunChangedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RunChangedSubscription, RunChangedSubscriptionVariables>;
+export const RunLogsDocument = new TypedDocumentString(`
+    subscription RunLogs($runId: ID!) {
+  runLogs(runId: $runId) {
+    at
+    fields
+    level
+    message
+    sequence
+  }
+}
+    `) as unknown as TypedDocumentString<RunLogsSubscription, RunLogsSubscriptionVariables>;

@@ -237,6 +237,23 @@ export type DashboardRunQueryVariables = Exact<{
 
 export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
 
+export type DashboardLogLineFragment = { sequence: number, at: string, level: string, message: string, fields: unknown };
+
+export type DashboardRunLogsQueryVariables = Exact<{
+  id: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardRunLogsQuery = { run: { id: string, logs: { truncated: boolean, nodes: Array<{ sequence: number, at: string, level: string, message: string, fields: unknown }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type DashboardRunLogsLiveSubscriptionVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type DashboardRunLogsLiveSubscription = { runLogs: { sequence: number, at: string, level: string, message: string, fields: unknown } };
+
 export type DashboardRunChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -500,6 +517,15 @@ fragment DashboardJobRow on Job {
     finishedAt
   }
 }`, {"fragmentName":"DashboardJobDetail"}) as unknown as TypedDocumentString<DashboardJobDetailFragment, unknown>;
+export const DashboardLogLineFragmentDoc = new TypedDocumentString(`
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}
+    `, {"fragmentName":"DashboardLogLine"}) as unknown as TypedDocumentString<DashboardLogLineFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -751,6 +777,42 @@ export const DashboardRunDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardRunQuery, DashboardRunQueryVariables>;
+export const DashboardRunLogsDocument = new TypedDocumentString(`
+    query DashboardRunLogs($id: ID!, $after: String) {
+  run(id: $id) {
+    id
+    logs(first: 500, after: $after) {
+      nodes {
+        ...DashboardLogLine
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      truncated
+    }
+  }
+}
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}`) as unknown as TypedDocumentString<DashboardRunLogsQuery, DashboardRunLogsQueryVariables>;
+export const DashboardRunLogsLiveDocument = new TypedDocumentString(`
+    subscription DashboardRunLogsLive($runId: ID!) {
+  runLogs(runId: $runId) {
+    ...DashboardLogLine
+  }
+}
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}`) as unknown as TypedDocumentString<DashboardRunLogsLiveSubscription, DashboardRunLogsLiveSubscriptionVariables>;
 export const DashboardRunChangedDocument = new TypedDocumentString(`
     subscription DashboardRunChanged {
   runChanged {
