@@ -72,6 +72,8 @@ export class RunBeats {
     const limit = this.o.heartbeatTimeoutSeconds;
     if (limit) {
       this.timer = setTimeout(() => {
+        // Fired once: a later beat must not re-arm it (refresh() would).
+        this.timer = undefined;
         if (!this.ended) this.o.silent(this.lastBeatAt!);
       }, limit * 1000);
     }

@@ -165,6 +165,7 @@ jobs:
     ...[-1, MAX_JITTER_SECONDS + 1].map((v): BadJob => [`jitterSeconds ${v}`, 'jitterSeconds', 'INVALID_POLICY', { jitterSeconds: v }]),
     ["a jitter longer than the schedule's interval", 'jitterSeconds', 'INVALID_POLICY', { cron: '*/5 * * * *', jitterSeconds: 301 }],
     ...[-1, MAX_CAPTURE_BYTES + 1].map((v): BadJob => [`captureBytes ${v}`, 'captureBytes', 'INVALID_POLICY', { captureBytes: v }]),
+    ...[0, MAX_TIMEOUT_SECONDS + 1, 2.5].map((v): BadJob => [`heartbeatTimeoutSeconds ${v}`, 'heartbeatTimeoutSeconds', 'BAD_USER_INPUT', { heartbeatTimeoutSeconds: v }]),
     ['a key the API refuses', 'key', 'BAD_USER_INPUT', { key: 'KEYNS has spaces' }],
   ];
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

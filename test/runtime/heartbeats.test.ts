@@ -3,7 +3,7 @@ import { RunChangedDocument, type RunChangedSubscription } from '../../src/clien
 import { BackoffKind, RunStatus, ScheduleType } from '../../src/domain/enums.js';
 import { isProgress } from '../../src/domain/run.js';
 import type { TargetContext } from '../../src/runtime/targets/target.js';
-import { eventually, nextChange, recordChanges } from '../support/cronql.js';
+import { eventually, nextChange, recordChanges, startCronql } from '../support/cronql.js';
 import { Feed, gql, startApi, wsClient, type Api } from '../graphql/support.js';
 
 /**
@@ -195,7 +195,25 @@ describe('progress and heartbeats', () => {
     open();
   });
 
-  it('progress reaches runChanged subscribers (RUNNING → RUNNING), as the relay would carry it', async () => {
+  it('another instance hears of the progress through the relay, read back from the row', async () => {
+    const other = await startCronql(api.cronql.databaseUrl, { instanceId: 'beats-api', role: 'api' });
+    try {
+      const j = await job('relayed', 'burst');
+      closeGate();
+      const heard = recordChanges(other);
+      const run = await api.cronql.runs.runNow(j.id);
+      const change = await eventually(() => heard.find((c) => c.run.id === run.id && isProgress(c)), 30_000);
+      expect(change).toMatchObject({ remote: true, previousStatus: 'RUNNING', run: { status: 'RUNNING', progress: 50, progressMessage: 'step 100' } });
+      expect(change.changedAt).toEqual(change.run.heartbeatAt);
+      open();
+      await eventually(() => heard.find((c) => c.run.id === run.id && c.run.status === RunStatus.SUCCEEDED), 30_000);
+      heard.stop();
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('progress reaches runChanged subscribers (RUNNING → RUNNING)', async () => {
     const j = await job('followed', 'burst');
     closeGate();
     const client = wsClient(api.wsUrl, api.viewerToken);
