@@ -8,10 +8,10 @@ const ACTIVE: RunStatus[] = ['PENDING', 'RUNNING'];
 
 /**
  * A run's log (docs/run-logs.md): every line it kept, and, while the run is active, the lines
- * as they are written. The live subscription is opened first and the pages read after it, then
- * the two are merged by sequence: no line is missed between the read and the stream, none shown
- * twice. The subscription completes when the run ends; the log is read once more then (whether
- * lines were dropped), and after a reconnection (lines may have been written meanwhile).
+ * as they are written (runLogs, on the page's live connection), merged by sequence: none shown
+ * twice, and a gap between what the pages had and where the stream started is read from the
+ * pages. The stream completes when the run ends; the log is read once more then (the drop line,
+ * `truncated`), and after a reconnection (lines may have been written meanwhile).
  */
 export function RunLogs({ runId, status }: { runId: string; status: RunStatus }) {
   const { api, live } = useSession();
@@ -39,34 +39,52 @@ export function RunLogs({ runId, status }: { runId: string; status: RunStatus })
   useEffect(() => {
     let gone = false;
     let stop = () => {};
+    /** The highest sequence shown by this round (a page and the stream overlap). */
+    let last = 0;
+    // One step at a time, in order: the pages, each streamed line, the end.
+    let steps: Promise<void> = Promise.resolve();
+    const step = (work: () => Promise<void>) => {
+      steps = steps.then(() => (gone ? undefined : work())).catch((err: unknown) => {
+        if (!gone) setError(err);
+      });
+    };
+    const show = (more: readonly LogLine[]) => {
+      const fresh = more.filter((l) => l.sequence > last);
+      if (fresh.length === 0) return;
+      last = fresh[fresh.length - 1].sequence;
+      merge(fresh);
+    };
+    /** Every line after the last shown, a page at a time. */
+    const catchUp = async () => {
+      for (;;) {
+        const { run }: RunLogsAnswer = await api.request(Q.runLogs, { id: runId, after: last ? String(last) : null });
+        if (gone || !run) break;
+        show(run.logs.nodes);
+        setTruncated(run.logs.truncated);
+        if (!run.logs.pageInfo.hasNextPage) break;
+      }
+      if (!gone) setLoaded(true);
+    };
+    step(catchUp);
     if (active && !ended.current) {
       setFollowing(true);
+      // The stream starts when the server has subscribed (not acknowledged): a line past the next
+      // one expected means lines were written in between, read first; at the end, the pages once
+      // more (the drop line, `truncated`).
       stop = live.followLogs(runId, {
-        line: (line) => !gone && merge([line]),
-        done: () => {
-          if (gone) return;
-          ended.current = true;
-          setFollowing(false);
-          setTick((t) => t + 1); // read again: the drop line and `truncated` are final now
-        },
+        line: (line) =>
+          step(async () => {
+            if (line.sequence > last + 1) await catchUp();
+            show([line]);
+          }),
+        done: (failed) =>
+          step(async () => {
+            if (!failed) ended.current = true;
+            setFollowing(false);
+            await catchUp();
+          }),
       });
     }
-    void (async () => {
-      try {
-        let after: string | null = null;
-        for (;;) {
-          const { run }: RunLogsAnswer = await api.request(Q.runLogs, { id: runId, after });
-          if (gone || !run) break;
-          merge(run.logs.nodes);
-          setTruncated(run.logs.truncated);
-          if (!run.logs.pageInfo.hasNextPage) break;
-          after = run.logs.pageInfo.endCursor;
-        }
-        if (!gone) setLoaded(true);
-      } catch (err) {
-        if (!gone) setError(err);
-      }
-    })();
     return () => {
       gone = true;
       stop();
