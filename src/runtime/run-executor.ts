@@ -318,11 +318,12 @@ export class RunExecutor {
     } finally {
       clearTimeout(timer);
     }
+    // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
+    // handler's last report goes with the end (it may still be waiting for its write).
+    const ended = beats.end(enteredAt ? { ...run, startedAt: enteredAt } : run);
     // The run's lines are stored before its end is recorded (and published): a reader or a
     // subscriber who learns that it ended has every line. Immediate for a run that did not log.
     if (log) await logs?.close(run.id);
-    // The handler's last report goes with the end (it may still be waiting for its write).
-    const ended = beats.end(enteredAt ? { ...run, startedAt: enteredAt } : run);
     await this.record(ended, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
   }
 
