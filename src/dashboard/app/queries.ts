@@ -49,7 +49,7 @@ export type { TypedDocumentString } from './generated/graphql.js';
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
-export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC'];
+export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL'];
 export const ACTIVE_RUN: RunStatus[] = ['PENDING', 'RUNNING'];
 
 export interface PageInfo {
