@@ -17,8 +17,8 @@ export const BACKFILL_RUNS_KEPT_MS = 86_400_000;
 
 /** A backfill as the services and the API see it. */
 export interface BackfillRecord {
-  /** Null for a dry run (nothing was written). */
-  id: string | null;
+  /** A dry run's is not stored (nothing was written). */
+  id: string;
   /** The job version whose slots were planned. */
   jobId: string;
   jobKey: string;

@@ -70,10 +70,10 @@ export class BackfillService {
     const inRange = rangeSlots(job, from, to);
     const plan = planBackfill(inRange, scope, await planInputs(this.d.pool, job.jobKey, from, to));
     const asked = { jobId: job.id, jobKey: job.jobKey, from, to, scope, reason, requestedBy, createdAt: now, ...plan };
-    if (req.dryRun) return { ...asked, id: null, created: 0, state: BackfillState.PLANNED, finishedAt: null };
+    if (req.dryRun) return { ...asked, id: randomUUID(), created: 0, state: BackfillState.PLANNED, finishedAt: null };
     const made = await insertBackfill(this.d.pool, asked, randomUUID());
     if (made.state === BackfillState.RUNNING) await this.d.mover.advance();
-    return (await getBackfill(this.d.pool, made.id!)) ?? made;
+    return (await getBackfill(this.d.pool, made.id)) ?? made;
   }
 
   /**
