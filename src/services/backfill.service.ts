@@ -5,9 +5,10 @@ import type { Pool } from '../db/pool.js';
 import type { RunStore } from '../db/run-store.js';
 import { backfillsOfJob, cancelBackfill, getBackfill, insertBackfill, liveVersionOf, planInputs } from '../db/backfill-store.js';
 import { MAX_BACKFILL_SLOTS, planBackfill, type BackfillRecord } from '../domain/backfill.js';
-import { BackfillScope, BackfillState, ScheduleType } from '../domain/enums.js';
+import { BackfillScope, BackfillState } from '../domain/enums.js';
 import type { JobRecord } from '../domain/job.js';
-import { slotsBetween } from '../schedule/index.js';
+import { slotsBetween } from '../schedule/job-schedule.js';
+import { jobScheduleOf } from '../domain/job-schedule.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validateReason } from './job-rules.js';
 
@@ -108,22 +109,22 @@ export class BackfillService {
 }
 
 /**
- * The slots of `[from, to]` (both included) of a job version, oldest first, at most
- * MAX_BACKFILL_SLOTS (more: BACKFILL_TOO_LARGE).
+ * The slots of `[from, to]` (both included) of a job version, oldest first — its schedule of any
+ * kind, inside its bounds — at most MAX_BACKFILL_SLOTS (more: BACKFILL_TOO_LARGE, found without
+ * computing the rest).
  */
 export function rangeSlots(job: JobRecord, from: Date, to: Date): Date[] {
-  let slots: Date[];
-  if (job.scheduleType === ScheduleType.ONE_TIME) {
-    slots = job.runAt && job.runAt.getTime() >= from.getTime() && job.runAt.getTime() <= to.getTime() ? [job.runAt] : [];
-  } else {
-    slots = slotsBetween(job.cronExpression!, job.timezone, new Date(from.getTime() - 1), to, MAX_BACKFILL_SLOTS + 1);
-  }
-  if (slots.length > MAX_BACKFILL_SLOTS) {
-    throw new CronqlError('BACKFILL_TOO_LARGE', `the range has more than ${MAX_BACKFILL_SLOTS} slots; split it into smaller ranges`, {
-      limit: MAX_BACKFILL_SLOTS,
-      from,
-      to,
-    });
+  const { schedule, bounds } = jobScheduleOf(job);
+  const slots: Date[] = [];
+  for (const slot of slotsBetween(schedule, bounds, from, to)) {
+    if (slots.length === MAX_BACKFILL_SLOTS) {
+      throw new CronqlError('BACKFILL_TOO_LARGE', `the range has more than ${MAX_BACKFILL_SLOTS} slots; split it into smaller ranges`, {
+        limit: MAX_BACKFILL_SLOTS,
+        from,
+        to,
+      });
+    }
+    slots.push(slot);
   }
   return slots;
 }
