@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { BackfillScope, BackfillState, RunStatus, TriggerType } from '../../src/domain/enums.js';
 import type { BackfillRecord } from '../../src/domain/backfill.js';
+import { RunStore } from '../../src/db/run-store.js';
+import { createLogger } from '../../src/logger.js';
+import { Retention } from '../../src/maintenance/retention.js';
 import { eventually, runsOf, useCronql } from '../support/cronql.js';
 
 /**
@@ -196,9 +199,42 @@ describe('backfill', () => {
     expect(shared.length).toBe(17);
     expect(a.slots.length + a.skippedExisting).toBe(12);
     expect(b.slots.length + b.skippedExisting).toBe(12);
+    // The database refuses a second in-flight hold of a slot, whoever writes it.
+    const second = cronql.pool.query(
+      `INSERT INTO cron_backfill_slots (backfill_id, job_key, slot, state) VALUES ($1, $2, $3, 'PLANNED')`,
+      [b.id, job.jobKey, a.slots[a.slots.length - 1]],
+    );
+    expect(await thrown(second)).toMatchObject({ code: '23505', constraint: 'cron_backfill_slots_in_flight_unique' });
     await Promise.all([done(cronql, a.id), done(cronql, b.id)]);
     const runs = await backfillRuns(cronql, job.id);
     expect(iso(runs.map((r) => r.scheduledAt)).sort()).toEqual(iso(Array.from({ length: 17 }, (_, i) => at(200 + i))));
+  });
+
+  it('retention keeps backfilled runs of old slots until they are a day old, and the planner does not count a pruned slot as missing', async () => {
+    const { cronql } = t;
+    const job = await newJob(cronql, { status: 'PAUSED' });
+    const now = Date.now();
+    const old = (i: number) => new Date(Math.floor((now - 200 * 86_400_000) / HOUR) * HOUR + i * HOUR);
+    const insert = (slot: Date, trigger: TriggerType, status: RunStatus, madeAt: Date) =>
+      cronql.pool.query(
+        `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, finished_at, created_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, 1, 'log', $3, $4, $5, $6, $6, $6, $6)`,
+        [job.id, job.jobKey, trigger, slot, status, madeAt],
+      );
+    for (let i = 0; i < 6; i++) await insert(old(i), TriggerType.SCHEDULED, i === 2 ? RunStatus.FAILED : RunStatus.SUCCEEDED, old(i));
+    await insert(old(3), TriggerType.BACKFILL, RunStatus.FAILED, new Date(now - 3 * 86_400_000)); // made 3 days ago
+    await insert(old(4), TriggerType.BACKFILL, RunStatus.FAILED, new Date(now - HOUR)); // made an hour ago
+    // A newer run keeps the job's own "latest" rows out of the way.
+    await insert(new Date(now - HOUR), TriggerType.SCHEDULED, RunStatus.SUCCEEDED, new Date(now - HOUR));
+    const store = new RunStore({ pool: cronql.pool, instanceId: 'retention-test', now: () => new Date(), publish: () => {} });
+    await new Retention({ store, log: createLogger(), days: 180, now: () => new Date() }).round();
+    const left = await runsOf(cronql, job.id);
+    expect(left.filter((r) => r.scheduledAt < old(6)).map((r) => [r.scheduledAt.toISOString(), r.triggerType])).toEqual([[old(4).toISOString(), TriggerType.BACKFILL]]);
+    // Slots 0–5 lost their rows; only the kept backfill run of slot 4 says anything of them.
+    const plan = (scope: BackfillScope) => cronql.backfills.backfill({ jobId: job.id, from: old(0), to: old(7), scope, dryRun: true, reason: 'pruned' }, 'test');
+    expect(iso((await plan(BackfillScope.MISSING)).slots)).toEqual(iso([old(6), old(7)]));
+    expect(iso((await plan(BackfillScope.NOT_SUCCEEDED)).slots)).toEqual(iso([old(4), old(6), old(7)]));
+    expect((await plan(BackfillScope.ALL)).slots).toHaveLength(8);
   });
 
   it('cancel stops it: the run in flight finishes, no slot starts after it, and its slots are free for a later backfill', async () => {
