@@ -1,4 +1,7 @@
 import {
+  DashboardBackfillJobDocument,
+  DashboardBackfillStateDocument,
+  DashboardCancelBackfillDocument,
   DashboardCancelDocument,
   DashboardCreateJobDocument,
   DashboardInstancesDocument,
@@ -17,6 +20,7 @@ import {
   DashboardRunNowDocument,
   DashboardRunsDocument,
   DashboardTargetsDocument,
+  type DashboardBackfillFragment,
   type DashboardInstancesQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
@@ -35,6 +39,7 @@ import {
  * here for the views.
  */
 export type {
+  BackfillScope,
   BackoffKind,
   CatchUpPolicy,
   CreateJobInput,
@@ -109,4 +114,10 @@ export const Q = {
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
+  backfillJob: DashboardBackfillJobDocument,
+  cancelBackfill: DashboardCancelBackfillDocument,
+  backfill: DashboardBackfillStateDocument,
 } as const;
+
+/** A backfill as the dashboard shows it (its plan, its progress). */
+export type BackfillRow = DashboardBackfillFragment;

@@ -4,6 +4,26 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Which slots of its range a backfill runs. */
+export type BackfillScope =
+  /** Every slot again. */
+  | 'ALL'
+  /** Slots with no run, or only SKIPPED runs (missed, overlap, calendar…). */
+  | 'MISSING'
+  /** Also slots whose last attempt FAILED or was CANCELED (the default). */
+  | 'NOT_SUCCEEDED';
+
+/** Where a backfill is. */
+export type BackfillState =
+  /** Canceled: no slot of it starts any more. */
+  | 'CANCELED'
+  /** Every slot of its plan ran (or was settled). */
+  | 'DONE'
+  /** A dry run: the plan, nothing written. */
+  | 'PLANNED'
+  /** Its slots run, oldest first, one at a time. */
+  | 'RUNNING';
+
 /** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
 export type BackoffKind =
   /** d·2ⁿ⁻¹ */
@@ -318,6 +338,34 @@ export type DashboardCancelMutationVariables = Exact<{
 
 export type DashboardCancelMutation = { cancelRun: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } };
 
+export type DashboardBackfillFragment = { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string };
+
+export type DashboardBackfillJobMutationVariables = Exact<{
+  id: string | number;
+  from: string;
+  to: string;
+  scope?: BackfillScope | null | undefined;
+  dryRun?: boolean | null | undefined;
+  reason: string;
+}>;
+
+
+export type DashboardBackfillJobMutation = { backfillJob: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } };
+
+export type DashboardCancelBackfillMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardCancelBackfillMutation = { cancelBackfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } };
+
+export type DashboardBackfillStateQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardBackfillStateQuery = { backfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -537,6 +585,20 @@ fragment DashboardJobRow on Job {
     finishedAt
   }
 }`, {"fragmentName":"DashboardJobDetail"}) as unknown as TypedDocumentString<DashboardJobDetailFragment, unknown>;
+export const DashboardBackfillFragmentDoc = new TypedDocumentString(`
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}
+    `, {"fragmentName":"DashboardBackfill"}) as unknown as TypedDocumentString<DashboardBackfillFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -902,3 +964,64 @@ export const DashboardCancelDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardCancelMutation, DashboardCancelMutationVariables>;
+export const DashboardBackfillJobDocument = new TypedDocumentString(`
+    mutation DashboardBackfillJob($id: ID!, $from: DateTime!, $to: DateTime!, $scope: BackfillScope, $dryRun: Boolean, $reason: String!) {
+  backfillJob(
+    id: $id
+    from: $from
+    to: $to
+    scope: $scope
+    dryRun: $dryRun
+    reason: $reason
+  ) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardBackfillJobMutation, DashboardBackfillJobMutationVariables>;
+export const DashboardCancelBackfillDocument = new TypedDocumentString(`
+    mutation DashboardCancelBackfill($id: ID!) {
+  cancelBackfill(id: $id) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardCancelBackfillMutation, DashboardCancelBackfillMutationVariables>;
+export const DashboardBackfillStateDocument = new TypedDocumentString(`
+    query DashboardBackfillState($id: ID!) {
+  backfill(id: $id) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardBackfillStateQuery, DashboardBackfillStateQueryVariables>;
