@@ -5,9 +5,9 @@ import { useSession } from './session-context.js';
 import { Dialog, ErrorBox, FieldError, Time } from './ui.js';
 
 const SCOPES: { value: BackfillScope; label: string }[] = [
-  { value: 'NOT_SUCCEEDED', label: 'not succeeded: no run, skipped, failed or canceled (default)' },
-  { value: 'MISSING', label: 'missing: no run, or only skipped ones' },
-  { value: 'ALL', label: 'all: every slot again' },
+  { value: 'NOT_SUCCEEDED', label: 'not succeeded (no run, skipped, failed, canceled)' },
+  { value: 'MISSING', label: 'missing (no run, or only skipped)' },
+  { value: 'ALL', label: 'all (every slot again)' },
 ];
 
 /** The instant an input holds, as the API takes it; the text itself when it is not one (the API says why). */
@@ -83,18 +83,28 @@ export function BackfillPanel({ job }: { job: { id: string; key: string; status:
           void ask(true);
         }}
       >
-        <label for="backfill-from">From (included)</label>
-        <input id="backfill-from" class="mono" value={from} onInput={(e) => (setFrom((e.target as HTMLInputElement).value), setPlan(null))} />
-        <label for="backfill-to">To (included, not in the future)</label>
-        <input id="backfill-to" class="mono" value={to} onInput={(e) => (setTo((e.target as HTMLInputElement).value), setPlan(null))} />
-        <label for="backfill-scope">Slots</label>
-        <select id="backfill-scope" value={scope} onChange={(e) => (setScope((e.target as HTMLSelectElement).value as BackfillScope), setPlan(null))}>
-          {SCOPES.map((s) => (
-            <option value={s.value}>{s.label}</option>
-          ))}
-        </select>
-        <label for="backfill-reason">Reason (kept with the backfill)</label>
-        <input id="backfill-reason" value={reason} aria-invalid={!!reasonError} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+        <div class="field-row">
+          <div class="field">
+            <label for="backfill-from">From (UTC, included)</label>
+            <input id="backfill-from" class="mono" value={from} onInput={(e) => (setFrom((e.target as HTMLInputElement).value), setPlan(null))} />
+          </div>
+          <div class="field">
+            <label for="backfill-to">To (UTC, included, not in the future)</label>
+            <input id="backfill-to" class="mono" value={to} onInput={(e) => (setTo((e.target as HTMLInputElement).value), setPlan(null))} />
+          </div>
+          <div class="field">
+            <label for="backfill-scope">Slots</label>
+            <select id="backfill-scope" value={scope} onChange={(e) => (setScope((e.target as HTMLSelectElement).value as BackfillScope), setPlan(null))}>
+              {SCOPES.map((s) => (
+                <option value={s.value}>{s.label}</option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="backfill-reason">Reason (kept with the backfill)</label>
+            <input id="backfill-reason" value={reason} aria-invalid={!!reasonError} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+          </div>
+        </div>
         <FieldError error={reasonError} id="backfill-reason-error" />
         {!reasonError && <ErrorBox error={error} />}
         <div class="dialog-buttons">
