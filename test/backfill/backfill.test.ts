@@ -5,7 +5,7 @@ import type { BackfillRecord } from '../../src/domain/backfill.js';
 import { RunStore } from '../../src/db/run-store.js';
 import { createLogger } from '../../src/logger.js';
 import { Retention } from '../../src/maintenance/retention.js';
-import { eventually, runsOf, useCronql } from '../support/cronql.js';
+import { eventually, runsOf, startCronql, useCronql } from '../support/cronql.js';
 
 /**
  * Backfills through the library API on real PostgreSQL (docs/behaviour.md, "Backfill"): the plan
@@ -261,6 +261,21 @@ describe('backfill', () => {
     // The slots it did not run are free again.
     const later = await cronql.backfills.backfill({ jobId: job.id, from: at(300), to: at(309), dryRun: true, reason: 'again' }, 'test');
     expect(iso(later.slots)).toEqual(iso(Array.from({ length: 9 }, (_, i) => at(301 + i))));
+  });
+
+  it('asked of an instance without a runtime (role api), a scheduler instance runs it', async () => {
+    const apiOnly = await startCronql(t.url, { role: 'api' });
+    try {
+      const job = await newJob(t.cronql, { status: 'PAUSED' });
+      const b = await apiOnly.backfills.backfill({ jobId: job.id, from: at(400), to: at(403), reason: 'from the api role' }, 'test');
+      expect(b.slots).toHaveLength(4);
+      const end = await done(t.cronql, b.id);
+      expect(end).toMatchObject({ state: BackfillState.DONE, created: 4 });
+      const runs = await backfillRuns(t.cronql, job.id);
+      expect(runs.map((r) => [r.status, r.runnerInstanceId])).toEqual(runs.map(() => [RunStatus.SUCCEEDED, t.cronql.instanceId]));
+    } finally {
+      await apiOnly.stop();
+    }
   });
 
   it('refuses a bad request with a clear code and writes nothing', async () => {
