@@ -129,8 +129,16 @@ async function done(cronql: Cronql, id: string, timeoutMs = 30_000): Promise<Bac
 
 const backfillRuns = async (cronql: Cronql, jobId: string) => (await runsOf(cronql, jobId)).filter((r) => r.triggerType === TriggerType.BACKFILL);
 
+/** Fails the first attempt of every run, succeeds the next (a retry). */
+const targets = {
+  'flaky-once': async (ctx: { run: { attempt?: number } }) => {
+    if ((ctx.run.attempt ?? 1) === 1) throw Object.assign(new Error('first attempt fails'), { code: 'FLAKY' });
+    return { ok: true };
+  },
+};
+
 describe('backfill', () => {
-  const t = useCronql();
+  const t = useCronql({ targets: targets as never });
 
   it('each scope plans exactly its slots over generated histories (succeeded, failed, canceled, skipped, absent, retried, pruned); a dry run writes nothing', async () => {
     const { cronql } = t;
@@ -261,6 +269,24 @@ describe('backfill', () => {
     // The slots it did not run are free again.
     const later = await cronql.backfills.backfill({ jobId: job.id, from: at(300), to: at(309), dryRun: true, reason: 'again' }, 'test');
     expect(iso(later.slots)).toEqual(iso(Array.from({ length: 9 }, (_, i) => at(301 + i))));
+  });
+
+  it('a retry of a backfill run is a backfill run, and the next slot waits for the slot\'s last attempt', async () => {
+    const { cronql } = t;
+    const made = await cronql.jobs.create(
+      { key: `bf-retry-${process.pid}`, target: 'flaky-once', scheduleType: 'RECURRING' as never, cronExpression: '0 * * * *', retry: { maxAttempts: 2, backoff: 'FIXED' as never, delaySeconds: 0 } },
+      'test',
+    );
+    const b = await cronql.backfills.backfill({ jobId: made.id, from: at(500), to: at(501), reason: 'retries' }, 'test');
+    await done(cronql, b.id);
+    const runs = (await backfillRuns(cronql, made.id)).sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime());
+    expect(runs.map((r) => [r.scheduledAt.toISOString(), r.attempt, r.status])).toEqual([
+      [at(500).toISOString(), 1, RunStatus.FAILED],
+      [at(500).toISOString(), 2, RunStatus.SUCCEEDED],
+      [at(501).toISOString(), 1, RunStatus.FAILED],
+      [at(501).toISOString(), 2, RunStatus.SUCCEEDED],
+    ]);
+    expect(runs[2].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[1].finishedAt!.getTime());
   });
 
   it('asked of an instance without a runtime (role api), a scheduler instance runs it', async () => {
