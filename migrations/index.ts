@@ -13,6 +13,8 @@ import { Migration20261124190000_ownership } from './Migration20261124190000_own
 import { Migration20261125000000_lean_run_indexes } from './Migration20261125000000_lean_run_indexes.js';
 import { Migration20261126000000_final_slot } from './Migration20261126000000_final_slot.js';
 import { Migration20261126010000_maintenance_lease } from './Migration20261126010000_maintenance_lease.js';
+import { Migration20261127000000_schedule_kinds } from './Migration20261127000000_schedule_kinds.js';
+import { Migration20261127020000_backfills } from './Migration20261127020000_backfills.js';
 import { Migration20261127040000_run_logs } from './Migration20261127040000_run_logs.js';
 import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 
@@ -37,6 +39,8 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261125000000_lean_run_indexes,
   Migration20261126000000_final_slot,
   Migration20261126010000_maintenance_lease,
+  Migration20261127000000_schedule_kinds,
+  Migration20261127020000_backfills,
   Migration20261127040000_run_logs,
   Migration20261127050000_heartbeats,
 };

@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from './logger.js';
-import type { Role } from './config.js';
+import { MAINTENANCE, type Role } from './config.js';
 import { resolveOptions, type CronqlOptions, type ResolvedOptions } from './options.js';
 import type { EmbeddedDatabase } from './db/embedded-postgres.js';
 import { listInstances, liveSchedulers, type InstanceRecord } from './db/instances.js';
@@ -7,7 +7,7 @@ import { lastHourLosses } from './db/readiness-queries.js';
 import { lazyJobStore } from './db/lazy-job-store.js';
 import { pendingMigrations } from './db/migration-state.js';
 import type { JobRecord } from './domain/job.js';
-import { Notifier } from './db/notifier.js';
+import { Channel, Notifier, notify } from './db/notifier.js';
 import type { MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
@@ -27,6 +27,8 @@ import { createTargetRegistry, type TargetRegistry } from './runtime/targets/reg
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
 import { RunLogService } from './services/run-log.service.js';
+import { BackfillService } from './services/backfill.service.js';
+import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { StartupTiming } from './startup-timing.js';
 
@@ -66,6 +68,7 @@ export class Cronql {
   private logWriter?: RunLogWriter;
   private logRelay?: RunLogRelay;
   private _secrets?: SecretService;
+  private _backfills?: BackfillService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
@@ -103,6 +106,11 @@ export class Cronql {
   /** Run logs: pages of a run's lines, and a run's lines followed live (docs/run-logs.md). */
   get runLogs(): RunLogService {
     return this.need(this._runLogs);
+  }
+
+  /** Backfills: plan, run and cancel a job's past slots of a range. */
+  get backfills(): BackfillService {
+    return this.need(this._backfills);
   }
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
@@ -247,6 +255,15 @@ export class Cronql {
       runtime: this._runtime,
     });
     this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents });
+    const runtime = this._runtime;
+    const notifyCreated = async (ids: string[]) => {
+      for (const id of ids) await notify(pool, Channel.RUN_CREATED, id);
+    };
+    // Without a runtime here (role api), a scheduler instance is told of each backfill run made.
+    const mover = runtime
+      ? { advance: () => runtime.advanceBackfills() }
+      : new Backfills({ pool, store, log: this.log, claimAndExecute: notifyCreated, perRound: MAINTENANCE.perPass });
+    this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover });
     if (o.alertWebhookUrl) {
       this.alerter = new Alerter({
         url: o.alertWebhookUrl,

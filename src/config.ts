@@ -126,6 +126,7 @@ export const MAINTENANCE = {
     'retry-wakeups': 1,
     'stranded-buffers': 1,
     'chain-stops': 1,
+    backfills: 1,
     rebalance: 1,
     'own-runs': 1,
     'instance-pruning': 60,

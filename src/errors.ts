@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'INVALID_POLICY'
   /** A payload names a secret that does not exist. */
   | 'UNKNOWN_SECRET'
+  /** An interval (`every`, `anchorAt`), several expressions, bounds (`startAt`, `endAt`, `maxRuns`) or a misfire grace is invalid. */
+  | 'INVALID_SCHEDULE'
   /** parseSchedule could not read the phrase (the message lists phrases that parse). */
   | 'UNPARSEABLE_SCHEDULE'
   /** A secret's name is not `[A-Z][A-Z0-9_]*` (at most 64 characters). */
@@ -26,7 +28,9 @@ export type ErrorCode =
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
   | 'DATABASE_UNAVAILABLE'
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */
-  | 'RESPONSE_TOO_LARGE';
+  | 'RESPONSE_TOO_LARGE'
+  /** A backfill's range has more than 10,000 slots. */
+  | 'BACKFILL_TOO_LARGE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

@@ -2,6 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import {
+  BackfillJobDocument,
   CancelRunDocument,
   CreateJobDocument,
   CreateJobsDocument,
@@ -22,13 +23,15 @@ import {
   type RunLogLineFieldsFragment,
   type RunLogPageQuery,
   TargetsDocument,
+  type BackfillFieldsFragment,
+  type BackfillScope,
   type JobFieldsFragment,
   type JobStatus,
   type CreateJobInput,
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
+import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -69,7 +72,7 @@ function output(value: unknown, rows?: Record<string, unknown>[]): void {
 }
 
 const jobRow = (j: JobFieldsFragment) => ({
-  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpression ?? j.runAt, tz: j.timezone, next: j.nextRunAt,
+  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions.join(' | ') : j.cronExpression ?? (j.every ? `every ${j.every}` : j.runAt), tz: j.timezone, next: j.nextRunAt,
   description: j.scheduleDescription,
 });
 const json = (text: string | undefined, what: string): unknown => {
@@ -121,17 +124,27 @@ jobs
   .requiredOption('--target <target>')
   .option('--cron <expression>', 'RECURRING: 5 fields, 6 with seconds first, or 7 with seconds first and the year last')
   .option('--run-at <instant>', 'ONE_TIME: an ISO 8601 instant')
+  .option('--every <length>', 'INTERVAL: "45m", "1h30m", "90s" or "PT45M"')
+  .option('--anchor-at <instant>', 'INTERVAL: the first slot (default: now)')
+  .option('--start-at <instant>', 'no slot before this instant')
+  .option('--end-at <instant>', 'no slot after this instant; the job retires after its last slot')
+  .option('--max-runs <n>', 'retire the job after this many runs')
   .option('--tz <zone>', 'IANA time zone', 'UTC')
   .option('--payload <json>')
   .option('--timeout <seconds>')
-  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; tz: string; payload?: string; timeout?: string }) => {
+  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; every?: string; anchorAt?: string; startAt?: string; endAt?: string; maxRuns?: string; tz: string; payload?: string; timeout?: string }) => {
     const data = await request(endpoint(), CreateJobDocument, {
       input: {
         key: o.key,
         target: o.target,
-        scheduleType: o.cron ? ('RECURRING' as never) : ('ONE_TIME' as never),
+        scheduleType: o.cron ? ('RECURRING' as never) : o.every ? ('INTERVAL' as never) : ('ONE_TIME' as never),
         cronExpression: o.cron,
         runAt: o.runAt,
+        every: o.every,
+        anchorAt: o.anchorAt,
+        startAt: o.startAt,
+        endAt: o.endAt,
+        maxRuns: o.maxRuns === undefined ? undefined : Number(o.maxRuns),
         timezone: o.tz,
         payload: json(o.payload, '--payload'),
         timeoutSeconds: o.timeout === undefined ? undefined : Number(o.timeout),
@@ -266,24 +279,79 @@ program
   });
 program
   .command('parse <text>')
-  .description('plain English to a cron expression ("every weekday at 9am", "every 5 minutes in Europe/Berlin")')
+  .description('plain English to a cron expression ("every weekday at 9am", "every 5 minutes in Europe/Berlin") or an interval ("every 45 minutes")')
   .option('--tz <zone>', 'IANA time zone, unless the text names one', 'UTC')
   .action(async (text: string, o: { tz: string }) => {
     const data = await request(endpoint(), ParseScheduleDocument, { text, timezone: o.tz });
     const p = data.parseSchedule;
-    if (!asJson()) console.log(`${p.cronExpression}  (${p.timezone})  ${p.description}`);
+    if (!asJson()) console.log(`${p.cronExpression ?? `every ${p.every}`}  (${p.scheduleType === 'INTERVAL' ? 'absolute time' : p.timezone})  ${p.description}`);
     output(p, p.next.map((at) => ({ at })));
   });
 
+// --- backfill ----------------------------------------------------------------------------------
+const SCOPES: BackfillScope[] = ['MISSING', 'NOT_SUCCEEDED', 'ALL'];
+/** An instant the API takes: ISO 8601 (a date alone is its midnight, UTC). */
+function instant(value: string, flag: string): string {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new CliError('BAD_USER_INPUT', `${flag}: not an instant: ${value} (ISO 8601, e.g. 2026-11-24T09:00:00Z)`);
+  return at.toISOString();
+}
+const backfillRow = (b: BackfillFieldsFragment) => ({
+  id: b.id,
+  job: `${b.job.key} v${b.job.version}`,
+  state: b.state,
+  scope: b.scope,
+  slots: b.slots.length,
+  skippedExisting: b.skippedExisting,
+  created: b.created,
+});
+program
+  .command('backfill <key>')
+  .description("plan a job's past slots of [from, to] by scope and, without --dry-run, run them oldest first, one at a time (trigger BACKFILL)")
+  .requiredOption('--from <instant>', 'first instant of the range (ISO 8601; included)')
+  .requiredOption('--to <instant>', 'last instant of the range (ISO 8601; included; not in the future)')
+  .addOption(new Option('--scope <scope>', 'which slots: MISSING (no run), NOT_SUCCEEDED (also failed or canceled), ALL').choices(SCOPES).default('NOT_SUCCEEDED'))
+  .option('--dry-run', 'print the plan only; nothing is written')
+  .option('--reason <text>', 'why (recorded with the backfill)', 'backfill from the command line')
+  .action(async (key: string, o: { from: string; to: string; scope: BackfillScope; dryRun?: boolean; reason: string }) => {
+    const found = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 1 });
+    const live = found.jobs.edges[0]?.node;
+    if (!live) throw new CliError('NOT_FOUND', `no live job with key ${key}`);
+    const data = await request(endpoint(), BackfillJobDocument, {
+      id: live.id,
+      from: instant(o.from, '--from'),
+      to: instant(o.to, '--to'),
+      scope: o.scope,
+      dryRun: Boolean(o.dryRun),
+      reason: o.reason,
+    });
+    const b = data.backfillJob;
+    if (!asJson()) {
+      console.log(`${o.dryRun ? 'would run' : 'runs'} ${b.slots.length} slot(s) of ${key} (${b.scope}); ${b.skippedExisting} left out`);
+      for (const at of b.slots.slice(0, 20)) console.log(`  ${at}`);
+      if (b.slots.length > 20) console.log(`  … and ${b.slots.length - 20} more`);
+    }
+    output(b, [backfillRow(b)]);
+  });
+
 // --- jobs as code ----------------------------------------------------------------------------------
+const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
 const liveDefinition = (j: JobFieldsFragment): Definition => ({
   target: j.target,
   scheduleType: j.scheduleType as Definition['scheduleType'],
   cronExpression: j.cronExpression ?? null,
-  runAt: j.runAt ? new Date(j.runAt).toISOString() : null,
+  cronExpressions: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions : null,
+  runAt: iso(j.runAt),
+  every: j.every ?? null,
+  anchorAt: iso(j.anchorAt),
   timezone: j.timezone,
+  startAt: iso(j.startAt),
+  endAt: iso(j.endAt),
   ...settingsDefinition(j),
 });
+
+/** The live definition compared with a file's: an anchor the file does not give is the server's to keep. */
+const comparable = (live: Definition, spec: JobSpec): Definition => (spec.anchorAt === undefined ? { ...live, anchorAt: null } : live);
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */
 async function liveJobs(): Promise<Map<string, JobFieldsFragment>> {
@@ -338,7 +406,7 @@ program
       const current = live.get(spec.key);
       if (!current) plan.push({ action: 'create', key: spec.key });
       else {
-        const fields = changedFields(liveDefinition(current), specDefinition(spec));
+        const fields = changedFields(comparable(liveDefinition(current), spec), specDefinition(spec));
         plan.push(fields.length ? { action: 'version', key: spec.key, fields } : { action: 'unchanged', key: spec.key });
       }
     }

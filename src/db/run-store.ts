@@ -2,6 +2,7 @@ import type { Pool } from './pool.js';
 import type { RunStatus } from '../domain/enums.js';
 import type { RunChange, RunRecord } from '../domain/run.js';
 import { Batcher } from './batcher.js';
+import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/backfill.js';
 import type { RunContext, WaitingRun } from './runs/context.js';
 import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
@@ -11,11 +12,13 @@ import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
 import { ProgressWrites, type ProgressReport, type Reported } from './runs/progress.js';
 import { HeldStarts } from './runs/started.js';
+import { retireExhausted } from './runs/exhausted.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
 export type { WaitingRun } from './runs/context.js';
 export type { ProgressReport, Reported } from './runs/progress.js';
+export type { BackfillStep } from './runs/backfill.js';
 
 /** What the store needs: where it writes, who it is, the time, and where its changes go. */
 export interface RunStoreOptions {
@@ -57,7 +60,7 @@ export interface RunStoreOptions {
  * `record` (a row or a write as a run record), `new-runs` and `overlap` (the statement that
  * creates runs, and the lanes of the overlap policies), `fire` (due slots, missed slots, claims),
  * `finish` (the executor's ends of runs), `end-rules` (what follows an end), `manual` (run-now,
- * cancel), `maintenance` (sweeps, startup recovery, retention) and `reads`.
+ * cancel), `backfill` (a backfill's next slot), `maintenance` (sweeps, startup recovery, retention) and `reads`.
  */
 export class RunStore {
   private readonly ctx: RunContext;
@@ -136,6 +139,11 @@ export class RunStore {
     return Promise.all(slots.map((s) => this.misses.add(s))).then((rows) => rows.filter((r): r is RunRecord => r !== null));
   }
 
+  /** Retires an ACTIVE job with no slot left and no run in progress (`runs/exhausted.ts`). */
+  retireExhausted(jobId: string, revision: number): Promise<boolean> {
+    return retireExhausted(this.ctx, jobId, revision);
+  }
+
   /** PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). */
   claim(ids: string[]): Promise<ClaimedRun[]> {
     return claim(this.ctx, ids);
@@ -159,6 +167,16 @@ export class RunStore {
   /** A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`). */
   insertManual(jobId: string, payload: unknown | undefined): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
     return insertManual(this.ctx, jobId, payload);
+  }
+
+  /** One step of a backfill: its next slot's run created PENDING, when it may start (`runs/backfill.ts`). */
+  stepBackfill(backfillId: string): Promise<BackfillStep> {
+    return stepBackfill(this.ctx, backfillId);
+  }
+
+  /** Backfill slots whose runs ended are settled (released for later backfills). */
+  settleBackfillSlots(): Promise<number> {
+    return settleBackfillSlots(this.ctx);
   }
 
   /** PENDING|RUNNING → CANCELED; null when the run is terminal already (or unknown). */

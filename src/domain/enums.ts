@@ -9,6 +9,8 @@
 export enum ScheduleType {
   ONE_TIME = 'ONE_TIME',
   RECURRING = 'RECURRING',
+  /** Every fixed length of time from an anchor instant (`every`, `anchorAt`): absolute, no wall clock. */
+  INTERVAL = 'INTERVAL',
 }
 
 export enum JobStatus {
@@ -30,6 +32,27 @@ export enum TriggerType {
   SCHEDULED = 'SCHEDULED',
   MANUAL = 'MANUAL',
   AD_HOC = 'AD_HOC',
+  /** A run of a backfill: a past slot run again (docs/behaviour.md, "Backfill"). */
+  BACKFILL = 'BACKFILL',
+}
+
+/** Where a backfill is: a dry run's plan (PLANNED), running its slots, done, or canceled. */
+export enum BackfillState {
+  PLANNED = 'PLANNED',
+  RUNNING = 'RUNNING',
+  DONE = 'DONE',
+  CANCELED = 'CANCELED',
+}
+
+/**
+ * Which slots of its range a backfill runs: MISSING those with no run (or only SKIPPED ones:
+ * missed, overlap, calendar); NOT_SUCCEEDED (the default) also those whose last attempt FAILED or
+ * was CANCELED; ALL every slot again.
+ */
+export enum BackfillScope {
+  MISSING = 'MISSING',
+  NOT_SUCCEEDED = 'NOT_SUCCEEDED',
+  ALL = 'ALL',
 }
 
 /**

@@ -39,10 +39,12 @@ const API_CODES = new Set<string>(
     PAYLOAD_TOO_LARGE: true,
     INVALID_POLICY: true,
     UNKNOWN_SECRET: true,
+    INVALID_SCHEDULE: true,
     INVALID_SECRET_NAME: true,
     UNPARSEABLE_SCHEDULE: true,
     DATABASE_UNAVAILABLE: true,
     RESPONSE_TOO_LARGE: true,
+    BACKFILL_TOO_LARGE: true,
   } satisfies Record<ErrorCode, true>),
 );
 

@@ -5,6 +5,7 @@ import type { Pool } from '../db/pool.js';
 import type { RunStore } from '../db/run-store.js';
 import { bounded } from '../domain/bounded.js';
 import type { Ledger } from '../runtime/ledger.js';
+import { BackfillsDuty } from './backfills.js';
 import { ChainStopsDuty } from './chain-stops.js';
 import type { Duty, DutyContext } from './duty.js';
 import type { MaintenanceListener } from './events.js';
@@ -53,7 +54,7 @@ export interface MaintenanceOptions {
  * The maintenance of one runtime: small services (src/maintenance/*.ts), each with its period,
  * started and stopped here in an explicit order. Instance duties run on every instance (its
  * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (heartbeat
- * timeouts, lost-run rescue, pending claims, retry wake-ups, stranded buffers, chain stops, instance pruning,
+ * timeouts, lost-run rescue, pending claims, retry wake-ups, stranded buffers, chain stops, backfills, instance pruning,
  * retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
@@ -91,6 +92,7 @@ export class Maintenance {
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),
       new StrandedBuffersDuty(ctx, every('stranded-buffers'), { store, runtime, perPass }),
       new ChainStopsDuty(ctx, every('chain-stops'), store),
+      new BackfillsDuty(ctx, every('backfills'), runtime),
       new InstancePruningDuty(ctx, every('instance-pruning'), { pool: o.pool, afterMs: Math.max(MAINTENANCE.pruneInstancesAfterMs, 10 * o.lostAfterMs) }),
     ];
     if (o.retentionDays > 0) {

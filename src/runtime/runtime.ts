@@ -1,16 +1,17 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
-import { RUNTIME_BOUNDS } from '../config.js';
+import { MAINTENANCE, RUNTIME_BOUNDS } from '../config.js';
 import { beat, markArmed, type InstanceIdentity } from '../db/instances.js';
 import type { Pool } from '../db/pool.js';
 import type { Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
-import { JobStatus } from '../domain/enums.js';
+import { JobStatus, TriggerType } from '../domain/enums.js';
 import type { ClaimedRun, RunStore, WaitingRun } from '../db/run-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
 import { RuntimeEvents } from './events.js';
+import { Backfills } from './backfills.js';
 import { FirePath } from './fire-path.js';
 import { Ledger } from './ledger.js';
 import { Membership } from './membership.js';
@@ -19,6 +20,7 @@ import { RetryWakers } from './retry-wakers.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import type { RunLogWriter } from './run-log-writer.js';
 import { Scheduler } from './scheduler.js';
+import { MisfireGrace } from './misfire-grace.js';
 import { Maintenance } from '../maintenance/maintenance.js';
 import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
 import type { MaintenanceListener } from '../maintenance/events.js';
@@ -99,6 +101,7 @@ export class Runtime implements MaintainedRuntime {
   private readonly wakers: RetryWakers;
   private readonly notifications: Notifications;
   private readonly maintenance: Maintenance;
+  private readonly backfills: Backfills;
   private readonly identity: InstanceIdentity;
   private state: State = 'new';
   /** Recovery done and the ACTIVE jobs armed. */
@@ -108,6 +111,7 @@ export class Runtime implements MaintainedRuntime {
   constructor(private readonly o: RuntimeOptions) {
     const { clock, log, store } = o;
     const firing = () => this.state === 'armed';
+    const grace = new MisfireGrace(o.misfireGraceMs);
     this.events = o.events ?? new RuntimeEvents((err, name) => log.error({ err, event: name }, 'a runtime event listener threw'));
     this.store = store;
     this.executor = new RunExecutor(
@@ -115,7 +119,11 @@ export class Runtime implements MaintainedRuntime {
       o.targets,
       log,
       o.secrets,
-      (run, status) => this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status }),
+      (run, status) => {
+        this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status });
+        // A backfill's next slot follows its run's end at once (the duty is the safety net).
+        if (run.triggerType === TriggerType.BACKFILL && this.state === 'armed') this.backfills.nudge();
+      },
       () => clock.now(),
       o.logs,
     );
@@ -124,11 +132,15 @@ export class Runtime implements MaintainedRuntime {
       {
         fire: (job, slot, dueAt) => this.firePath.fire(job, slot, dueAt),
         late: (job, after, until, reason) => void this.firePath.track(this.ledger.account(job, after, until, reason)),
+        exhausted: (job) =>
+          void this.firePath.track(
+            store.retireExhausted(job.id, job.revision).catch((err: unknown) => log.warn({ err, jobKey: job.jobKey }, 'could not retire a job with no slot left')),
+          ),
       },
       log,
-      o.misfireGraceMs,
+      grace,
     );
-    this.ledger = new Ledger({ store, clock, log, events: this.events, graceMs: o.misfireGraceMs, run: (job, slots) => this.firePath.catchUp(job, slots) });
+    this.ledger = new Ledger({ store, clock, log, events: this.events, grace, run: (job, slots) => this.firePath.catchUp(job, slots) });
     this.firePath = new FirePath({
       store,
       executor: this.executor,
@@ -136,7 +148,7 @@ export class Runtime implements MaintainedRuntime {
       clock,
       log,
       events: this.events,
-      graceMs: o.misfireGraceMs,
+      grace,
       firing,
       fired: (job) => this.scheduler.fired(job),
     });
@@ -151,6 +163,7 @@ export class Runtime implements MaintainedRuntime {
       events: this.events,
       armed: () => this.armed,
     });
+    this.backfills = new Backfills({ pool: o.pool, store, log, claimAndExecute: (ids) => this.claimAndExecute(ids), perRound: MAINTENANCE.perPass });
     this.wakers = new RetryWakers({ clock, max: RUNTIME_BOUNDS.maxRetryWakers, claim: (id) => void this.claimAndExecute([id]) });
     this.store.onWaiting((runs) => this.wake(runs));
     this.notifications = new Notifications({
@@ -291,6 +304,14 @@ export class Runtime implements MaintainedRuntime {
    */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
     return this.firePath.claimAndExecute(runIds);
+  }
+
+  /**
+   * Moves the backfills in flight on: settles the slots whose runs ended, starts the next slots
+   * and runs them here (runtime/backfills.ts). Rejects with a round's failure.
+   */
+  advanceBackfills(): Promise<void> {
+    return this.backfills.advance();
   }
 
   /** Aborts a run in flight on this instance (its CANCELED state is already recorded). */

@@ -5,12 +5,14 @@ import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
 import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
 import { JobWriteRefused } from '../db/job-write-refused.js';
-import { nextSlot } from '../schedule/index.js';
+import { nextSlot } from '../schedule/job-schedule.js';
+import { jobScheduleOf } from '../domain/job-schedule.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { settingsOfNewVersion, validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
 import { checkText } from './stored-input.js';
+import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
 
@@ -97,8 +99,8 @@ export class JobService {
     if (job.status !== JobStatus.ACTIVE) return null;
     const armed = this.d.runtime?.nextRunAt(job.id);
     if (armed) return armed;
-    if (job.scheduleType === ScheduleType.ONE_TIME) return job.runAt ?? null;
-    return nextSlot(job.cronExpression!, job.timezone, this.d.clock.now());
+    const { schedule, bounds } = jobScheduleOf(job);
+    return nextSlot(schedule, bounds, this.d.clock.now());
   }
 
   async create(input: CreateJobInput, actor: string | null = null): Promise<JobRecord> {
@@ -201,10 +203,16 @@ export class JobService {
       {
         target: input.target ?? old.target,
         scheduleType,
-        // Switching schedule type drops the other type's field unless given.
-        cronExpression: input.cronExpression !== undefined ? input.cronExpression : switched ? null : old.cronExpression,
+        // Switching schedule type drops the other type's fields unless given; a cronExpression
+        // given alone replaces the list of expressions.
+        ...expressionsOfNewVersion(input, old, switched),
         runAt: input.runAt !== undefined ? input.runAt : switched ? null : old.runAt,
         timezone: input.timezone ?? old.timezone,
+        every: input.every !== undefined ? input.every : switched || old.everyMs === null ? null : formatEvery(old.everyMs),
+        anchorAt: input.anchorAt !== undefined ? input.anchorAt : switched ? null : old.anchorAt,
+        // Bounds are kept unless given (null clears one); a ONE_TIME version has none.
+        startAt: input.startAt !== undefined ? input.startAt : scheduleType === ScheduleType.ONE_TIME ? null : old.startAt,
+        endAt: input.endAt !== undefined ? input.endAt : scheduleType === ScheduleType.ONE_TIME ? null : old.endAt,
         ...settingsOfNewVersion(input, settingsOfRecord(old)),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
@@ -237,6 +245,14 @@ export class JobService {
     }
     return updated;
   }
+}
+
+/** The expressions of a new version: given (the list, or one alone), or copied unless the type switched. */
+function expressionsOfNewVersion(input: NewJobVersionInput, old: JobRecord, switched: boolean): Pick<NewJobVersionInput, 'cronExpression' | 'cronExpressions'> {
+  if (input.cronExpressions !== undefined && input.cronExpressions !== null) return { cronExpression: input.cronExpression, cronExpressions: input.cronExpressions };
+  if (input.cronExpression !== undefined) return { cronExpression: input.cronExpression, cronExpressions: null };
+  if (switched) return { cronExpression: null, cronExpressions: null };
+  return { cronExpression: old.cronExpression, cronExpressions: old.cronExpressions.length > 1 ? old.cronExpressions : null };
 }
 
 /** The most jobs `createMany` takes at once (a batch is one statement and one transaction). */

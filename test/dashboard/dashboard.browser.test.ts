@@ -242,6 +242,44 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     await shot('run-detail-logs');
   });
 
+  it('backfill from a job\'s page shows its plan before it runs; a failed run\'s page offers "run this slot again"', async () => {
+    // Every run of this job fails: the http target refuses a loopback address (HTTP_BLOCKED).
+    const made = await api.cronql.jobs.create(
+      { key: 'dash.backfill', target: 'http', scheduleType: ScheduleType.RECURRING, cronExpression: '0 * * * *', payload: { url: 'http://127.0.0.1:9/' } },
+      'test',
+    );
+    const job = await api.cronql.jobs.pause(made.id, 'only backfills run', 'test');
+    const hour = 3_600_000;
+    const last = Math.floor(Date.now() / hour) * hour - hour;
+    await go(`#/jobs/${job.id}`);
+    const panel = page.locator('[data-testid=backfill]');
+    await panel.locator('#backfill-from').fill(new Date(last - 2 * hour).toISOString());
+    await panel.locator('#backfill-to').fill(new Date(last).toISOString());
+    await panel.getByRole('button', { name: 'Show the plan' }).click();
+    const plan = panel.locator('[data-testid=backfill-plan]');
+    await plan.waitFor();
+    expect(await plan.innerText()).toContain('Would run 3 slot(s) (NOT_SUCCEEDED); 0 of the range left out.');
+    expect(await plan.locator('[data-testid=backfill-slots] li').count()).toBe(3);
+    await panel.screenshot({ path: join(ARTIFACTS, 'job-backfill-plan.png') });
+    expect(await api.cronql.backfills.ofJob('dash.backfill')).toEqual([]); // the plan wrote nothing
+    await panel.locator('#backfill-reason').fill('after the fix');
+    await plan.getByRole('button', { name: 'Run 3 slot(s)' }).click();
+    await panel.locator('[data-testid=backfill-started]').waitFor();
+    const [backfill] = await api.cronql.backfills.ofJob('dash.backfill');
+    await expect.poll(async () => (await api.cronql.backfills.get(backfill.id))?.state, patient).toBe('DONE');
+
+    const failed = (await api.cronql.runs.list({ jobId: job.id, triggerType: ['BACKFILL' as never] }, 10)).nodes[0];
+    expect(failed.status).toBe('FAILED');
+    await go(`#/runs/${failed.id}`);
+    await page.getByRole('button', { name: 'Run this slot again…' }).click();
+    await page.locator('[data-testid=slot-again-dialog]').getByRole('button', { name: 'Run it again' }).click();
+    await page.locator('[data-testid=slot-again]').waitFor();
+    expect(await page.locator('[data-testid=slot-again]').innerText()).toContain('the slot runs again');
+    const again = await api.cronql.backfills.ofJob('dash.backfill');
+    expect(again).toHaveLength(2);
+    expect(again[0].slots.map((d) => d.toISOString())).toEqual([failed.scheduledAt.toISOString()]);
+  });
+
   it('shows when the live connection is lost and when it is back', async () => {
     await go('#/runs');
     await page.locator('[data-testid=live][data-state=live]').waitFor({ timeout: 30_000 });

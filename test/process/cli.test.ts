@@ -88,6 +88,22 @@ describe('the cronql CLI', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
   }, 60_000);
 
+  it('backfill: --dry-run prints the plan and writes nothing; without it the slots run; a range too large is BACKFILL_TOO_LARGE', async () => {
+    await runJson(['jobs', 'create', '--key', 'cli.backfill', '--target', 'log', '--cron', '0 * * * *']);
+    const range = ['--from', '2026-10-01T00:00:00Z', '--to', '2026-10-01T05:30:00Z'];
+    const plan = await run(['backfill', 'cli.backfill', ...range, '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.split('\n').slice(0, 3)).toEqual(['would run 6 slot(s) of cli.backfill (NOT_SUCCEEDED); 0 left out', '  2026-10-01T00:00:00.000Z', '  2026-10-01T01:00:00.000Z']);
+    expect((await api.cronql.pool.query('SELECT count(*)::int AS n FROM cron_backfills')).rows[0].n).toBe(0);
+    const real = await runJson(['backfill', 'cli.backfill', ...range, '--scope', 'ALL', '--reason', 'from the CLI test']);
+    expect(real).toMatchObject({ scope: 'ALL', reason: 'from the CLI test', job: { key: 'cli.backfill' } });
+    expect(real.slots).toHaveLength(6);
+    await eventually(async () => (await api.cronql.backfills.get(real.id))?.state === 'DONE', 20_000);
+    const large = await run(['backfill', 'cli.backfill', '--from', '2020-01-01T00:00:00Z', '--to', '2026-01-01T00:00:00Z', '--dry-run']);
+    expect(large.code).toBe(1);
+    expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
+  }, 60_000);
+
   it('prints the API error code and exits 1', async () => {
     const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);
     expect(bad.code).toBe(1);

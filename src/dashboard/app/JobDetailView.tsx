@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { JobActions } from './actions.js';
+import { BackfillPanel } from './BackfillPanel.js';
 import { describeCron } from './describe.js';
 import { formatTime } from './format.js';
 import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
@@ -43,9 +44,21 @@ export function JobDetailView({ id }: { id: string }) {
             <dd class="mono">{job.target}</dd>
             <dt>Schedule</dt>
             <dd>
-              {job.scheduleType === 'RECURRING' ? (
+              {job.scheduleType === 'RECURRING' && (job.cronExpressions?.length ?? 0) > 1 ? (
+                <ul class="plain" data-testid="schedules">
+                  {job.cronExpressions!.map((expression, i) => (
+                    <li>
+                      <code>{expression}</code> {job.schedules[i] && <span class="muted">— {job.schedules[i]}</span>}
+                    </li>
+                  ))}
+                </ul>
+              ) : job.scheduleType === 'RECURRING' ? (
                 <>
                   <code>{job.cronExpression}</code> {described && <span class="muted">— {described}</span>}
+                </>
+              ) : job.scheduleType === 'INTERVAL' ? (
+                <>
+                  <code>every {job.every}</code> <span class="muted">— {job.schedules[0]} (absolute time: no DST effect)</span>
                 </>
               ) : (
                 <>
@@ -55,6 +68,31 @@ export function JobDetailView({ id }: { id: string }) {
             </dd>
             <dt>Time zone</dt>
             <dd>{job.timezone}</dd>
+            {(job.startAt || job.endAt || job.maxRuns) && (
+              <>
+                <dt>Bounds</dt>
+                <dd data-testid="bounds">
+                  {job.startAt && (
+                    <>
+                      not before <Time iso={job.startAt} />{' '}
+                    </>
+                  )}
+                  {job.endAt && (
+                    <>
+                      not after <Time iso={job.endAt} />{' '}
+                    </>
+                  )}
+                  {job.maxRuns && <>at most {job.maxRuns} runs</>}
+                  <span class="muted"> — then the job retires</span>
+                </dd>
+              </>
+            )}
+            {job.misfireGraceSeconds != null && (
+              <>
+                <dt>Misfire grace</dt>
+                <dd>{job.misfireGraceSeconds} s</dd>
+              </>
+            )}
             <dt>Next run</dt>
             <dd>
               <Time iso={job.nextRunAt} />
@@ -120,6 +158,7 @@ export function JobDetailView({ id }: { id: string }) {
         </section>
       </div>
       <Versions jobKey={job.key} currentId={job.id} />
+      <BackfillPanel job={job} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Run history (all versions)</h2>
         <RunsTable filter={{ jobKey: job.key }} label="Run history" />

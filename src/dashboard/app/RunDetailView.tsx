@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { CancelRunButton } from './actions.js';
+import { RunSlotAgain } from './BackfillPanel.js';
 import { formatDuration } from './format.js';
 import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
 import { Q, type RunDetail } from './queries.js';
@@ -32,6 +33,7 @@ export function RunDetailView({ id }: { id: string }) {
           Run of <a href={href.job(run.job.id)} class="mono">{run.jobKey}</a> <span class="muted">v{run.jobVersion}</span> <Status value={run.status} />
         </h1>
         <CancelRunButton run={run} onDone={(r) => setRun((current) => (current ? { ...current, ...r } : current))} />
+        <RunSlotAgain run={run} />
       </div>
       <dl class="props">
         <dt>Trigger</dt>

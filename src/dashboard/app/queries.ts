@@ -1,4 +1,7 @@
 import {
+  DashboardBackfillJobDocument,
+  DashboardBackfillStateDocument,
+  DashboardCancelBackfillDocument,
   DashboardCancelDocument,
   DashboardCreateJobDocument,
   DashboardInstancesDocument,
@@ -19,6 +22,7 @@ import {
   DashboardRunNowDocument,
   DashboardRunsDocument,
   DashboardTargetsDocument,
+  type DashboardBackfillFragment,
   type DashboardInstancesQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
@@ -39,6 +43,7 @@ import {
  * here for the views.
  */
 export type {
+  BackfillScope,
   BackoffKind,
   CatchUpPolicy,
   CreateJobInput,
@@ -53,7 +58,7 @@ export type { TypedDocumentString } from './generated/graphql.js';
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
-export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC'];
+export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL'];
 export const ACTIVE_RUN: RunStatus[] = ['PENDING', 'RUNNING'];
 
 export interface PageInfo {
@@ -119,4 +124,10 @@ export const Q = {
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
+  backfillJob: DashboardBackfillJobDocument,
+  cancelBackfill: DashboardCancelBackfillDocument,
+  backfill: DashboardBackfillStateDocument,
 } as const;
+
+/** A backfill as the dashboard shows it (its plan, its progress). */
+export type BackfillRow = DashboardBackfillFragment;

@@ -1,10 +1,11 @@
 import { FailureCode, RunStatus } from '../../domain/enums.js';
+import { BACKFILL_RUNS_KEPT_MS } from '../../domain/backfill.js';
 import type { RunRecord } from '../../domain/run.js';
 import { inTransaction, type RunContext, type WaitingRun } from './context.js';
 import { afterRunsEnd, changedRows, publishEnded, retiresOneTime } from './end-rules.js';
 import type { ClaimedRun } from './fire.js';
 import { limitColumns, limitsOf, rowToRun } from './record.js';
-import { BUFFER_LANE, JOB, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
+import { BACKFILL, BUFFER_LANE, JOB, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
 
 /**
  * The sweeps' and startup's writes and reads: chains of jobs no longer ACTIVE, stranded buffered
@@ -187,18 +188,23 @@ export async function retireEndedOneTimeJobs(ctx: RunContext): Promise<string[]>
 
 /**
  * Deletes up to `limit` terminal runs scheduled before `cutoff` (their slot, or a run-now's creation), sparing each job's
- * newest run, its latest SCHEDULED slot (the slot ledger) and its newest success (its
- * `lastSuccessAt`). One short transaction under an
- * advisory lock, so one instance prunes at a time; null when another instance holds it.
+ * newest run, its latest SCHEDULED slot (the slot ledger), its newest success (its
+ * `lastSuccessAt`) and backfill runs made less than a day ago (a backfilled slot is old by
+ * nature: its run is kept long enough to be seen). How far each job version's slot runs were
+ * deleted is kept (`cron_pruned_slots`), so that a backfill's planner does not count a pruned slot
+ * as missing. One short transaction under an advisory lock, so one instance prunes at a time; null
+ * when another instance holds it.
  */
 export async function pruneBatch(ctx: RunContext, cutoff: Date, limit: number, lockKey: number): Promise<number | null> {
+  const keptSince = new Date(ctx.now().getTime() - BACKFILL_RUNS_KEPT_MS);
   return inTransaction(ctx.pool, async (q) => {
     const locked = await q('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey]);
     if (!locked.rows[0].ok) return null; // another instance prunes (committing nothing is rolling back)
     const res = await q(
-      `DELETE FROM cron_job_runs WHERE id IN (
+      `WITH gone AS (DELETE FROM cron_job_runs WHERE id IN (
            SELECT r.id FROM cron_job_runs r
            WHERE r.scheduled_at < $1 AND r.status IN (${S.TERMINAL})
+             AND (r.trigger_type <> ${BACKFILL} OR r.created_at < $3)
              AND r.id <> (SELECT l.id FROM cron_job_runs l WHERE l.job_definition_id = r.job_definition_id
                           ORDER BY l.scheduled_at DESC, l.id DESC LIMIT 1)
              AND NOT (r.trigger_type = ${SCHEDULED} AND r.scheduled_at = (
@@ -209,10 +215,18 @@ export async function pruneBatch(ctx: RunContext, cutoff: Date, limit: number, l
                  ORDER BY w.finished_at DESC LIMIT 1)
            ORDER BY r.scheduled_at
            LIMIT $2
-           FOR UPDATE SKIP LOCKED)`,
-      [cutoff, limit],
+           FOR UPDATE SKIP LOCKED)
+         RETURNING job_definition_id, scheduled_at, trigger_type
+       ), marks AS (
+         INSERT INTO cron_pruned_slots (job_definition_id, pruned_through)
+         SELECT job_definition_id, max(scheduled_at) FROM gone WHERE trigger_type IN (${SCHEDULED}, ${BACKFILL})
+         GROUP BY job_definition_id ORDER BY job_definition_id
+         ON CONFLICT (job_definition_id) DO UPDATE SET pruned_through = greatest(cron_pruned_slots.pruned_through, excluded.pruned_through)
+       )
+       SELECT count(*)::int AS n FROM gone`,
+      [cutoff, limit, keptSince],
     );
-    return res.rowCount ?? 0;
+    return Number(res.rows[0].n);
   });
 }
 

@@ -45,6 +45,9 @@ export const OVERLAP = {
 /** The trigger of a slot's run (`cron_job_runs.trigger_type`). */
 export const SCHEDULED = lit(TriggerType.SCHEDULED);
 
+/** The trigger of a backfill's runs. */
+export const BACKFILL = lit(TriggerType.BACKFILL);
+
 /** A one-time job (`cron_job_definitions.schedule_type`). */
 export const ONE_TIME = lit(ScheduleType.ONE_TIME);
 

@@ -4,6 +4,26 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Which slots of its range a backfill runs. */
+export type BackfillScope =
+  /** Every slot again. */
+  | 'ALL'
+  /** Slots with no run, or only SKIPPED runs (missed, overlap, calendar…). */
+  | 'MISSING'
+  /** Also slots whose last attempt FAILED or was CANCELED (the default). */
+  | 'NOT_SUCCEEDED';
+
+/** Where a backfill is. */
+export type BackfillState =
+  /** Canceled: no slot of it starts any more. */
+  | 'CANCELED'
+  /** Every slot of its plan ran (or was settled). */
+  | 'DONE'
+  /** A dry run: the plan, nothing written. */
+  | 'PLANNED'
+  /** Its slots run, oldest first, one at a time. */
+  | 'RUNNING';
+
 /** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
 export type BackoffKind =
   /** d·2ⁿ⁻¹ */
@@ -23,6 +43,8 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -31,6 +53,12 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
+  endAt?: string | null | undefined;
+  /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
+  every?: string | null | undefined;
   /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
   heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
@@ -38,6 +66,10 @@ export type CreateJobInput = {
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -48,6 +80,8 @@ export type CreateJobInput = {
   /** Required for ONE_TIME. */
   runAt?: string | null | undefined;
   scheduleType: ScheduleType;
+  /** RECURRING, INTERVAL: no slot before this instant. */
+  startAt?: string | null | undefined;
   target: string;
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
@@ -77,6 +111,7 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -84,12 +119,21 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** Null clears it. */
+  endAt?: string | null | undefined;
+  every?: string | null | undefined;
   /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
   heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -99,6 +143,8 @@ export type NewJobVersionInput = {
   retry?: RetryPolicyInput | null | undefined;
   runAt?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
+  /** Null clears it. */
+  startAt?: string | null | undefined;
   target?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
   timezone?: string | null | undefined;
@@ -147,13 +193,30 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
 
 export type TriggerType =
   | 'AD_HOC'
+  | 'BACKFILL'
   | 'MANUAL'
   | 'SCHEDULED';
+
+export type BackfillQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type BackfillQuery = { backfill: { created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } } | null };
+
+export type BackfillsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  jobId: string | number;
+}>;
+
+
+export type BackfillsQuery = { backfills: Array<{ created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } }> };
 
 export type DescribeScheduleQueryVariables = Exact<{
   cronExpression: string;
@@ -178,7 +241,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -187,7 +250,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -195,11 +258,14 @@ export type ParseScheduleQueryVariables = Exact<{
 }>;
 
 
-export type ParseScheduleQuery = { parseSchedule: { cronExpression: string, description: string, next: Array<string>, timezone: string } };
+export type ParseScheduleQuery = { parseSchedule: { anchorAt: string | null, cronExpression: string | null, description: string, every: string | null, next: Array<string>, scheduleType: ScheduleType, timezone: string } };
 
 export type PreviewScheduleQueryVariables = Exact<{
+  anchorAt?: string | null | undefined;
   count?: number | null | undefined;
-  cronExpression: string;
+  cronExpression?: string | null | undefined;
+  cronExpressions?: Array<string> | string | null | undefined;
+  every?: string | null | undefined;
   from?: string | null | undefined;
   timezone?: string | null | undefined;
 }>;
@@ -250,6 +316,25 @@ export type TargetsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type TargetsQuery = { targets: Array<{ description: string | null, name: string }> };
 
+export type BackfillJobMutationVariables = Exact<{
+  dryRun?: boolean | null | undefined;
+  from: string;
+  id: string | number;
+  reason: string;
+  scope?: BackfillScope | null | undefined;
+  to: string;
+}>;
+
+
+export type BackfillJobMutation = { backfillJob: { created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } } };
+
+export type CancelBackfillMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelBackfillMutation = { cancelBackfill: { created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } } };
+
 export type CancelRunMutationVariables = Exact<{
   id: string | number;
 }>;
@@ -262,14 +347,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -277,7 +362,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteSecretMutationVariables = Exact<{
   name: string;
@@ -292,21 +377,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -357,6 +442,52 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const BackfillDocument = new TypedDocumentString(`
+    query Backfill($id: ID!) {
+  backfill(id: $id) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<BackfillQuery, BackfillQueryVariables>;
+export const BackfillsDocument = new TypedDocumentString(`
+    query Backfills($first: Int, $jobId: ID!) {
+  backfills(first: $first, jobId: $jobId) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<BackfillsQuery, BackfillsQueryVariables>;
 export const DescribeScheduleDocument = new TypedDocumentString(`
     query DescribeSchedule($cronExpression: String!, $timezone: String) {
   describeSchedule(cronExpression: $cronExpression, timezone: $timezone)
@@ -392,6 +523,7 @@ export const InstancesDocument = new TypedDocumentString(`
 export const JobDocument = new TypedDocumentString(`
     query Job($id: ID!) {
   job(id: $id) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -400,6 +532,9 @@ export const JobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -411,6 +546,8 @@ export const JobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -425,7 +562,9 @@ export const JobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -455,6 +594,7 @@ export const JobsDocument = new TypedDocumentString(`
       hasNextPage
     }
     nodes {
+      anchorAt
       armedOn
       captureBytes
       catchUp
@@ -463,6 +603,9 @@ export const JobsDocument = new TypedDocumentString(`
       createdAt
       createdBy
       cronExpression
+      cronExpressions
+      endAt
+      every
       heartbeatTimeoutSeconds
       id
       jitterSeconds
@@ -474,6 +617,8 @@ export const JobsDocument = new TypedDocumentString(`
       }
       lastSuccessAt
       maxConcurrentRuns
+      maxRuns
+      misfireGraceSeconds
       nextRunAt
       overlap
       pauseAfterFailures
@@ -488,7 +633,9 @@ export const JobsDocument = new TypedDocumentString(`
       }
       runAt
       scheduleDescription
+      schedules
       scheduleType
+      startAt
       status
       supersededBy {
         id
@@ -513,18 +660,24 @@ export const JobsDocument = new TypedDocumentString(`
 export const ParseScheduleDocument = new TypedDocumentString(`
     query ParseSchedule($text: String!, $timezone: String) {
   parseSchedule(text: $text, timezone: $timezone) {
+    anchorAt
     cronExpression
     description
+    every
     next
+    scheduleType
     timezone
   }
 }
     `) as unknown as TypedDocumentString<ParseScheduleQuery, ParseScheduleQueryVariables>;
 export const PreviewScheduleDocument = new TypedDocumentString(`
-    query PreviewSchedule($count: Int, $cronExpression: String!, $from: DateTime, $timezone: String) {
+    query PreviewSchedule($anchorAt: DateTime, $count: Int, $cronExpression: String, $cronExpressions: [String!], $every: String, $from: DateTime, $timezone: String) {
   previewSchedule(
+    anchorAt: $anchorAt
     count: $count
     cronExpression: $cronExpression
+    cronExpressions: $cronExpressions
+    every: $every
     from: $from
     timezone: $timezone
   )
@@ -684,6 +837,59 @@ export const TargetsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<TargetsQuery, TargetsQueryVariables>;
+export const BackfillJobDocument = new TypedDocumentString(`
+    mutation BackfillJob($dryRun: Boolean, $from: DateTime!, $id: ID!, $reason: String!, $scope: BackfillScope, $to: DateTime!) {
+  backfillJob(
+    dryRun: $dryRun
+    from: $from
+    id: $id
+    reason: $reason
+    scope: $scope
+    to: $to
+  ) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<BackfillJobMutation, BackfillJobMutationVariables>;
+export const CancelBackfillDocument = new TypedDocumentString(`
+    mutation CancelBackfill($id: ID!) {
+  cancelBackfill(id: $id) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<CancelBackfillMutation, CancelBackfillMutationVariables>;
 export const CancelRunDocument = new TypedDocumentString(`
     mutation CancelRun($id: ID!) {
   cancelRun(id: $id) {
@@ -725,6 +931,7 @@ export const CancelRunDocument = new TypedDocumentString(`
 export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -733,6 +940,9 @@ export const CreateJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -744,6 +954,8 @@ export const CreateJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -758,7 +970,9 @@ export const CreateJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -782,6 +996,7 @@ export const CreateJobDocument = new TypedDocumentString(`
 export const CreateJobsDocument = new TypedDocumentString(`
     mutation CreateJobs($inputs: [CreateJobInput!]!) {
   createJobs(inputs: $inputs) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -790,6 +1005,9 @@ export const CreateJobsDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -801,6 +1019,8 @@ export const CreateJobsDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -815,7 +1035,9 @@ export const CreateJobsDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -839,6 +1061,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
 export const CreateJobVersionDocument = new TypedDocumentString(`
     mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
   createJobVersion(id: $id, input: $input) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -847,6 +1070,9 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -858,6 +1084,8 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -872,7 +1100,9 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -901,6 +1131,7 @@ export const DeleteSecretDocument = new TypedDocumentString(`
 export const PauseJobDocument = new TypedDocumentString(`
     mutation PauseJob($id: ID!, $reason: String!) {
   pauseJob(id: $id, reason: $reason) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -909,6 +1140,9 @@ export const PauseJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -920,6 +1154,8 @@ export const PauseJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -934,7 +1170,9 @@ export const PauseJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -958,6 +1196,7 @@ export const PauseJobDocument = new TypedDocumentString(`
 export const ResumeJobDocument = new TypedDocumentString(`
     mutation ResumeJob($id: ID!) {
   resumeJob(id: $id) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -966,6 +1205,9 @@ export const ResumeJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -977,6 +1219,8 @@ export const ResumeJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -991,7 +1235,9 @@ export const ResumeJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id
@@ -1015,6 +1261,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
 export const RetireJobDocument = new TypedDocumentString(`
     mutation RetireJob($id: ID!) {
   retireJob(id: $id) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -1023,6 +1270,9 @@ export const RetireJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     heartbeatTimeoutSeconds
     id
     jitterSeconds
@@ -1034,6 +1284,8 @@ export const RetireJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
@@ -1048,7 +1300,9 @@ export const RetireJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
+    startAt
     status
     supersededBy {
       id

@@ -4,6 +4,26 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Which slots of its range a backfill runs. */
+export type BackfillScope =
+  /** Every slot again. */
+  | 'ALL'
+  /** Slots with no run, or only SKIPPED runs (missed, overlap, calendar…). */
+  | 'MISSING'
+  /** Also slots whose last attempt FAILED or was CANCELED (the default). */
+  | 'NOT_SUCCEEDED';
+
+/** Where a backfill is. */
+export type BackfillState =
+  /** Canceled: no slot of it starts any more. */
+  | 'CANCELED'
+  /** Every slot of its plan ran (or was settled). */
+  | 'DONE'
+  /** A dry run: the plan, nothing written. */
+  | 'PLANNED'
+  /** Its slots run, oldest first, one at a time. */
+  | 'RUNNING';
+
 /** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
 export type BackoffKind =
   /** d·2ⁿ⁻¹ */
@@ -23,6 +43,8 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -31,6 +53,12 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
+  endAt?: string | null | undefined;
+  /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
+  every?: string | null | undefined;
   /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
   heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
@@ -38,6 +66,10 @@ export type CreateJobInput = {
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -48,6 +80,8 @@ export type CreateJobInput = {
   /** Required for ONE_TIME. */
   runAt?: string | null | undefined;
   scheduleType: ScheduleType;
+  /** RECURRING, INTERVAL: no slot before this instant. */
+  startAt?: string | null | undefined;
   target: string;
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
@@ -77,6 +111,7 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -84,12 +119,21 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** Null clears it. */
+  endAt?: string | null | undefined;
+  every?: string | null | undefined;
   /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
   heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -99,6 +143,8 @@ export type NewJobVersionInput = {
   retry?: RetryPolicyInput | null | undefined;
   runAt?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
+  /** Null clears it. */
+  startAt?: string | null | undefined;
   target?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
   timezone?: string | null | undefined;
@@ -147,23 +193,25 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
 
 export type TriggerType =
   | 'AD_HOC'
+  | 'BACKFILL'
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
-export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
+export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -187,14 +235,14 @@ export type DashboardJobsQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
 
 export type DashboardJobQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -209,7 +257,7 @@ export type DashboardParseQueryVariables = Exact<{
 }>;
 
 
-export type DashboardParseQuery = { parseSchedule: { cronExpression: string, timezone: string, description: string } };
+export type DashboardParseQuery = { parseSchedule: { scheduleType: ScheduleType, cronExpression: string | null, every: string | null, timezone: string, description: string } };
 
 export type DashboardPreviewQueryVariables = Exact<{
   cronExpression: string;
@@ -311,6 +359,34 @@ export type DashboardCancelMutationVariables = Exact<{
 
 export type DashboardCancelMutation = { cancelRun: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } };
 
+export type DashboardBackfillFragment = { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string };
+
+export type DashboardBackfillJobMutationVariables = Exact<{
+  id: string | number;
+  from: string;
+  to: string;
+  scope?: BackfillScope | null | undefined;
+  dryRun?: boolean | null | undefined;
+  reason: string;
+}>;
+
+
+export type DashboardBackfillJobMutation = { backfillJob: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } };
+
+export type DashboardCancelBackfillMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardCancelBackfillMutation = { cancelBackfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } };
+
+export type DashboardBackfillStateQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardBackfillStateQuery = { backfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -382,6 +458,7 @@ export const DashboardJobRowFragmentDoc = new TypedDocumentString(`
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -405,7 +482,15 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   payload
   scheduleType
   cronExpression
+  cronExpressions
+  every
+  anchorAt
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   scheduleDescription
+  schedules
   runAt
   timezone
   timeoutSeconds
@@ -459,7 +544,15 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   payload
   scheduleType
   cronExpression
+  cronExpressions
+  every
+  anchorAt
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   scheduleDescription
+  schedules
   runAt
   timezone
   timeoutSeconds
@@ -504,6 +597,7 @@ fragment DashboardJobRow on Job {
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -526,6 +620,20 @@ export const DashboardLogLineFragmentDoc = new TypedDocumentString(`
   fields
 }
     `, {"fragmentName":"DashboardLogLine"}) as unknown as TypedDocumentString<DashboardLogLineFragment, unknown>;
+export const DashboardBackfillFragmentDoc = new TypedDocumentString(`
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}
+    `, {"fragmentName":"DashboardBackfill"}) as unknown as TypedDocumentString<DashboardBackfillFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -575,6 +683,7 @@ export const DashboardJobsDocument = new TypedDocumentString(`
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -602,7 +711,15 @@ export const DashboardJobDocument = new TypedDocumentString(`
   payload
   scheduleType
   cronExpression
+  cronExpressions
+  every
+  anchorAt
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   scheduleDescription
+  schedules
   runAt
   timezone
   timeoutSeconds
@@ -647,6 +764,7 @@ fragment DashboardJobRow on Job {
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -691,7 +809,9 @@ export const DashboardJobVersionsDocument = new TypedDocumentString(`
 export const DashboardParseDocument = new TypedDocumentString(`
     query DashboardParse($text: String!, $timezone: String) {
   parseSchedule(text: $text, timezone: $timezone) {
+    scheduleType
     cronExpression
+    every
     timezone
     description
   }
@@ -919,3 +1039,64 @@ export const DashboardCancelDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardCancelMutation, DashboardCancelMutationVariables>;
+export const DashboardBackfillJobDocument = new TypedDocumentString(`
+    mutation DashboardBackfillJob($id: ID!, $from: DateTime!, $to: DateTime!, $scope: BackfillScope, $dryRun: Boolean, $reason: String!) {
+  backfillJob(
+    id: $id
+    from: $from
+    to: $to
+    scope: $scope
+    dryRun: $dryRun
+    reason: $reason
+  ) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardBackfillJobMutation, DashboardBackfillJobMutationVariables>;
+export const DashboardCancelBackfillDocument = new TypedDocumentString(`
+    mutation DashboardCancelBackfill($id: ID!) {
+  cancelBackfill(id: $id) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardCancelBackfillMutation, DashboardCancelBackfillMutationVariables>;
+export const DashboardBackfillStateDocument = new TypedDocumentString(`
+    query DashboardBackfillState($id: ID!) {
+  backfill(id: $id) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardBackfillStateQuery, DashboardBackfillStateQueryVariables>;
