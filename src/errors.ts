@@ -32,7 +32,9 @@ export type ErrorCode =
   /** A job names a calendar that does not exist. */
   | 'UNKNOWN_CALENDAR'
   /** deleteCalendar while a live job names the calendar. */
-  | 'CALENDAR_IN_USE';
+  | 'CALENDAR_IN_USE'
+  /** A backfill's range has more than 10,000 slots. */
+  | 'BACKFILL_TOO_LARGE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

@@ -46,6 +46,7 @@ const API_CODES = new Set<string>(
     RESPONSE_TOO_LARGE: true,
     UNKNOWN_CALENDAR: true,
     CALENDAR_IN_USE: true,
+    BACKFILL_TOO_LARGE: true,
   } satisfies Record<ErrorCode, true>),
 );
 
