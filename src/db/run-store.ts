@@ -107,9 +107,12 @@ export class RunStore {
     return Promise.all(slots.map((s) => this.misses.add(s))).then((rows) => rows.filter((r): r is RunRecord => r !== null));
   }
 
-  /** PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). */
-  claim(ids: string[]): Promise<ClaimedRun[]> {
-    return claim(this.ctx, ids);
+  /**
+   * PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). With tracing,
+   * `newTrace` gives the runs without a trace context one.
+   */
+  claim(ids: string[], newTrace?: () => string): Promise<ClaimedRun[]> {
+    return claim(this.ctx, ids, newTrace);
   }
 
   /**
@@ -127,9 +130,12 @@ export class RunStore {
     return (await finishBatch(this.ctx, [ending(run, finish, startedAt)]))[0];
   }
 
-  /** A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`). */
-  insertManual(jobId: string, payload: unknown | undefined): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
-    return insertManual(this.ctx, jobId, payload);
+  /**
+   * A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`), with
+   * its trace context when tracing is on.
+   */
+  insertManual(jobId: string, payload: unknown | undefined, traceparent?: string | null): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
+    return insertManual(this.ctx, jobId, payload, traceparent);
   }
 
   /** PENDING|RUNNING → CANCELED; null when the run is terminal already (or unknown). */

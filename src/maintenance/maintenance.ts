@@ -12,6 +12,7 @@ import { HeartbeatDuty } from './heartbeat.js';
 import { InstancePruningDuty } from './instance-pruning.js';
 import { LeaseDuty } from './lease.js';
 import { LostRunsDuty } from './lost-runs.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { MaintainedRuntime } from './maintained-runtime.js';
 import { Outage } from './outage.js';
 import { OwnRunsDuty } from './own-runs.js';
@@ -41,6 +42,8 @@ export interface MaintenanceOptions {
   passed?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /** With tracing on: the spans of runs the rescue ends for their lost runner. */
+  tracing?: Tracing;
 }
 
 /**
@@ -78,7 +81,7 @@ export class Maintenance {
     this.heartbeat = new HeartbeatDuty(ctx, every('heartbeat'), { pool: o.pool, identity: o.identity, ledger: o.ledger, actorCount: () => runtime.actorCount });
     this.lease = new LeaseDuty(ctx, every('lease'), o.pool, maintenanceLeaseMs(hb, o.lostAfterMs), () => void this.runCluster());
     this.cluster = [
-      new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs }),
+      new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs, tracing: o.tracing }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),
       new StrandedBuffersDuty(ctx, every('stranded-buffers'), { store, runtime, perPass }),

@@ -40,6 +40,7 @@ export function runRecord(f: RunFields): RunRecord {
     dueAt: f.dueAt ?? null,
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
+    traceparent: f.traceparent ?? null,
   };
 }
 
@@ -70,6 +71,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     dueAt: dateOrNull(row.due_at),
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
+    traceparent: row.traceparent as string | null,
   });
 }
 
@@ -82,7 +84,7 @@ export function firedRun(
   id: string,
   jobId: string,
   job: Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'>,
-  slot: { scheduledAt: Date; dueAt: Date | null },
+  slot: { scheduledAt: Date; dueAt: Date | null; traceparent?: string },
   runnerInstanceId: string,
   now: Date,
 ): RunRecord {
@@ -101,6 +103,7 @@ export function firedRun(
     dueAt: slot.dueAt,
     createdAt: now,
     updatedAt: now,
+    traceparent: slot.traceparent,
   });
 }
 

@@ -22,6 +22,11 @@ export interface TargetContext<P = any> {
   run: TargetRunInfo;
   /** A logger bound to the run. */
   log: Logger;
+  /**
+   * The W3C `traceparent` of the handler's span, to pass on to what the handler calls (the `http`
+   * target sends it as a header); undefined while tracing is off (docs/operations.md, "Tracing").
+   */
+  traceparent?: string;
 }
 
 /**
