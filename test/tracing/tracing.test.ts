@@ -1,0 +1,152 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduleType } from '../../src/domain/enums.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { TargetError } from '../../src/runtime/targets/target.js';
+import { runSpanId } from '../../src/tracing/traceparent.js';
+import { startApi, wsClient, type Api } from '../graphql/support.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { nextEvent } from '../support/wait-for.js';
+
+/**
+ * OpenTelemetry traces end to end (docs/operations.md, "Tracing"): cronql exports over OTLP/HTTP
+ * to an in-process receiver that decodes the protobuf export, and the spans are read back from it.
+ */
+describe('tracing on', () => {
+  let receiver: OtlpReceiver;
+  let api: Api;
+  let target: Server;
+  let targetUrl: string;
+  const seen: IncomingHttpHeaders[] = [];
+  const clock = new ManualClock('2026-06-01T12:00:00.500Z');
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    // Read by the exporter (the endpoint) and by cronql (the batch delay: spans leave within 50 ms).
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
+    target = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/hook`;
+    api = await startApi({
+      tracing: true,
+      clock,
+      httpAllowPrivate: true,
+      shutdownGraceMs: 2_000,
+      targets: {
+        traced: (ctx) => ({ traceparent: ctx.traceparent }),
+        boom: () => {
+          throw new TargetError('BOOM', 'it broke');
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+    await new Promise((r) => target?.close(r));
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+  });
+
+  const inTrace = (traceId: string) => (spans: ReceivedSpan[]) => spans.filter((s) => s.traceId === traceId);
+
+  it('a run-now mutation, its run and the http target request share one trace; Run.traceId is its id', async () => {
+    const job = await api.cronql.jobs.create({ key: 'traced-http', target: 'http', payload: { url: targetUrl, method: 'GET' }, scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+    // The caller's own trace: cronql's operation span continues it.
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpan = '00f067aa0ba902b7';
+    const ended = nextEvent(api.cronql.runtimeEvents, 'runEnded', (e) => e.jobId === job.id);
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${api.adminToken}`, traceparent: `00-${callerTrace}-${callerSpan}-01` },
+      body: JSON.stringify({ query: 'mutation RunIt($id: ID!) { runJobNow(id: $id) { id traceId } }', variables: { id: job.id } }),
+    });
+    const body = (await res.json()) as { data: { runJobNow: { id: string; traceId: string } } };
+    const run = body.data.runJobNow;
+    expect(run.traceId).toBe(callerTrace);
+    expect((await ended).status).toBe('SUCCEEDED');
+
+    const spans = inTrace(callerTrace)(await receiver.waitFor((all) => inTrace(callerTrace)(all).length >= 4));
+    const op = spans.find((s) => s.name === 'mutation RunIt')!;
+    const runSpan = spans.find((s) => s.name === 'run traced-http')!;
+    const claim = spans.find((s) => s.name === 'claim')!;
+    const handler = spans.find((s) => s.name === 'handler http')!;
+    expect(op.parentSpanId).toBe(callerSpan);
+    expect(op.attributes).toMatchObject({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'RunIt', 'cronql.graphql.transport': 'http' });
+    expect(runSpan.parentSpanId).toBe(op.spanId);
+    expect(runSpan.spanId).toBe(runSpanId(run.id));
+    expect(runSpan.attributes).toMatchObject({ 'cronql.job.key': 'traced-http', 'cronql.run.trigger': 'MANUAL', 'cronql.run.status': 'SUCCEEDED' });
+    expect(claim.parentSpanId).toBe(runSpan.spanId);
+    expect(handler.parentSpanId).toBe(runSpan.spanId);
+    expect(runSpan.resource).toMatchObject({ 'service.name': 'cronql', 'service.instance.id': api.cronql.instanceId });
+
+    // The receiving server was called within the handler's span.
+    expect(seen.at(-1)?.traceparent).toBe(`00-${callerTrace}-${handler.spanId}-01`);
+    // What the API says of the run later, too.
+    const read = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${api.adminToken}` },
+      body: JSON.stringify({ query: 'query($id: ID!) { run(id: $id) { traceId } }', variables: { id: run.id } }),
+    });
+    expect(((await read.json()) as { data: { run: { traceId: string } } }).data.run.traceId).toBe(callerTrace);
+  });
+
+  it("a scheduled run's trace starts at the run: its span is the root, with the run's attributes; ctx.traceparent names its handler span", async () => {
+    const ok = await api.cronql.jobs.create({ key: 'traced-slot', target: 'traced', scheduleType: ScheduleType.RECURRING, cronExpression: '*/10 * * * * *' });
+    const bad = await api.cronql.jobs.create({ key: 'traced-boom', target: 'boom', scheduleType: ScheduleType.RECURRING, cronExpression: '*/10 * * * * *' });
+    const okEnded = nextEvent(api.cronql.runtimeEvents, 'runEnded', (e) => e.jobId === ok.id);
+    const badEnded = nextEvent(api.cronql.runtimeEvents, 'runEnded', (e) => e.jobId === bad.id);
+    clock.set('2026-06-01T12:00:10.000Z');
+    const [okRun, badRun] = await Promise.all([okEnded, badEnded]).then(([a, b]) => Promise.all([api.cronql.runs.get(a.runId), api.cronql.runs.get(b.runId)]));
+    const traceId = okRun!.traceparent!.slice(3, 35);
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(badRun!.traceparent!.slice(3, 35)).not.toBe(traceId);
+
+    const spans = inTrace(traceId)(await receiver.waitFor((all) => inTrace(traceId)(all).length >= 3));
+    const runSpan = spans.find((s) => s.name === 'run traced-slot')!;
+    expect(runSpan.parentSpanId).toBe('');
+    expect(runSpan.spanId).toBe(runSpanId(okRun!.id));
+    expect(runSpan.attributes).toEqual({
+      'cronql.job.key': 'traced-slot',
+      'cronql.job.version': 1,
+      'cronql.run.id': okRun!.id,
+      'cronql.run.slot': '2026-06-01T12:00:10.000Z',
+      'cronql.run.trigger': 'SCHEDULED',
+      'cronql.run.attempt': 1,
+      'cronql.run.status': 'SUCCEEDED',
+    });
+    expect(spans.filter((s) => s.parentSpanId === runSpan.spanId).map((s) => s.name).sort()).toEqual(['claim', 'handler traced']);
+    const handler = spans.find((s) => s.name === 'handler traced')!;
+    expect(okRun!.output).toEqual({ traceparent: `00-${traceId}-${handler.spanId}-01` });
+    // Its spans nest in time: the claim, then the handler, within the run.
+    expect(runSpan.startNanos <= handler.startNanos && handler.endNanos <= runSpan.endNanos).toBe(true);
+
+    const badTrace = badRun!.traceparent!.slice(3, 35);
+    const failed = (await receiver.waitFor((all) => all.some((s) => s.traceId === badTrace && s.name === 'run traced-boom'))).find((s) => s.traceId === badTrace && s.name === 'run traced-boom')!;
+    expect(failed.attributes).toMatchObject({ 'cronql.run.status': 'FAILED', 'cronql.run.failure_code': 'BOOM' });
+    expect(failed.statusCode).toBe(2);
+  });
+
+  it('a graphql-ws operation gets its span (graphql-ws bypasses Apollo), continuing the traceparent of its extensions', async () => {
+    const client = wsClient(api.wsUrl, api.adminToken);
+    const traceId = 'aaaabbbbccccddddeeeeffff00001111';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.subscribe(
+          { query: 'query OverWs { runs(first: 1) { totalCount } }', extensions: { traceparent: `00-${traceId}-1111222233334444-01` } },
+          { next: () => {}, error: reject, complete: resolve },
+        );
+      });
+    } finally {
+      await client.dispose();
+    }
+    const [span] = inTrace(traceId)(await receiver.waitFor((all) => inTrace(traceId)(all).length >= 1));
+    expect(span).toMatchObject({ name: 'query OverWs', parentSpanId: '1111222233334444', kind: 2 });
+    expect(span.attributes).toMatchObject({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'OverWs', 'cronql.graphql.transport': 'ws' });
+  });
+});
