@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,25 @@ describe('tracing on', () => {
     const failed = (await receiver.waitFor((all) => all.some((s) => s.traceId === badTrace && s.name === 'run traced-boom'))).find((s) => s.traceId === badTrace && s.name === 'run traced-boom')!;
     expect(failed.attributes).toMatchObject({ 'cronql.run.status': 'FAILED', 'cronql.run.failure_code': 'BOOM' });
     expect(failed.statusCode).toBe(2);
+  });
+
+  it("a run whose runner is gone: the instance that ends it emits the run's span (same ids), saying it ended it", async () => {
+    const job = await api.cronql.jobs.create({ key: 'traced-lost', target: 'traced', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+    const id = randomUUID();
+    const traceId = 'fedcba98765432100123456789abcdef';
+    const startedAt = new Date(clock.now().getTime() - 3_600_000);
+    // A run of a runner that never registered, older than the stale threshold: the rescue ends it.
+    await api.cronql.pool.query(
+      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, runner_instance_id, traceparent)
+       VALUES ($1, $2, 'traced-lost', 1, 'traced', 'SCHEDULED', $3, 'RUNNING', $3, 'gone-instance', $4)`,
+      [id, job.id, startedAt, `00-${traceId}-0000000000000000-01`],
+    );
+    await api.cronql.runtime!.sweep();
+    expect(await api.cronql.runs.get(id)).toMatchObject({ status: 'FAILED', failureCode: 'STALE_TIMEOUT' });
+    const [span] = inTrace(traceId)(await receiver.waitFor((all) => inTrace(traceId)(all).length >= 1));
+    expect(span).toMatchObject({ name: 'run traced-lost', spanId: runSpanId(id), parentSpanId: '', statusCode: 2 });
+    expect(span.attributes).toMatchObject({ 'cronql.run.status': 'FAILED', 'cronql.run.failure_code': 'STALE_TIMEOUT', 'cronql.run.ended_by': api.cronql.instanceId });
+    expect(span.startNanos).toBe(BigInt(startedAt.getTime()) * 1_000_000n);
   });
 
   it('a graphql-ws operation gets its span (graphql-ws bypasses Apollo), continuing the traceparent of its extensions', async () => {
