@@ -1,4 +1,4 @@
-import { DiagLogLevel, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, diag, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { DiagLogLevel, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, diag, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator } from '@opentelemetry/sdk-trace';
@@ -69,33 +69,55 @@ function setOutcome(span: Span, o: Pick<Finish, 'status' | 'failureCode' | 'fail
   if (o.status !== RunStatus.SUCCEEDED) span.setStatus({ code: SpanStatusCode.ERROR, message: o.failureCode ?? o.status });
 }
 
+/**
+ * One run's spans, made when the run ends. Until then only instants are kept: between a co-due
+ * slot and its handlers' entry the fire path pays for no span object (three per run, 30,000 for
+ * 10,000 co-due runs: creating them there cost more than the 1.2× budget; BENCHMARKS.md,
+ * "tracing"). Spans take explicit start and end times, and the handler's span id is chosen at its
+ * entry (its `traceparent` is handed to the handler then), so nothing is lost by waiting.
+ */
 class OtelRunTrace implements RunTrace {
-  private handler: Span | undefined;
+  private enteredAt = 0;
+  private leftAt = 0;
+  private handlerSpanId: string | undefined;
+  private handlerOutcome: Finish | undefined;
+
   constructor(
-    private readonly tracer: Tracer,
-    private readonly span: Span,
-    private readonly target: string,
+    private readonly t: OtelTracing,
+    private readonly run: RunRecord,
+    private readonly traceId: string,
+    private readonly claimStart: number,
+    private readonly claimEnd: number,
   ) {}
 
   enter(): string {
-    this.handler = this.tracer.startSpan(`handler ${this.target}`, { attributes: { [A.target]: this.target } }, trace.setSpan(ROOT_CONTEXT, this.span));
-    return contextOf(this.handler);
+    this.enteredAt = traceClock();
+    this.handlerSpanId = this.t.newSpanId();
+    return `00-${this.traceId}-${this.handlerSpanId}-01`;
   }
 
   left(outcome: Finish): void {
-    if (!this.handler) return;
-    setOutcome(this.handler, outcome);
-    this.handler.end();
+    this.leftAt = traceClock();
+    this.handlerOutcome = outcome;
   }
 
   end(outcome: Finish): void {
-    setOutcome(this.span, outcome);
-    this.span.end();
+    const span = this.t.runSpan(this.run, this.claimStart);
+    if (!span) return;
+    const parent = trace.setSpan(ROOT_CONTEXT, span);
+    this.t.tracer.startSpan('claim', { startTime: this.claimStart }, parent).end(this.claimEnd);
+    if (this.handlerSpanId) {
+      const handler = this.t.startWithId(this.handlerSpanId, `handler ${this.run.target}`, { startTime: this.enteredAt, attributes: { [A.target]: this.run.target } }, parent);
+      if (this.handlerOutcome) setOutcome(handler, this.handlerOutcome);
+      handler.end(this.leftAt || traceClock());
+    }
+    setOutcome(span, outcome);
+    span.end();
   }
 }
 
 class OtelTracing implements Tracing {
-  private readonly tracer: Tracer;
+  readonly tracer: Tracer;
 
   constructor(
     private readonly provider: TracerProvider,
@@ -116,10 +138,23 @@ class OtelTracing implements Tracing {
   }
 
   claimed(run: RunRecord, claimStart: number): RunTrace | undefined {
-    const span = this.runSpan(run, claimStart);
-    if (!span) return undefined;
-    this.tracer.startSpan('claim', { startTime: claimStart }, trace.setSpan(ROOT_CONTEXT, span)).end(traceClock());
-    return new OtelRunTrace(this.tracer, span, run.target);
+    const stored = parseTraceparent(run.traceparent);
+    return stored && new OtelRunTrace(this, run, stored.traceId, claimStart, traceClock());
+  }
+
+  /** A span id for a span started later (`startWithId`). */
+  newSpanId(): string {
+    return this.ids.generateSpanId();
+  }
+
+  /** Starts a span whose id was chosen before (and handed out: a handler's `traceparent`). */
+  startWithId(spanId: string, name: string, options: SpanOptions, parent: Context): Span {
+    this.ids.spanId = spanId;
+    try {
+      return this.tracer.startSpan(name, options, parent);
+    } finally {
+      this.ids.spanId = undefined;
+    }
   }
 
   endedElsewhere(run: RunRecord): void {
@@ -156,7 +191,7 @@ class OtelTracing implements Tracing {
   }
 
   /** The run's span: its own id (from the run id), in the trace its stored context names. */
-  private runSpan(run: RunRecord, start: number): Span | undefined {
+  runSpan(run: RunRecord, start: number): Span | undefined {
     const stored = parseTraceparent(run.traceparent);
     if (!stored) return undefined;
     const parent = remote(run.traceparent);

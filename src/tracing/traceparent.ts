@@ -13,6 +13,8 @@ export interface TraceContext {
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+/** What cronql itself writes (version 00, lower case): read by offsets, once per run on the fire path. */
+const WRITTEN = /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/;
 const ZERO_TRACE = '0'.repeat(32);
 
 /**
@@ -28,6 +30,10 @@ export const NO_PARENT = '0'.repeat(16);
  */
 export function parseTraceparent(value: string | null | undefined): TraceContext | undefined {
   if (!value) return undefined;
+  if (WRITTEN.test(value)) {
+    const traceId = value.slice(3, 35);
+    return traceId === ZERO_TRACE ? undefined : { traceId, spanId: value.slice(36, 52), sampled: value[54] === '1' };
+  }
   const m = TRACEPARENT.exec(value.trim().toLowerCase());
   if (!m) return undefined;
   const [, version, traceId, spanId, flags, rest] = m;
@@ -57,6 +63,7 @@ export function parentOf(traceparent: string | null | undefined): TraceContext |
  * same span. The last 16 hex digits of a version-4 UUID are 62 random bits.
  */
 export function runSpanId(runId: string): string {
-  const id = runId.replaceAll('-', '').toLowerCase().slice(-16);
+  // xxxxxxxx-xxxx-4xxx-Nxxx-xxxxxxxxxxxx: the last 16 hex digits are the last two groups.
+  const id = runId.length === 36 ? `${runId.slice(19, 23)}${runId.slice(24)}`.toLowerCase() : runId.replaceAll('-', '').toLowerCase().slice(-16).padStart(16, '0');
   return id === NO_PARENT ? '0000000000000001' : id;
 }
