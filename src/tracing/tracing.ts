@@ -40,13 +40,17 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-/** One run's spans on the instance that runs it. */
+/**
+ * One run's spans on the instance that runs it. Called on the fire path (`enter`, `left` run for
+ * each handler of a co-due batch before the next is entered), so those two only note instants;
+ * the spans are made by `end`.
+ */
 export interface RunTrace {
-  /** The handler is entered: starts its span; returns its context, the handler's `ctx.traceparent`. */
+  /** The handler is entered: its span's id is chosen; returns its context, the handler's `ctx.traceparent`. */
   enter(): string;
-  /** The handler settled: ends its span. */
+  /** The handler settled. */
   left(outcome: Finish): void;
-  /** The run's end is recorded (or was recorded by someone else first): ends the run's span. */
+  /** The run's end is recorded (or was recorded by someone else first): its spans are made and ended. */
   end(outcome: Finish): void;
 }
 
