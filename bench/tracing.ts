@@ -39,6 +39,8 @@ process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
 interface Round {
   p99: number;
   p50: number;
+  /** slot → RUNNING committed (the claim's answer reaching the fire path), p50 and p99. */
+  committed: { p50: number; p99: number };
   /** Spans the collector received for this round (traced rounds). */
   spans: number;
   entered: number;
@@ -63,6 +65,10 @@ async function scenario(serverUrl: string, n: number, tracing: boolean): Promise
   await cronql.start();
   const before = await collected();
   slot = nextSlot();
+  const committed: number[] = [];
+  cronql.runtimeEvents.on('slotRecorded', (e) => {
+    if (e.slot.getTime() === slot && e.kind === 'claimed') committed.push(Date.now() - slot);
+  });
   let ended = 0;
   const done = new Promise<void>((resolve) => {
     cronql.events.on((c) => {
@@ -78,7 +84,7 @@ async function scenario(serverUrl: string, n: number, tracing: boolean): Promise
   const spans = (await collected()) - before;
   await db.drop();
   const entered = enteredAt.map((t) => t - slot);
-  return { p99: pct(entered, 0.99), p50: pct(entered, 0.5), spans, entered: entered.length };
+  return { p99: pct(entered, 0.99), p50: pct(entered, 0.5), committed: { p50: pct(committed, 0.5), p99: pct(committed, 0.99) }, spans, entered: entered.length };
 }
 
 const server = await benchServer(log);
@@ -91,7 +97,7 @@ try {
       const r = await scenario(server.url, N, traced);
       (traced ? on : off).push(r);
       console.log(
-        `tracing ${traced ? 'on ' : 'off'} ${N.toLocaleString('en')} co-due round ${round} | handler entered p50 ${fmt(r.p50)}, p99 ${fmt(r.p99)} | entered ${r.entered} of ${N}` +
+        `tracing ${traced ? 'on ' : 'off'} ${N.toLocaleString('en')} co-due round ${round} | handler entered p50 ${fmt(r.p50)}, p99 ${fmt(r.p99)} | RUNNING committed p50 ${fmt(r.committed.p50)}, p99 ${fmt(r.committed.p99)} | entered ${r.entered} of ${N}` +
           (traced ? ` | spans received ${r.spans.toLocaleString('en')} of ${(SPANS_PER_RUN * N).toLocaleString('en')}` : ''),
       );
     }
