@@ -102,10 +102,13 @@ try {
       );
     }
   }
-  const name = `tracing ${N.toLocaleString('en')} co-due (median of ${ROUNDS})`;
-  const value = median(on.map((r) => r.p99));
-  const baseline = median(off.map((r) => r.p99));
+  // A round in which not every run was entered (the machine so loaded that slots were MISSED)
+  // says nothing of tracing's cost: left out of the medians, and the goal is then not met.
+  const complete = (rs: Round[]) => rs.filter((r) => r.entered === N);
   const everyRun = [...on, ...off].every((r) => r.entered === N);
+  const name = `tracing ${N.toLocaleString('en')} co-due (median of ${complete(on).length} on, ${complete(off).length} off)`;
+  const value = median(complete(on).map((r) => r.p99));
+  const baseline = median(complete(off).map((r) => r.p99));
   report({ scenario: name, figure: 'slot → handler entered p99, tracing on', value, baselineName: 'tracing off', baseline, goal: `≤ ${GOAL}× tracing off, every run entered`, met: value <= GOAL * baseline && everyRun });
   const fewest = Math.min(...on.map((r) => r.spans));
   report({ scenario: name, figure: 'spans received (fewest of a round)', value: fewest, baselineName: 'expected (3 per run)', baseline: SPANS_PER_RUN * N, unit: 'spans', goal: 'all of them (none dropped)', met: on.every((r) => r.spans === SPANS_PER_RUN * N) });

@@ -9,6 +9,9 @@ import { runSpanId } from '../../src/tracing/traceparent.js';
 import { startApi, wsClient, type Api } from '../graphql/support.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { nextEvent } from '../support/wait-for.js';
+import { targetContext } from '../support/target-context.js';
+import { createHttpTarget } from '../../src/runtime/targets/builtin/http.js';
+import { startCronql, testDatabase } from '../support/cronql.js';
 
 /**
  * OpenTelemetry traces end to end (docs/operations.md, "Tracing"): cronql exports over OTLP/HTTP
@@ -170,3 +173,53 @@ describe('tracing on', () => {
     expect(span.attributes).toMatchObject({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'OverWs', 'cronql.graphql.transport': 'ws' });
   });
 });
+
+describe('the http target and the handler context', () => {
+  it("sends the handler's traceparent, unless the payload sets its own; sends none while tracing is off", async () => {
+    const got: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      got.push(req.headers.traceparent as string | undefined);
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const http = createHttpTarget({ allowPrivate: true });
+      const mine = `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`;
+      const theirs = `00-${'3'.repeat(32)}-${'4'.repeat(16)}-01`;
+      await http.handler({ ...targetContext({ url, method: 'GET' }), traceparent: mine });
+      await http.handler({ ...targetContext({ url, method: 'GET', headers: { TraceParent: theirs } }), traceparent: mine });
+      await http.handler(targetContext({ url, method: 'GET' }));
+      expect(got).toEqual([mine, theirs, undefined]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('tracing on, stopping', () => {
+  it('an orderly stop exports the spans still queued', async () => {
+    const receiver = await startOtlpReceiver();
+    const db = await testDatabase();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
+    // Nothing leaves on its own within the test: only the stop's flush can send the spans.
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '600000';
+    try {
+      const cronql = await startCronql(db.url, { tracing: true });
+      const job = await cronql.jobs.create({ key: 'flushed', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+      const ended = nextEvent(cronql.runtimeEvents, 'runEnded', (e) => e.jobId === job.id);
+      const run = await cronql.runs.runNow(job.id);
+      await ended;
+      expect(receiver.count).toBe(0);
+      await cronql.stop();
+      const traceId = run.traceparent!.slice(3, 35);
+      expect(receiver.spans.filter((s) => s.traceId === traceId).map((s) => s.name).sort()).toEqual(['claim', 'handler log', 'run flushed']);
+    } finally {
+      delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+      await receiver.close();
+      await db.drop();
+    }
+  });
+});
+
