@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScheduleType } from '../../src/domain/enums.js';
+import { BackoffKind, ScheduleType } from '../../src/domain/enums.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { TargetError } from '../../src/runtime/targets/target.js';
 import { runSpanId } from '../../src/tracing/traceparent.js';
@@ -45,6 +45,9 @@ describe('tracing on', () => {
         traced: (ctx) => ({ traceparent: ctx.traceparent }),
         boom: () => {
           throw new TargetError('BOOM', 'it broke');
+        },
+        'flaky-once': ({ run }) => {
+          if (run.attempt === 1) throw new TargetError('FLAKY', 'first attempt fails');
         },
       },
     });
@@ -134,6 +137,30 @@ describe('tracing on', () => {
     const failed = (await receiver.waitFor((all) => all.some((s) => s.traceId === badTrace && s.name === 'run traced-boom'))).find((s) => s.traceId === badTrace && s.name === 'run traced-boom')!;
     expect(failed.attributes).toMatchObject({ 'cronql.run.status': 'FAILED', 'cronql.run.failure_code': 'BOOM' });
     expect(failed.statusCode).toBe(2);
+  });
+
+  it('a retry stays in the trace of its first attempt', async () => {
+    const job = await api.cronql.jobs.create({
+      key: 'traced-retry', target: 'flaky-once', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *',
+      retry: { maxAttempts: 2, backoff: BackoffKind.FIXED, delaySeconds: 0 },
+    });
+    const ends: string[] = [];
+    const both = new Promise<void>((resolve) => {
+      const off = api.cronql.runtimeEvents.on('runEnded', (e) => {
+        if (e.jobId !== job.id) return;
+        ends.push(e.status);
+        if (ends.length === 2) resolve(off());
+      });
+    });
+    const first = await api.cronql.runs.runNow(job.id);
+    await both;
+    expect(ends).toEqual(['FAILED', 'SUCCEEDED']);
+    const runs = (await api.cronql.runs.list({ jobId: job.id }, 10)).nodes;
+    expect(runs.map((r) => r.attempt).sort()).toEqual([1, 2]);
+    expect(new Set(runs.map((r) => r.traceparent))).toEqual(new Set([first.traceparent]));
+    const traceId = first.traceparent!.slice(3, 35);
+    const spans = inTrace(traceId)(await receiver.waitFor((all) => inTrace(traceId)(all).filter((s) => s.name === 'run traced-retry').length === 2));
+    expect(spans.filter((s) => s.name === 'run traced-retry').map((s) => s.attributes['cronql.run.attempt']).sort()).toEqual([1, 2]);
   });
 
   it("a run whose runner is gone: the instance that ends it emits the run's span (same ids), saying it ended it", async () => {
