@@ -13,6 +13,8 @@ import { Migration20261124190000_ownership } from './Migration20261124190000_own
 import { Migration20261125000000_lean_run_indexes } from './Migration20261125000000_lean_run_indexes.js';
 import { Migration20261126000000_final_slot } from './Migration20261126000000_final_slot.js';
 import { Migration20261126010000_maintenance_lease } from './Migration20261126010000_maintenance_lease.js';
+import { Migration20261127040000_run_logs } from './Migration20261127040000_run_logs.js';
+import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
 
 import type { Migration } from '@mikro-orm/migrations';
@@ -36,6 +38,8 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261125000000_lean_run_indexes,
   Migration20261126000000_final_slot,
   Migration20261126010000_maintenance_lease,
+  Migration20261127040000_run_logs,
+  Migration20261127050000_heartbeats,
   Migration20261127060000_trace_ids,
 };
 

@@ -19,6 +19,8 @@ export const MIGRATION_NAMES = [
   'Migration20261125000000_lean_run_indexes',
   'Migration20261126000000_final_slot',
   'Migration20261126010000_maintenance_lease',
+  'Migration20261127040000_run_logs',
+  'Migration20261127050000_heartbeats',
   'Migration20261127060000_trace_ids',
 ] as const;
 

@@ -31,6 +31,8 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
@@ -82,6 +84,8 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
@@ -174,7 +178,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -183,7 +187,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -218,7 +222,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -227,7 +231,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -251,21 +255,21 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -273,7 +277,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteSecretMutationVariables = Exact<{
   name: string;
@@ -288,21 +292,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -310,7 +314,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type SetSecretMutationVariables = Exact<{
   name: string;
@@ -325,7 +329,14 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+
+export type RunLogsSubscriptionVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type RunLogsSubscription = { runLogs: { at: string, fields: unknown, level: string, message: string, sequence: number } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -389,6 +400,7 @@ export const JobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -451,6 +463,7 @@ export const JobsDocument = new TypedDocumentString(`
       createdAt
       createdBy
       cronExpression
+      heartbeatTimeoutSeconds
       id
       jitterSeconds
       key
@@ -541,6 +554,7 @@ export const RunDocument = new TypedDocumentString(`
     failureDetails
     failureMessage
     finishedAt
+    heartbeatAt
     id
     job {
       id
@@ -552,6 +566,8 @@ export const RunDocument = new TypedDocumentString(`
     nextAttemptAt
     output
     payloadSnapshot
+    progress
+    progressMessage
     retryOf {
       id
       status
@@ -583,6 +599,7 @@ export const RunsDocument = new TypedDocumentString(`
       failureDetails
       failureMessage
       finishedAt
+      heartbeatAt
       id
       job {
         id
@@ -594,6 +611,8 @@ export const RunsDocument = new TypedDocumentString(`
       nextAttemptAt
       output
       payloadSnapshot
+      progress
+      progressMessage
       retryOf {
         id
         status
@@ -677,6 +696,7 @@ export const CancelRunDocument = new TypedDocumentString(`
     failureDetails
     failureMessage
     finishedAt
+    heartbeatAt
     id
     job {
       id
@@ -688,6 +708,8 @@ export const CancelRunDocument = new TypedDocumentString(`
     nextAttemptAt
     output
     payloadSnapshot
+    progress
+    progressMessage
     retryOf {
       id
       status
@@ -714,6 +736,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -770,6 +793,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -826,6 +850,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -887,6 +912,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -943,6 +969,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -999,6 +1026,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1054,6 +1082,7 @@ export const RunJobNowDocument = new TypedDocumentString(`
     failureDetails
     failureMessage
     finishedAt
+    heartbeatAt
     id
     job {
       id
@@ -1065,6 +1094,8 @@ export const RunJobNowDocument = new TypedDocumentString(`
     nextAttemptAt
     output
     payloadSnapshot
+    progress
+    progressMessage
     retryOf {
       id
       status
@@ -1107,6 +1138,7 @@ export const RunChangedDocument = new TypedDocumentString(`
       failureDetails
       failureMessage
       finishedAt
+      heartbeatAt
       id
       job {
         id
@@ -1118,6 +1150,8 @@ export const RunChangedDocument = new TypedDocumentString(`
       nextAttemptAt
       output
       payloadSnapshot
+      progress
+      progressMessage
       retryOf {
         id
         status
@@ -1134,3 +1168,14 @@ export const RunChangedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RunChangedSubscription, RunChangedSubscriptionVariables>;
+export const RunLogsDocument = new TypedDocumentString(`
+    subscription RunLogs($runId: ID!) {
+  runLogs(runId: $runId) {
+    at
+    fields
+    level
+    message
+    sequence
+  }
+}
+    `) as unknown as TypedDocumentString<RunLogsSubscription, RunLogsSubscriptionVariables>;
