@@ -288,7 +288,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -297,7 +297,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -340,7 +340,7 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
@@ -399,7 +399,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type SetSecretMutationVariables = Exact<{
   name: string;
@@ -414,7 +414,7 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
 
 export type RunLogsSubscriptionVariables = Exact<{
   runId: string | number;
@@ -730,6 +730,7 @@ export const RunDocument = new TypedDocumentString(`
     startedAt
     status
     target
+    traceId
     triggerType
     updatedAt
   }
@@ -774,6 +775,7 @@ export const RunsDocument = new TypedDocumentString(`
       startedAt
       status
       target
+      traceId
       triggerType
       updatedAt
     }
@@ -923,6 +925,7 @@ export const CancelRunDocument = new TypedDocumentString(`
     startedAt
     status
     target
+    traceId
     triggerType
     updatedAt
   }
@@ -1356,6 +1359,7 @@ export const RunJobNowDocument = new TypedDocumentString(`
     startedAt
     status
     target
+    traceId
     triggerType
     updatedAt
   }
@@ -1411,6 +1415,7 @@ export const RunChangedDocument = new TypedDocumentString(`
       startedAt
       status
       target
+      traceId
       triggerType
       updatedAt
     }
