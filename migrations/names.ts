@@ -20,6 +20,9 @@ export const MIGRATION_NAMES = [
   'Migration20261126000000_final_slot',
   'Migration20261126010000_maintenance_lease',
   'Migration20261127000000_schedule_kinds',
+  'Migration20261127020000_backfills',
+  'Migration20261127040000_run_logs',
+  'Migration20261127050000_heartbeats',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -15,6 +15,8 @@ export interface MaintainedRuntime {
   setOutage(outage: boolean): void;
   /** Sets alarms that claim waiting runs (retries) when due. */
   wake(runs: readonly WaitingRun[]): void;
+  /** Moves the backfills in flight on (their next slots started and run here). */
+  advanceBackfills(): Promise<void>;
   /** Recomputes which jobs this instance arms from the live schedulers. */
   rebalance(): Promise<void>;
   /** Jobs armed here (recorded with each beat). */
