@@ -12,7 +12,7 @@ import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
 import { ProgressWrites, type ProgressReport, type Reported } from './runs/progress.js';
 import { HeldStarts } from './runs/started.js';
-import { retireExhausted } from './runs/exhausted.js';
+import { retireExhausted } from './runs/end-rules.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
