@@ -27,6 +27,7 @@ import { Maintenance } from '../maintenance/maintenance.js';
 import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
 import type { MaintenanceListener } from '../maintenance/events.js';
 import type { TargetRegistry } from './targets/registry.js';
+import type { Tracing } from '../tracing/tracing.js';
 
 /**
  * What a runtime runs with. The tunables are required: their defaults are applied once, where
@@ -75,6 +76,8 @@ export interface RuntimeOptions {
   onMaintenancePass?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /** Spans of runs (docs/operations.md, "Tracing"); undefined: tracing is off. */
+  tracing?: Tracing;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -175,6 +178,7 @@ export class Runtime implements MaintainedRuntime {
       grace,
       firing,
       fired: (job) => this.scheduler.fired(job),
+      tracing: o.tracing,
     });
     this.identity = { id: o.instanceId, role: o.role, host: hostname(), pid: process.pid, version: o.version };
     this.membership = new Membership({
@@ -223,6 +227,7 @@ export class Runtime implements MaintainedRuntime {
         this.events.emit('maintenancePass', pass);
       },
       onPruned: o.onPruned,
+      tracing: o.tracing,
     });
   }
 
@@ -274,6 +279,8 @@ export class Runtime implements MaintainedRuntime {
     // are settled; windows that were never recorded are accounted for by the ledger when the
     // actors are armed.
     const staled = await this.store.settleStale(this.o.staleAfterMs);
+    // Their spans went with the process that ran them: emitted here (docs/operations.md, "Tracing").
+    for (const run of staled) this.o.tracing?.endedElsewhere(run);
     const retired = await this.store.retireEndedOneTimeJobs();
     if (staled.length || retired.length) log.info({ staled: staled.length, retired: retired.length }, 'recovery');
     // The calendars before any slot can come due (the actors are armed below).
