@@ -21,7 +21,7 @@ import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
-import { JobService } from './services/job.service.js';
+import { JobService, toSnapshot } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
 import { SecretService } from './services/secret.service.js';
 import { StartupTiming } from './startup-timing.js';
@@ -193,6 +193,11 @@ export class Cronql {
         onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
         onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
         events: this.runtimeEvents,
+        // The services' resume (one rule), for the pauses that end by themselves.
+        resumePaused: async (jobId, until) => {
+          const job = await this.jobs.resumeEnded(jobId, until);
+          return job && toSnapshot(job);
+        },
       });
     }
     const pool = this._pool;

@@ -105,6 +105,8 @@ export const FailureCode = {
   HTTP_BLOCKED: 'HTTP_BLOCKED',
   /** The payload names a secret that does not exist (any more). */
   UNKNOWN_SECRET: 'UNKNOWN_SECRET',
+  /** Skip reason: an admin asked to skip the job's next slots (skipNextRuns); the message is their reason. */
+  SKIPPED_BY_ADMIN: 'SKIPPED_BY_ADMIN',
 } as const;
 
 /** Failures no retry can cure: a FAILED attempt with one of these codes is the slot's last. */

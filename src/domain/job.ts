@@ -50,6 +50,8 @@ export interface JobSnapshot extends JobSettings {
   runAt: Date | null;
   timezone: string;
   status: JobStatus;
+  /** A PAUSED job with this set resumes by itself at this instant. */
+  pausedUntil: Date | null;
   /** Bumped by the database on every change: snapshots apply in revision order. */
   revision: number;
   updatedAt: Date;
@@ -75,7 +77,7 @@ export const RETRY_PARTS = {
 
 /** The columns a snapshot is read from (the settings' from the settings table). */
 export const JOB_COLUMNS = [
-  'id', 'job_key', 'version', 'target', 'schedule_type', 'cron_expression', 'run_at', 'timezone', 'status',
+  'id', 'job_key', 'version', 'target', 'schedule_type', 'cron_expression', 'run_at', 'timezone', 'status', 'paused_until',
   ...SETTING_NAMES.flatMap((name) => (JOB_SETTINGS[name].kind === 'retry' ? Object.values(RETRY_PARTS).map(([, column]) => column) : [JOB_SETTINGS[name].column])),
   'revision', 'updated_at',
 ].join(', ');
@@ -132,6 +134,7 @@ export function jobSnapshot(read: JobReader): JobSnapshot {
     runAt: at('runAt', 'run_at'),
     timezone: read('timezone', 'timezone') as string,
     status: read('status', 'status') as JobStatus,
+    pausedUntil: at('pausedUntil', 'paused_until'),
     ...settingsOf(read),
     revision: Number(read('revision', 'revision')),
     updatedAt: at('updatedAt', 'updated_at')!,
@@ -156,6 +159,9 @@ export interface JobRecord extends JobSnapshot {
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
   pauseReason: string | null;
+  /** The job's next slots still to be recorded SKIPPED (SKIPPED_BY_ADMIN), and why. */
+  skipRemaining: number;
+  skipReason: string | null;
   /** The version this one replaced. */
   supersedesId: string | null;
   createdBy: string | null;

@@ -74,9 +74,21 @@ export class JobResolver {
   async pauseJob(
     @Arg('id', () => ID) id: string,
     @Arg('reason', () => String) reason: string,
+    @Arg('until', () => DateTimeScalar, { nullable: true, description: 'The job resumes by itself at this instant (in the future); the slot at it runs.' }) until: Date | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name);
+    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job, { description: 'The next `count` slots of the job are recorded SKIPPED (code SKIPPED_BY_ADMIN, the reason as message) when they come, instead of running; replaces an earlier request (0 cancels it; at most 1000).' })
+  async skipNextRuns(
+    @Arg('id', () => ID) id: string,
+    @Arg('count', () => Int) count: number,
+    @Arg('reason', () => String) reason: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<JobRecord> {
+    return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name);
   }
 
   @Authorized('ADMIN')

@@ -15,6 +15,7 @@ import { LostRunsDuty } from './lost-runs.js';
 import type { MaintainedRuntime } from './maintained-runtime.js';
 import { Outage } from './outage.js';
 import { OwnRunsDuty } from './own-runs.js';
+import { PauseEndsDuty } from './pause-ends.js';
 import { PendingRunsDuty } from './pending-runs.js';
 import { RebalanceDuty } from './rebalance.js';
 import { Retention, RetentionDuty } from './retention.js';
@@ -47,7 +48,7 @@ export interface MaintenanceOptions {
  * The maintenance of one runtime: small services (src/maintenance/*.ts), each with its period,
  * started and stopped here in an explicit order. Instance duties run on every instance (its
  * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (lost-run
- * rescue, pending claims, retry wake-ups, stranded buffers, chain stops, instance pruning,
+ * rescue, pending claims, retry wake-ups, pause ends, stranded buffers, chain stops, instance pruning,
  * retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
@@ -81,6 +82,7 @@ export class Maintenance {
       new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),
+      new PauseEndsDuty(ctx, every('pause-ends'), { pool: o.pool, runtime, now, perPass }),
       new StrandedBuffersDuty(ctx, every('stranded-buffers'), { store, runtime, perPass }),
       new ChainStopsDuty(ctx, every('chain-stops'), store),
       new InstancePruningDuty(ctx, every('instance-pruning'), { pool: o.pool, afterMs: Math.max(MAINTENANCE.pruneInstancesAfterMs, 10 * o.lostAfterMs) }),

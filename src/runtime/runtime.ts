@@ -5,7 +5,7 @@ import { beat, markArmed, type InstanceIdentity } from '../db/instances.js';
 import type { Pool } from '../db/pool.js';
 import type { Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
-import { JobStatus } from '../domain/enums.js';
+import { JobStatus, MissedReason } from '../domain/enums.js';
 import type { ClaimedRun, RunStore, WaitingRun } from '../db/run-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
@@ -16,6 +16,7 @@ import { Ledger } from './ledger.js';
 import { Membership } from './membership.js';
 import { Notifications } from './notifications.js';
 import { RetryWakers } from './retry-wakers.js';
+import { PauseEnds, type EndingPause } from './pause-ends.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
 import { Maintenance } from '../maintenance/maintenance.js';
@@ -64,6 +65,11 @@ export interface RuntimeOptions {
   onMaintenancePass?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /**
+   * Resumes a job whose pause ends now, if it is still paused until then (the services' resume:
+   * one rule); the job as resumed, or null when someone else did or the pause changed.
+   */
+  resumePaused?: (jobId: string, until: Date) => Promise<JobSnapshot | null>;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -90,6 +96,7 @@ export class Runtime implements MaintainedRuntime {
   private readonly firePath: FirePath;
   private readonly membership: Membership;
   private readonly wakers: RetryWakers;
+  private readonly pauseEnds: PauseEnds;
   private readonly notifications: Notifications;
   private readonly maintenance: Maintenance;
   private readonly identity: InstanceIdentity;
@@ -145,6 +152,7 @@ export class Runtime implements MaintainedRuntime {
     });
     this.wakers = new RetryWakers({ clock, max: RUNTIME_BOUNDS.maxRetryWakers, claim: (id) => void this.claimAndExecute([id]) });
     this.store.onWaiting((runs) => this.wake(runs));
+    this.pauseEnds = new PauseEnds({ clock, max: RUNTIME_BOUNDS.maxPauseAlarms, resume: (pause) => void this.endPause(pause) });
     this.notifications = new Notifications({
       pool: o.pool,
       store,
@@ -268,8 +276,12 @@ export class Runtime implements MaintainedRuntime {
    * buffered slot (the sweep does it too, should this instance stop first).
    */
   private apply(job: JobSnapshot, ledger: Date | null = null): void {
-    if (this.membership.owns(job)) this.scheduler.upsert(job, ledger);
+    const owned = this.membership.owns(job);
+    if (owned) this.scheduler.upsert(job, ledger);
     else this.scheduler.remove(job.id);
+    // A pause that ends by itself: the instance arming the job rings for its end.
+    if (owned && job.status === JobStatus.PAUSED && job.pausedUntil) this.pauseEnds.set([{ jobId: job.id, until: job.pausedUntil }]);
+    else this.pauseEnds.clear(job.id);
     if (job.status !== JobStatus.ACTIVE && this.state === 'armed') {
       void this.firePath.track(this.store.stopChains([job.id])).catch((err) => this.o.log.warn({ err, jobId: job.id }, 'could not end the waiting runs of a stopped job'));
     }
@@ -292,6 +304,33 @@ export class Runtime implements MaintainedRuntime {
   wake(runs: readonly WaitingRun[]): void {
     if (this.state !== 'armed' && this.state !== 'starting') return;
     this.wakers.wake(runs);
+  }
+
+  /** Sets alarms that resume paused jobs when their pause ends (the pause-ends duty). */
+  endPauses(pauses: readonly EndingPause[]): void {
+    if (this.state !== 'armed') return;
+    this.pauseEnds.set(pauses);
+  }
+
+  /**
+   * A pause's end rang: the job is resumed (if nobody did, and the pause did not change), and
+   * the slots from `until` on are the ledger's — the resume's notification arms the job from
+   * now, so the slot at `until` (and any after it, should the resume come late) is accounted for
+   * here: run if still within the grace, else by the job's catch-up policy. A slot both hand on
+   * is recorded once (the slot key). Never rejects.
+   */
+  private async endPause(pause: EndingPause): Promise<void> {
+    const { resumePaused, log, clock } = this.o;
+    if (!resumePaused || this.state !== 'armed') return;
+    try {
+      const job = await resumePaused(pause.jobId, pause.until);
+      if (!job || this.state !== 'armed') return;
+      log.info({ jobKey: job.jobKey, until: pause.until }, 'pause ended; job resumed');
+      await this.firePath.track(this.ledger.account(job, new Date(pause.until.getTime() - 1), clock.now(), MissedReason.PROCESS_DOWN));
+    } catch (err) {
+      // The duty's next pass finds the pause still ending (a conditional update committed nothing).
+      log.error({ err, jobId: pause.jobId }, 'could not end a pause');
+    }
   }
 
   /** Executes runs recorded RUNNING for this instance whose start was never confirmed here. */
@@ -322,6 +361,7 @@ export class Runtime implements MaintainedRuntime {
     this.state = 'stopping';
     this.scheduler.stop();
     this.wakers.close();
+    this.pauseEnds.close();
     // The cluster-wide maintenance moves to another instance now, not after the drain.
     void this.maintenance.stepDown();
   }

@@ -9,7 +9,8 @@ import { nextSlot } from '../schedule/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
-import { settingsOfNewVersion, validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
+import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
+import { CRONQL as CRONQL_ACTOR } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
@@ -36,7 +37,7 @@ export interface ServiceDeps {
 
 /** What the runtime needs of a job version: its record less what only the API shows. */
 export function toSnapshot(job: JobRecord): JobSnapshot {
-  const { finalSlotAt: _f, consecutiveFailures: _c, lastSuccessAt: _s, lastFailureAt: _l, pauseReason: _p, supersedesId: _i, createdBy: _cb, updatedBy: _ub, createdAt: _ca, ...snapshot } = job;
+  const { finalSlotAt: _f, consecutiveFailures: _c, lastSuccessAt: _s, lastFailureAt: _l, pauseReason: _p, skipRemaining: _sr, skipReason: _sw, supersedesId: _i, createdBy: _cb, updatedBy: _ub, createdAt: _ca, ...snapshot } = job;
   return snapshot;
 }
 
@@ -166,14 +167,37 @@ export class JobService {
     }
   }
 
-  async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+  /** Pauses an ACTIVE job; with `until` (a future instant) it resumes by itself then (`resumeEnded`). */
+  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null): Promise<JobRecord> {
     const why = validateReason(reason);
-    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why }, actor, 'pause');
+    const end = validatePauseEnd(until, this.d.clock.now());
+    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause');
   }
 
   async resume(id: string, actor: string | null = null): Promise<JobRecord> {
-    // A resumed job starts counting failures afresh (it may have been auto-paused).
-    return this.transition(id, [JobStatus.PAUSED], { status: JobStatus.ACTIVE, pauseReason: null, consecutiveFailures: 0 }, actor, 'resume');
+    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume');
+  }
+
+  /**
+   * The end of a pause given an `until`: the same resume as `resume`, by cronql, if the job is
+   * still PAUSED with that end — a conditional update, so of the instances whose alarm rang for
+   * it exactly one resumes it, and a pause changed meanwhile (resumed by hand, paused again) is
+   * left alone. Null when there was nothing to resume.
+   */
+  async resumeEnded(id: string, until: Date): Promise<JobRecord | null> {
+    if (!isUuid(id)) return null;
+    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL_ACTOR, this.d.clock.now(), until);
+  }
+
+  /**
+   * The job's next `count` slots are recorded SKIPPED (SKIPPED_BY_ADMIN) with `reason` when they
+   * come, instead of running; replaces an earlier request (0 cancels it). ACTIVE or PAUSED jobs
+   * (a paused job skips the slots after its resume).
+   */
+  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+    const n = validateSkipCount(count);
+    const why = validateReason(reason, 'skipping slots');
+    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of');
   }
 
   async retire(id: string, actor: string | null = null): Promise<JobRecord> {
