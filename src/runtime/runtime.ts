@@ -152,7 +152,7 @@ export class Runtime implements MaintainedRuntime {
     });
     this.wakers = new RetryWakers({ clock, max: RUNTIME_BOUNDS.maxRetryWakers, claim: (id) => void this.claimAndExecute([id]) });
     this.store.onWaiting((runs) => this.wake(runs));
-    this.pauseEnds = new PauseEnds({ clock, max: RUNTIME_BOUNDS.maxPauseAlarms, resume: (pause) => void this.endPause(pause) });
+    this.pauseEnds = new PauseEnds({ clock, max: RUNTIME_BOUNDS.maxPauseAlarms, resume: (pause) => void this.firePath.track(this.endPause(pause)) });
     this.notifications = new Notifications({
       pool: o.pool,
       store,
@@ -326,7 +326,8 @@ export class Runtime implements MaintainedRuntime {
       const job = await resumePaused(pause.jobId, pause.until);
       if (!job || this.state !== 'armed') return;
       log.info({ jobKey: job.jobKey, until: pause.until }, 'pause ended; job resumed');
-      await this.firePath.track(this.ledger.account(job, new Date(pause.until.getTime() - 1), clock.now(), MissedReason.PROCESS_DOWN));
+      this.events.emit('pauseEnded', { jobId: job.id, jobKey: job.jobKey, until: pause.until, at: clock.now() });
+      await this.ledger.account(job, new Date(pause.until.getTime() - 1), clock.now(), MissedReason.PROCESS_DOWN);
     } catch (err) {
       // The duty's next pass finds the pause still ending (a conditional update committed nothing).
       log.error({ err, jobId: pause.jobId }, 'could not end a pause');
