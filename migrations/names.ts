@@ -19,6 +19,7 @@ export const MIGRATION_NAMES = [
   'Migration20261125000000_lean_run_indexes',
   'Migration20261126000000_final_slot',
   'Migration20261126010000_maintenance_lease',
+  'Migration20261127000000_schedule_kinds',
   'Migration20261127030000_pause_until_skip',
 ] as const;
 

@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'INVALID_POLICY'
   /** A payload names a secret that does not exist. */
   | 'UNKNOWN_SECRET'
+  /** An interval (`every`, `anchorAt`), several expressions, bounds (`startAt`, `endAt`, `maxRuns`) or a misfire grace is invalid. */
+  | 'INVALID_SCHEDULE'
   /** parseSchedule could not read the phrase (the message lists phrases that parse). */
   | 'UNPARSEABLE_SCHEDULE'
   /** A secret's name is not `[A-Z][A-Z0-9_]*` (at most 64 characters). */

@@ -18,6 +18,7 @@ export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>
 function columns({ retry, ...rest }: JobFields) {
   return {
     ...rest,
+    cronExpressions: storedExpressions(rest.cronExpressions),
     retryMaxAttempts: retry?.maxAttempts ?? null,
     retryBackoff: retry?.backoff ?? null,
     retryDelaySeconds: retry?.delaySeconds ?? null,
@@ -25,6 +26,9 @@ function columns({ retry, ...rest }: JobFields) {
     retryOn: retry?.retryOn ?? null,
   };
 }
+
+/** `cron_expressions` holds the list only when there are several (one is `cron_expression` alone). */
+const storedExpressions = (list: readonly string[] | null | undefined): string[] | null => (list && list.length > 1 ? [...list] : null);
 
 /** A state change of a job the caller asked for (its status, and what goes with it). */
 export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'pausedUntil' | 'consecutiveFailures' | 'skipRemaining' | 'skipReason'>>;
@@ -247,6 +251,11 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
   ['schedule_type', (r) => r.fields.scheduleType],
   ['cron_expression', (r) => r.fields.cronExpression],
   ['run_at', (r) => r.fields.runAt],
+  ['cron_expressions', (r) => storedExpressions(r.fields.cronExpressions)],
+  ['every_ms', (r) => r.fields.everyMs],
+  ['anchor_at', (r) => r.fields.anchorAt],
+  ['start_at', (r) => r.fields.startAt],
+  ['end_at', (r) => r.fields.endAt],
   ['final_slot_at', (r) => r.fields.finalSlotAt],
   ['timezone', (r) => r.fields.timezone],
   ['status', () => JobStatus.ACTIVE],

@@ -10,6 +10,7 @@ import { cancel, insertManual } from './runs/manual.js';
 import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
 import { HeldStarts } from './runs/started.js';
+import { retireExhausted } from './runs/exhausted.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
@@ -105,6 +106,11 @@ export class RunStore {
   recordMissed(slots: MissedSlot[]): Promise<RunRecord[]> {
     if (slots.length === 0) return Promise.resolve([]);
     return Promise.all(slots.map((s) => this.misses.add(s))).then((rows) => rows.filter((r): r is RunRecord => r !== null));
+  }
+
+  /** Retires an ACTIVE job with no slot left and no run in progress (`runs/exhausted.ts`). */
+  retireExhausted(jobId: string, revision: number): Promise<boolean> {
+    return retireExhausted(this.ctx, jobId, revision);
   }
 
   /** PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). */

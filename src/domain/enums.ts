@@ -9,6 +9,8 @@
 export enum ScheduleType {
   ONE_TIME = 'ONE_TIME',
   RECURRING = 'RECURRING',
+  /** Every fixed length of time from an anchor instant (`every`, `anchorAt`): absolute, no wall clock. */
+  INTERVAL = 'INTERVAL',
 }
 
 export enum JobStatus {

@@ -13,7 +13,7 @@ import type { RetryPolicy } from './job.js';
  */
 
 /** The error code of a setting's bad value (catch-up and auto-pause predate INVALID_POLICY). */
-type ErrorCode = 'INVALID_POLICY' | 'BAD_USER_INPUT';
+type ErrorCode = 'INVALID_POLICY' | 'BAD_USER_INPUT' | 'INVALID_SCHEDULE';
 
 /** The setting is meaningful only while `setting` is `value`: another value of it than the default is refused otherwise. */
 export interface OnlyWith {
@@ -75,6 +75,10 @@ export const MAX_CONCURRENT_RUNS = 100;
 /** The widest jitter window, whatever the schedule: a day (services/job-rules.ts also bounds it by the schedule). */
 export const MAX_JITTER_SECONDS = 86_400;
 export const MAX_PAUSE_AFTER_FAILURES = 1_000;
+/** The longest per-job misfire grace: a day (as the server's CRONQL_MISFIRE_GRACE_MS). */
+export const MAX_MISFIRE_GRACE_SECONDS = 86_400;
+/** The largest `maxRuns`. */
+export const MAX_MAX_RUNS = 1_000_000;
 /** ALL: the most missed slots run per gap (the default when the job does not say). */
 export const MAX_CATCH_UP_LIMIT = 1_000;
 
@@ -128,6 +132,20 @@ export const JOB_SETTINGS = {
     description: {
       job: 'Bytes of an http response body the runs keep in their output (0–1048576).',
       input: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).',
+    },
+  },
+  maxRuns: {
+    kind: 'int', column: 'max_runs', nullable: true, default: null, min: 1, max: MAX_MAX_RUNS, code: 'INVALID_SCHEDULE',
+    description: {
+      job: 'The job retires once this many of its scheduled runs have started (SKIPPED slots do not count); null: no limit.',
+      input: 'Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit.',
+    },
+  },
+  misfireGraceSeconds: {
+    kind: 'int', column: 'misfire_grace_seconds', nullable: true, default: null, min: 1, max: MAX_MISFIRE_GRACE_SECONDS, code: 'INVALID_SCHEDULE',
+    description: {
+      job: 'How late a slot may still start before it is MISSED; null: the server’s CRONQL_MISFIRE_GRACE_MS.',
+      input: 'How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS.',
     },
   },
 } as const satisfies Record<string, JobSettingSpec>;

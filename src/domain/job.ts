@@ -39,8 +39,28 @@ export function retryPolicyOf(c: {
   };
 }
 
+/**
+ * A job's schedule beyond its type, its one expression and its runAt (see domain/job-schedule.ts,
+ * which turns them into the slot math's `JobSchedule` and `ScheduleBounds`).
+ */
+export interface ScheduleExtras {
+  /** RECURRING: every expression, the first being `cronExpression`; empty for the other types. */
+  cronExpressions: string[];
+  /** INTERVAL: the length between slots, in milliseconds (whole seconds, at least 1 s); else null. */
+  everyMs: number | null;
+  /** INTERVAL: the first slot; the others are anchorAt + k·every. Null for the other types. */
+  anchorAt: Date | null;
+  /** No slot before this instant (RECURRING, INTERVAL); null: none. */
+  startAt: Date | null;
+  /** No slot after this instant (RECURRING, INTERVAL); null: none. */
+  endAt: Date | null;
+}
+
+/** The extras of a job with one expression, or none (ONE_TIME). */
+export const NO_SCHEDULE_EXTRAS: Readonly<ScheduleExtras> = Object.freeze({ cronExpressions: [], everyMs: null, anchorAt: null, startAt: null, endAt: null });
+
 /** What the runtime needs of a job definition: a plain snapshot, detached from any ORM session. */
-export interface JobSnapshot extends JobSettings {
+export interface JobSnapshot extends JobSettings, ScheduleExtras {
   id: string;
   jobKey: string;
   version: number;
@@ -58,7 +78,7 @@ export interface JobSnapshot extends JobSettings {
 }
 
 /** What an admin defines of a job version: its target, schedule and settings. */
-export interface JobDefinitionFields extends JobSettings {
+export interface JobDefinitionFields extends JobSettings, ScheduleExtras {
   target: string;
   scheduleType: ScheduleType;
   cronExpression: string | null;
@@ -78,6 +98,7 @@ export const RETRY_PARTS = {
 /** The columns a snapshot is read from (the settings' from the settings table). */
 export const JOB_COLUMNS = [
   'id', 'job_key', 'version', 'target', 'schedule_type', 'cron_expression', 'run_at', 'timezone', 'status', 'paused_until',
+  'cron_expressions', 'every_ms', 'anchor_at', 'start_at', 'end_at',
   ...SETTING_NAMES.flatMap((name) => (JOB_SETTINGS[name].kind === 'retry' ? Object.values(RETRY_PARTS).map(([, column]) => column) : [JOB_SETTINGS[name].column])),
   'revision', 'updated_at',
 ].join(', ');
@@ -133,11 +154,29 @@ export function jobSnapshot(read: JobReader): JobSnapshot {
     cronExpression: (read('cronExpression', 'cron_expression') as string | null | undefined) ?? null,
     runAt: at('runAt', 'run_at'),
     timezone: read('timezone', 'timezone') as string,
+    ...scheduleExtrasOf(read, at),
     status: read('status', 'status') as JobStatus,
     pausedUntil: at('pausedUntil', 'paused_until'),
     ...settingsOf(read),
     revision: Number(read('revision', 'revision')),
     updatedAt: at('updatedAt', 'updated_at')!,
+  };
+}
+
+/**
+ * The schedule columns: `cron_expressions` holds the whole list only when there are several (one
+ * expression is `cron_expression` alone, as every job before them); `every_ms` is a bigint.
+ */
+function scheduleExtrasOf(read: JobReader, at: (property: string, column: string) => Date | null): ScheduleExtras {
+  const list = read('cronExpressions', 'cron_expressions') as string[] | null | undefined;
+  const one = read('cronExpression', 'cron_expression') as string | null | undefined;
+  const every = read('everyMs', 'every_ms');
+  return {
+    cronExpressions: list && list.length > 0 ? [...list] : one ? [one] : [],
+    everyMs: every == null ? null : Number(every),
+    anchorAt: at('anchorAt', 'anchor_at'),
+    startAt: at('startAt', 'start_at'),
+    endAt: at('endAt', 'end_at'),
   };
 }
 

@@ -39,6 +39,7 @@ const API_CODES = new Set<string>(
     PAYLOAD_TOO_LARGE: true,
     INVALID_POLICY: true,
     UNKNOWN_SECRET: true,
+    INVALID_SCHEDULE: true,
     INVALID_SECRET_NAME: true,
     UNPARSEABLE_SCHEDULE: true,
     DATABASE_UNAVAILABLE: true,

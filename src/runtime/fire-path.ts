@@ -7,6 +7,7 @@ import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
 import type { RuntimeEvents } from './events.js';
 import type { Ledger } from './ledger.js';
+import type { MisfireGrace } from './misfire-grace.js';
 import type { RunExecutor } from './run-executor.js';
 
 export interface FirePathOptions {
@@ -16,8 +17,8 @@ export interface FirePathOptions {
   clock: Clock;
   log: Logger;
   events: RuntimeEvents;
-  /** A slot not recorded within this long after it came due is MISSED, not run late. */
-  graceMs: number;
+  /** A slot not recorded within its job's grace after it came due is MISSED, not run late. */
+  grace: MisfireGrace;
   /** Whether the runtime fires and claims now (armed, not stopping). */
   firing(): boolean;
   /** Told of each slot handed to the database (one-time jobs are disarmed once fired). */
@@ -58,7 +59,7 @@ export class FirePath {
    * A slot: on time (due at `dueAt` when jittered, recorded within the grace), or a missed one
    * the ledger runs now (`deadline` from now).
    */
-  fire(job: JobSnapshot, slot: Date, dueAt?: Date, deadline = new Date((dueAt ?? slot).getTime() + this.o.graceMs)): void {
+  fire(job: JobSnapshot, slot: Date, dueAt?: Date, deadline = new Date((dueAt ?? slot).getTime() + this.o.grace.of(job))): void {
     if (!this.o.firing()) return;
     this.o.fired(job);
     if (this.outage) {
@@ -76,7 +77,7 @@ export class FirePath {
    */
   catchUp(job: JobSnapshot, slots: Date[]): void {
     if (!this.o.firing()) return;
-    const deadline = () => new Date(this.o.clock.now().getTime() + this.o.graceMs);
+    const deadline = () => new Date(this.o.clock.now().getTime() + this.o.grace.of(job));
     const queued = this.catchingUp.get(job.id);
     if (queued) return void queued.push(...slots); // one chain per job: it takes these too
     if (slots.length === 1) return this.fire(job, slots[0], undefined, deadline());

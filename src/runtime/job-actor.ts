@@ -1,10 +1,12 @@
 import type { Logger } from '../logger.js';
 import { MissedReason, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
-import { parseCronExpression, type CronExpression } from '../schedule/index.js';
+import { jobScheduleOf } from '../domain/job-schedule.js';
+import { latestSlotBetween, nextSlot, type JobSchedule, type ScheduleBounds } from '../schedule/job-schedule.js';
 import { SlotMemo } from '../schedule/slot-memo.js';
 import { jitterOffsetMs } from '../schedule/jitter.js';
 import type { Alarm, Clock } from './clock.js';
+import type { MisfireGrace } from './misfire-grace.js';
 
 /** What an actor hands its due slots to. */
 export interface ActorSink {
@@ -18,6 +20,11 @@ export interface ActorSink {
    * stalled, or the clock jumped: the ledger decides what runs and records the rest MISSED.
    */
   late(job: JobSnapshot, afterExclusive: Date, untilInclusive: Date, reason: MissedReason): void;
+  /**
+   * The job was armed with no slot left to fire and none missed (resumed after its `endAt`, its
+   * years past while it was paused): it retires once no run of it is in progress.
+   */
+  exhausted?(job: JobSnapshot): void;
 }
 
 export interface ActorOptions {
@@ -27,8 +34,8 @@ export interface ActorOptions {
    * them. Null for a job that changed just now (nothing can have been missed).
    */
   ledger: Date | null;
-  /** A slot fired later than this behind its instant goes through the ledger instead (the misfire grace). */
-  graceMs: number;
+  /** A slot fired later than its grace behind its instant goes through the ledger instead. */
+  grace: MisfireGrace;
   /** The schedule math, shared with the other actors of the scheduler (one computation per schedule); default: the actor's own. */
   slots?: SlotMemo;
 }
@@ -44,7 +51,9 @@ export interface ActorOptions {
  */
 export class JobActor {
   private alarm: Alarm | undefined;
-  private readonly expression: CronExpression | undefined;
+  private readonly schedule: JobSchedule;
+  private readonly bounds: ScheduleBounds;
+  private readonly graceMs: number;
   /** Every slot up to this instant has been handed on. */
   private cursor: Date;
   private stopped = false;
@@ -59,8 +68,8 @@ export class JobActor {
     private readonly log: Logger,
     private readonly options: ActorOptions,
   ) {
-    this.expression =
-      job.scheduleType === ScheduleType.RECURRING ? parseCronExpression(job.cronExpression!) : undefined;
+    ({ schedule: this.schedule, bounds: this.bounds } = jobScheduleOf(job));
+    this.graceMs = options.grace.of(job);
     this.cursor = clock.now();
     this.slots = options.slots ?? new SlotMemo();
   }
@@ -72,20 +81,28 @@ export class JobActor {
       return;
     }
     const { ledger } = this.options;
+    let gap = false;
     if (ledger) {
       const now = this.clock.now();
       // A ledger ahead of this clock (another instance's clock is ahead, or ours went back):
       // the slots up to it are recorded already, so arm after it.
       this.cursor = ledger;
-      const latest = this.slots.latestBetween(this.expression!, this.job.timezone, ledger, now);
+      const latest = latestSlotBetween(this.schedule, this.bounds, ledger, now, this.slots);
       if (latest) {
         this.sink.late(this.job, ledger, latest, MissedReason.PROCESS_DOWN);
         this.cursor = latest;
+        gap = true;
       } else if (ledger.getTime() < now.getTime()) {
         this.cursor = now;
       }
     }
-    this.armNext();
+    const next = nextSlot(this.schedule, this.bounds, this.cursor, this.slots);
+    if (next) return this.setAlarm(next);
+    this.noFurtherSlot();
+    // Armed with nothing left to fire and nothing handed to the ledger (resumed after its endAt,
+    // its years past): nothing will end a run that retires it, so it retires now. A slot handed
+    // on — fired, or to the ledger — retires the job through its run's end (`final_slot_at`).
+    if (!gap) this.sink.exhausted?.(this.job);
   }
 
   /** Stops arming and firing; idempotent. */
@@ -97,13 +114,13 @@ export class JobActor {
   }
 
   private armNext(): void {
-    const next = this.slots.next(this.expression!, this.job.timezone, this.cursor);
+    const next = nextSlot(this.schedule, this.bounds, this.cursor, this.slots);
     if (!next) return this.noFurtherSlot();
     this.setAlarm(next);
   }
 
   private noFurtherSlot(): void {
-    this.log.warn({ jobKey: this.job.jobKey }, 'schedule has no further slot');
+    this.log.info({ jobKey: this.job.jobKey }, 'schedule has no further slot');
     this.nextAt = null;
   }
 
@@ -135,7 +152,7 @@ export class JobActor {
       this.handOn();
     } catch (err) {
       this.log.error({ err, jobKey: this.job.jobKey }, 'an alarm of this job failed; re-arming for the next slot');
-      if (this.job.scheduleType === ScheduleType.RECURRING && !this.alarm) {
+      if (this.job.scheduleType !== ScheduleType.ONE_TIME && !this.alarm) {
         try {
           this.cursor = this.clock.now();
           this.armNext();
@@ -154,7 +171,7 @@ export class JobActor {
   private onTimeInItsSecond(at: Date, now: Date): boolean {
     const t = at.getTime();
     const n = now.getTime();
-    return t > this.cursor.getTime() && t <= n && n < t + 1000 && n - this.dueAt(at).getTime() <= this.options.graceMs;
+    return t > this.cursor.getTime() && t <= n && n < t + 1000 && n - this.dueAt(at).getTime() <= this.graceMs;
   }
 
   private handOn(): void {
@@ -179,12 +196,12 @@ export class JobActor {
     let latest: Date | null = null;
     let following: Date | null | undefined;
     if (at && at.getTime() <= now.getTime() && at.getTime() > this.cursor.getTime()) {
-      const next = this.slots.next(this.expression!, this.job.timezone, at);
+      const next = nextSlot(this.schedule, this.bounds, at, this.slots);
       if (!next || next.getTime() > now.getTime()) [latest, following] = [at, next];
     }
-    latest ??= this.slots.latestBetween(this.expression!, this.job.timezone, this.cursor, now);
+    latest ??= latestSlotBetween(this.schedule, this.bounds, this.cursor, now, this.slots);
     if (latest) {
-      const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - this.dueAt(latest).getTime() <= this.options.graceMs;
+      const onTime = this.nextAt?.getTime() === latest.getTime() && now.getTime() - this.dueAt(latest).getTime() <= this.graceMs;
       if (onTime) this.handTo(latest);
       else this.sink.late(this.job, this.cursor, latest, this.clock.lateReason());
       this.cursor = latest;

@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable } from '../db/pool.js';
-import { MissedReason } from '../domain/enums.js';
+import { MissedReason, ScheduleType } from '../domain/enums.js';
 import type { JobSnapshot } from '../domain/job.js';
-import { parseCronExpression } from '../schedule/index.js';
+import { jobScheduleOf } from '../domain/job-schedule.js';
+import type { MisfireGrace } from './misfire-grace.js';
 import type { Clock } from './clock.js';
 import type { RuntimeEvents } from './events.js';
 import { missedMessage, planGap } from './missed-slots.js';
@@ -14,8 +15,8 @@ export interface LedgerOptions {
   log: Logger;
   /** Told of each gap accounted for (`slotsMissed`). */
   events: RuntimeEvents;
-  /** A missed slot this recent still runs, whatever the job's policy. */
-  graceMs: number;
+  /** A missed slot within its job's grace still runs, whatever the job's policy. */
+  grace: MisfireGrace;
   /** Runs slots the policy picked, oldest first, one at a time. */
   run(job: JobSnapshot, slots: Date[]): void;
 }
@@ -50,16 +51,15 @@ export class Ledger {
   /** Accounts for the slots in (after, until] of `job`. Never rejects. */
   async account(job: JobSnapshot, after: Date, until: Date, reason: MissedReason): Promise<void> {
     const { store, clock, log } = this.o;
-    if (!job.cronExpression) return;
+    if (job.scheduleType === ScheduleType.ONE_TIME) return;
     let plan;
     try {
       plan = planGap({
-        expression: parseCronExpression(job.cronExpression),
-        timezone: job.timezone,
+        ...jobScheduleOf(job),
         afterExclusive: after,
         untilInclusive: until,
         now: clock.now(),
-        graceMs: this.o.graceMs,
+        graceMs: this.o.grace.of(job),
         policy: job.catchUp,
         limit: job.catchUpLimit,
       });

@@ -1,6 +1,6 @@
 import { CatchUpPolicy } from '../domain/enums.js';
 import { MAX_CATCH_UP_LIMIT } from '../domain/job-fields.js';
-import { latestSlotsBetween, slotsBetween, type CronExpression } from '../schedule/index.js';
+import { latestSlotsBetween, slotsBetween, type JobSchedule, type ScheduleBounds } from '../schedule/job-schedule.js';
 
 /** At most this many MISSED rows per job and gap; older missed slots share one summary row. */
 export const MAX_MISSED_ROWS = 100;
@@ -11,8 +11,8 @@ export const DEFAULT_CATCH_UP_LIMIT = 10;
 export { MAX_CATCH_UP_LIMIT };
 
 export interface GapInput {
-  expression: CronExpression;
-  timezone: string;
+  schedule: JobSchedule;
+  bounds: ScheduleBounds;
   /** The ledger: every slot up to here is accounted for. */
   afterExclusive: Date;
   /** The end of the gap (usually now). */
@@ -53,13 +53,13 @@ export const EMPTY_PLAN: GapPlan = { run: [], missed: [], summary: null };
  * hundred rows, not 600,000.
  */
 export function planGap(g: GapInput): GapPlan {
-  const { expression, timezone, afterExclusive, untilInclusive } = g;
+  const { schedule, bounds, afterExclusive, untilInclusive } = g;
   if (untilInclusive.getTime() <= afterExclusive.getTime()) return EMPTY_PLAN;
   const runCount =
     g.policy === CatchUpPolicy.ALL ? Math.min(g.limit ?? DEFAULT_CATCH_UP_LIMIT, MAX_CATCH_UP_LIMIT) : g.policy === CatchUpPolicy.LATEST ? 1 : 0;
   // The newest slots of the gap are all we need one by one: those that run, then MISSED rows,
   // and one more to know whether older ones need a summary.
-  const newest = latestSlotsBetween(expression, timezone, afterExclusive, untilInclusive, Math.max(runCount, 1) + MAX_MISSED_ROWS + 1);
+  const newest = latestSlotsBetween(schedule, bounds, afterExclusive, untilInclusive, Math.max(runCount, 1) + MAX_MISSED_ROWS + 1);
   if (newest.length === 0) return EMPTY_PLAN;
   const latest = newest[newest.length - 1];
   const latestInGrace = g.now.getTime() - latest.getTime() <= g.graceMs;
@@ -71,7 +71,11 @@ export function planGap(g: GapInput): GapPlan {
   if (rest.length > MAX_MISSED_ROWS) {
     // Older than the individual rows: counted from the start of the gap, up to a bound.
     const before = new Date(missed[0].getTime() - 1);
-    const older = slotsBetween(expression, timezone, afterExclusive, before, MAX_COUNTED + 1);
+    const older: Date[] = [];
+    for (const slot of slotsBetween(schedule, bounds, new Date(afterExclusive.getTime() + 1), before)) {
+      older.push(slot);
+      if (older.length > MAX_COUNTED) break;
+    }
     if (older.length > 0) {
       const bounded = older.length > MAX_COUNTED;
       summary = {

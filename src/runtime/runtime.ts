@@ -19,6 +19,7 @@ import { RetryWakers } from './retry-wakers.js';
 import { PauseEnds, type EndingPause } from './pause-ends.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
+import { MisfireGrace } from './misfire-grace.js';
 import { Maintenance } from '../maintenance/maintenance.js';
 import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
 import type { MaintenanceListener } from '../maintenance/events.js';
@@ -108,6 +109,7 @@ export class Runtime implements MaintainedRuntime {
   constructor(private readonly o: RuntimeOptions) {
     const { clock, log, store } = o;
     const firing = () => this.state === 'armed';
+    const grace = new MisfireGrace(o.misfireGraceMs);
     this.events = o.events ?? new RuntimeEvents((err, name) => log.error({ err, event: name }, 'a runtime event listener threw'));
     this.store = store;
     this.executor = new RunExecutor(
@@ -123,11 +125,15 @@ export class Runtime implements MaintainedRuntime {
       {
         fire: (job, slot, dueAt) => this.firePath.fire(job, slot, dueAt),
         late: (job, after, until, reason) => void this.firePath.track(this.ledger.account(job, after, until, reason)),
+        exhausted: (job) =>
+          void this.firePath.track(
+            store.retireExhausted(job.id, job.revision).catch((err: unknown) => log.warn({ err, jobKey: job.jobKey }, 'could not retire a job with no slot left')),
+          ),
       },
       log,
-      o.misfireGraceMs,
+      grace,
     );
-    this.ledger = new Ledger({ store, clock, log, events: this.events, graceMs: o.misfireGraceMs, run: (job, slots) => this.firePath.catchUp(job, slots) });
+    this.ledger = new Ledger({ store, clock, log, events: this.events, grace, run: (job, slots) => this.firePath.catchUp(job, slots) });
     this.firePath = new FirePath({
       store,
       executor: this.executor,
@@ -135,7 +141,7 @@ export class Runtime implements MaintainedRuntime {
       clock,
       log,
       events: this.events,
-      graceMs: o.misfireGraceMs,
+      grace,
       firing,
       fired: (job) => this.scheduler.fired(job),
     });

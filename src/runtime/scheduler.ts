@@ -4,6 +4,7 @@ import type { JobSnapshot } from '../domain/job.js';
 import type { Clock } from './clock.js';
 import { JobActor, type ActorSink } from './job-actor.js';
 import { SlotMemo } from '../schedule/slot-memo.js';
+import type { MisfireGrace } from './misfire-grace.js';
 
 /**
  * Holds one actor per ACTIVE job. `upsert` is idempotent and is called for every change a job
@@ -25,8 +26,8 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly sink: ActorSink,
     private readonly log: Logger,
-    /** A slot fired later than this goes through the ledger (the misfire grace; its default is in src/config.ts). */
-    private readonly graceMs: number,
+    /** A slot fired later than its job's grace goes through the ledger. */
+    private readonly grace: MisfireGrace,
   ) {}
 
   /** From now on, `upsert` arms and disarms actors; after `stop()` it no longer can. */
@@ -48,7 +49,7 @@ export class Scheduler {
     this.actors.delete(job.id);
     if (job.status !== JobStatus.ACTIVE) return;
     try {
-      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, graceMs: this.graceMs, slots: this.slots });
+      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, grace: this.grace, slots: this.slots });
       this.actors.set(job.id, actor);
       actor.start();
     } catch (err) {

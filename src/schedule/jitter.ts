@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CronExpression } from './cron-expression.js';
-import { nextSlots } from './slots.js';
+import { slotsBetween, UNBOUNDED, type JobSchedule } from './job-schedule.js';
 
 /**
  * The offset in [0, jitterSeconds) s, in whole milliseconds, after which a job's slot starts:
@@ -20,14 +19,21 @@ const SAMPLE = 800;
 /**
  * The shortest time between two consecutive slots of a schedule among its next slots after
  * `from` (a bounded sample that covers a year of a daily schedule, so the short DST days are in
- * it), in seconds; null when it has fewer than two slots left.
+ * it; several expressions are sampled as their union), in seconds; null when it has fewer than two
+ * slots left. An interval's is its length.
  */
-export function shortestIntervalSeconds(expression: CronExpression | string, timezone: string, from: Date): number | null {
-  const slots = nextSlots(expression, timezone, from, SAMPLE);
+export function shortestIntervalSeconds(schedule: JobSchedule, from: Date): number | null {
+  if (schedule.type === 'INTERVAL') return schedule.everyMs / 1000;
   let shortest: number | null = null;
-  for (let i = 1; i < slots.length; i++) {
-    const gap = (slots[i].getTime() - slots[i - 1].getTime()) / 1000;
-    if (shortest === null || gap < shortest) shortest = gap;
+  let previous: number | null = null;
+  let seen = 0;
+  for (const slot of slotsBetween(schedule, UNBOUNDED, new Date(from.getTime() + 1), new Date(8.64e15))) {
+    if (previous !== null) {
+      const gap = (slot.getTime() - previous) / 1000;
+      if (shortest === null || gap < shortest) shortest = gap;
+    }
+    previous = slot.getTime();
+    if (++seen >= SAMPLE) break;
   }
   return shortest;
 }

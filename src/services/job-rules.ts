@@ -4,7 +4,10 @@ import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../d
 import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
-import { canonicalTimezone, lastSlot, nextSlot, parseCronExpression } from '../schedule/index.js';
+import { canonicalTimezone, nextSlot as nextCronSlot, parseCronExpression } from '../schedule/index.js';
+import { lastSlot, nextSlot, type JobSchedule } from '../schedule/job-schedule.js';
+import { parseEvery } from '../schedule/interval.js';
+import { jobScheduleOf } from '../domain/job-schedule.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 
 /**
@@ -20,9 +23,20 @@ export interface DefinitionInput extends SettingsInput {
   target: string;
   scheduleType: ScheduleType;
   cronExpression?: string | null;
+  /** RECURRING: the whole list (its first is `cronExpression`); give one or the other. */
+  cronExpressions?: string[] | null;
   runAt?: Date | null;
   timezone?: string | null;
+  /** INTERVAL: "45m", "1h30m", "90s", "PT45M". */
+  every?: string | null;
+  /** INTERVAL: the first slot (default: now, on its second). */
+  anchorAt?: Date | null;
+  startAt?: Date | null;
+  endAt?: Date | null;
 }
+
+/** The most expressions one job may have. */
+export const MAX_CRON_EXPRESSIONS = 20;
 
 /** A retry policy as given (defaults: EXPONENTIAL, 5 s, no cap, every retryable code). */
 export interface RetryPolicyInput {
@@ -114,7 +128,7 @@ export function validateSkipCount(count: unknown): number {
 
 export function validateDefinition(input: DefinitionInput, o: RuleOptions): ValidDefinition {
   if (!Object.values(ScheduleType).includes(input.scheduleType)) {
-    throw new CronqlError('BAD_USER_INPUT', 'scheduleType must be ONE_TIME or RECURRING', { field: 'scheduleType' });
+    throw new CronqlError('BAD_USER_INPUT', `scheduleType must be ${oneOf(Object.values(ScheduleType))}`, { field: 'scheduleType' });
   }
   if (typeof input.target !== 'string' || !o.targets.has(input.target)) {
     throw new CronqlError('UNKNOWN_TARGET', `target "${String(input.target)}" is not in the registry`, {
@@ -123,60 +137,126 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     });
   }
   const timezone = canonicalTimezone(input.timezone ?? 'UTC');
-  let cronExpression: string | null = null;
-  let runAt: Date | null = null;
-  let finalSlotAt: Date | null = null;
-  if (input.scheduleType === ScheduleType.RECURRING) {
-    if (input.cronExpression == null || input.cronExpression.trim() === '') {
-      throw new CronqlError('INVALID_CRON_EXPRESSION', 'a RECURRING job needs a cronExpression', {
-        field: 'cronExpression',
-      });
+  const schedule = validateSchedule(input, timezone, o.now);
+  const settings = validateSettings(input);
+  if (input.scheduleType === ScheduleType.ONE_TIME && settings.maxRuns !== null) {
+    throw scheduleError('maxRuns', 'maxRuns is for RECURRING and INTERVAL jobs (a ONE_TIME job runs once)');
+  }
+  const { schedule: math, bounds } = jobScheduleOf(schedule);
+  return {
+    target: input.target,
+    ...schedule,
+    finalSlotAt: input.scheduleType === ScheduleType.ONE_TIME ? null : lastSlot(math, bounds),
+    ...settings,
+    payload: validatePayload(settings.payload, o.maxPayloadBytes),
+    jitterSeconds: validateJitter(settings.jitterSeconds, math, o.now),
+  };
+}
+
+type ValidSchedule = Pick<ValidDefinition, 'scheduleType' | 'cronExpression' | 'cronExpressions' | 'runAt' | 'timezone' | 'everyMs' | 'anchorAt' | 'startAt' | 'endAt'>;
+
+const scheduleError = (field: string, message: string, details: Record<string, unknown> = {}) =>
+  new CronqlError('INVALID_SCHEDULE', message, { field, ...details });
+
+/** A DateTime input: a valid Date, or null when omitted. */
+function instantOf(field: string, value: unknown): Date | null {
+  if (value === undefined || value === null) return null;
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw scheduleError(field, `${field} must be a valid DateTime`);
+  return value;
+}
+
+/**
+ * The schedule of a definition, by its type: the fields of the other types are refused rather than
+ * ignored (a RECURRING job given `every` is a mistake to say, not to drop), bounds are for the
+ * schedules that repeat, and a schedule with no slot ahead inside its bounds is refused (it could
+ * never run).
+ */
+function validateSchedule(input: DefinitionInput, timezone: string, now: Date): ValidSchedule {
+  const type = input.scheduleType;
+  const given = (name: keyof DefinitionInput) => input[name] !== undefined && input[name] !== null;
+  const startAt = instantOf('startAt', input.startAt);
+  const endAt = instantOf('endAt', input.endAt);
+  if (type === ScheduleType.ONE_TIME && (startAt || endAt)) {
+    throw scheduleError(startAt ? 'startAt' : 'endAt', 'startAt and endAt are for RECURRING and INTERVAL jobs; a ONE_TIME job has its runAt');
+  }
+  if (startAt && endAt && startAt.getTime() > endAt.getTime()) {
+    throw scheduleError('endAt', `endAt ${endAt.toISOString()} is before startAt ${startAt.toISOString()}`);
+  }
+  if (type !== ScheduleType.INTERVAL) {
+    for (const field of ['every', 'anchorAt'] as const) {
+      if (given(field)) throw scheduleError(field, `${field} is for INTERVAL jobs`);
     }
+  }
+  if (type !== ScheduleType.RECURRING && given('cronExpressions')) {
+    throw scheduleError('cronExpressions', 'cronExpressions is for RECURRING jobs');
+  }
+  const base = { scheduleType: type, timezone, startAt, endAt, cronExpression: null, cronExpressions: [], runAt: null, everyMs: null, anchorAt: null };
+  let valid: ValidSchedule;
+  if (type === ScheduleType.RECURRING) {
     if (input.runAt != null) {
-      throw new CronqlError('BAD_USER_INPUT', 'runAt is for ONE_TIME jobs; a RECURRING job has a cronExpression', {
-        field: 'runAt',
-      });
+      throw new CronqlError('BAD_USER_INPUT', 'runAt is for ONE_TIME jobs; a RECURRING job has a cronExpression', { field: 'runAt' });
     }
-    const cron = parseCronExpression(input.cronExpression);
-    cronExpression = cron.source;
+    const expressions = expressionsOf(input);
+    const parsed = expressions.map((e) => parseCronExpression(e));
     // Only a year field can leave an expression without a slot ahead (`0 0 0 1 1 * 2020`): such a
     // job could never run, refused like an expression that can never fire (`0 0 30 2 *`).
-    if (cron.years !== null && nextSlot(cron, timezone, o.now) === null) {
-      throw new CronqlError('INVALID_CRON_EXPRESSION', `Invalid cron expression "${cronExpression}": its years are past, it has no slot after ${o.now.toISOString()}`, {
-        expression: cronExpression,
+    if (parsed.every((cron) => cron.years !== null && nextCronSlot(cron, timezone, now) === null)) {
+      const expression = expressions.join(' | ');
+      throw new CronqlError('INVALID_CRON_EXPRESSION', `Invalid cron expression "${expression}": its years are past, it has no slot after ${now.toISOString()}`, {
+        expression,
       });
     }
-    finalSlotAt = lastSlot(cron, timezone);
+    const sources = parsed.map((cron) => cron.source);
+    valid = { ...base, cronExpression: sources[0], cronExpressions: sources };
+  } else if (type === ScheduleType.INTERVAL) {
+    if (given('cronExpression')) throw scheduleError('cronExpression', 'cronExpression is for RECURRING jobs; an INTERVAL job has `every`');
+    if (given('runAt')) throw scheduleError('runAt', 'runAt is for ONE_TIME jobs; an INTERVAL job has `every`');
+    if (!given('every')) throw scheduleError('every', 'an INTERVAL job needs `every` ("45m", "1h30m", "90s" or "PT45M")');
+    const everyMs = parseEvery(input.every);
+    const anchorAt = instantOf('anchorAt', input.anchorAt) ?? new Date(Math.floor(now.getTime() / 1000) * 1000);
+    if (anchorAt.getTime() % 1000 !== 0) {
+      throw scheduleError('anchorAt', `anchorAt ${anchorAt.toISOString()} must be on a whole second (slots are whole seconds)`);
+    }
+    valid = { ...base, everyMs, anchorAt };
   } else {
     if (input.cronExpression != null) {
-      throw new CronqlError('BAD_USER_INPUT', 'cronExpression is for RECURRING jobs; a ONE_TIME job has a runAt', {
-        field: 'cronExpression',
-      });
+      throw new CronqlError('BAD_USER_INPUT', 'cronExpression is for RECURRING jobs; a ONE_TIME job has a runAt', { field: 'cronExpression' });
     }
     if (!(input.runAt instanceof Date) || Number.isNaN(input.runAt.getTime())) {
       throw new CronqlError('INVALID_RUN_AT', 'a ONE_TIME job needs a valid runAt', { field: 'runAt' });
     }
-    if (input.runAt.getTime() < o.now.getTime() - RUN_AT_GRACE_MS) {
-      throw new CronqlError(
-        'INVALID_RUN_AT',
-        `runAt ${input.runAt.toISOString()} is more than ${RUN_AT_GRACE_MS / 60_000} minutes in the past`,
-        { field: 'runAt' },
-      );
+    if (input.runAt.getTime() < now.getTime() - RUN_AT_GRACE_MS) {
+      throw new CronqlError('INVALID_RUN_AT', `runAt ${input.runAt.toISOString()} is more than ${RUN_AT_GRACE_MS / 60_000} minutes in the past`, {
+        field: 'runAt',
+      });
     }
-    runAt = input.runAt;
+    return { ...base, runAt: input.runAt };
   }
-  const settings = validateSettings(input);
-  return {
-    target: input.target,
-    scheduleType: input.scheduleType,
-    cronExpression,
-    runAt,
-    finalSlotAt,
-    timezone,
-    ...settings,
-    payload: validatePayload(settings.payload, o.maxPayloadBytes),
-    jitterSeconds: validateJitter(settings.jitterSeconds, cronExpression, timezone, o.now),
-  };
+  const { schedule, bounds } = jobScheduleOf(valid);
+  if (nextSlot(schedule, bounds, now) === null) {
+    throw scheduleError(endAt ? 'endAt' : 'startAt', `the schedule has no slot after ${now.toISOString()}${endAt ? ` up to endAt ${endAt.toISOString()}` : ''}: the job could never run`);
+  }
+  return valid;
+}
+
+/** A RECURRING definition's expressions: `cronExpressions`, or `cronExpression` alone; the first of the list is `cronExpression`. */
+function expressionsOf(input: DefinitionInput): string[] {
+  const one = input.cronExpression;
+  const list = input.cronExpressions;
+  if (list === undefined || list === null) {
+    if (one == null || (typeof one === 'string' && one.trim() === '')) {
+      throw new CronqlError('INVALID_CRON_EXPRESSION', 'a RECURRING job needs a cronExpression', { field: 'cronExpression' });
+    }
+    return [one];
+  }
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_CRON_EXPRESSIONS) {
+    throw scheduleError('cronExpressions', `cronExpressions must list 1 to ${MAX_CRON_EXPRESSIONS} expressions`);
+  }
+  if (one != null && one !== list[0]) {
+    throw scheduleError('cronExpressions', `cronExpressions is the whole list and its first is cronExpression: "${String(one)}" is not "${String(list[0])}" (give one or the other)`);
+  }
+  if (new Set(list).size !== list.length) throw scheduleError('cronExpressions', 'cronExpressions lists an expression twice');
+  return list;
 }
 
 /**
@@ -273,12 +353,12 @@ export function validateRetry(input: RetryPolicyInput | null | undefined): Retry
 }
 
 /**
- * The jitter window (within its bounds already): for a recurring job at most its shortest interval
- * between two slots (a wider window would let a slot start after the next one).
+ * The jitter window (within its bounds already): for a recurring or interval job at most its
+ * shortest interval between two slots (a wider window would let a slot start after the next one).
  */
-export function validateJitter(value: number, cronExpression: string | null, timezone: string, now: Date): number {
-  if (value > 0 && cronExpression !== null) {
-    const shortest = shortestIntervalSeconds(cronExpression, timezone, now);
+export function validateJitter(value: number, schedule: JobSchedule, now: Date): number {
+  if (value > 0 && schedule.type !== 'ONE_TIME') {
+    const shortest = shortestIntervalSeconds(schedule, now);
     if (shortest !== null && value > shortest) {
       throw new CronqlError('INVALID_POLICY', `jitterSeconds ${value} is longer than the schedule's shortest interval (${shortest} s)`, {
         field: 'jitterSeconds',

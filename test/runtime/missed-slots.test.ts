@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { CatchUpPolicy } from '../../src/domain/enums.js';
 import { MAX_MISSED_ROWS, planGap } from '../../src/runtime/missed-slots.js';
 import { parseCronExpression, slotsBetween } from '../../src/schedule/index.js';
+import { UNBOUNDED } from '../../src/schedule/job-schedule.js';
 
 const every = (expr: string) => parseCronExpression(expr);
+/** One expression in a zone, unbounded, as planGap takes a schedule. */
+const cron = (expr: string, timezone: string) => ({ schedule: { type: 'RECURRING' as const, expressions: [expr], timezone }, bounds: UNBOUNDED });
 const at = (s: string) => new Date(`2026-03-01T${s}Z`);
 
 describe('planGap: what becomes of the slots of a gap', () => {
@@ -18,7 +21,7 @@ describe('planGap: what becomes of the slots of a gap', () => {
       const now = new Date(until.getTime() + rand(20_000));
       const policy = [CatchUpPolicy.NONE, CatchUpPolicy.LATEST, CatchUpPolicy.ALL][rand(3)];
       const limit = policy === CatchUpPolicy.ALL && rand(2) ? 1 + rand(50) : null;
-      const plan = planGap({ expression: every(expr), timezone: 'Europe/Paris', afterExclusive: after, untilInclusive: until, now, graceMs: 10_000, policy, limit });
+      const plan = planGap({ ...cron(expr, 'Europe/Paris'), afterExclusive: after, untilInclusive: until, now, graceMs: 10_000, policy, limit });
       const all = slotsBetween(every(expr), 'Europe/Paris', after, until, 1_000_000);
       const individually = [...plan.run, ...plan.missed].map((d) => d.getTime());
       expect(new Set(individually).size).toBe(individually.length);
@@ -37,8 +40,7 @@ describe('planGap: what becomes of the slots of a gap', () => {
 
   it('a week offline, every second: 100 rows and a summary whose count is a lower bound', () => {
     const plan = planGap({
-      expression: every('* * * * * *'),
-      timezone: 'UTC',
+      ...cron('* * * * * *', 'UTC'),
       afterExclusive: at('00:00:00'),
       untilInclusive: new Date(at('00:00:00').getTime() + 7 * 86_400_000),
       now: new Date(at('00:00:00').getTime() + 7 * 86_400_000 + 60_000),

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { CatchUpPolicy, JobStatus, OverlapPolicy, ScheduleType } from '../../src/domain/enums.js';
-import { DEFAULT_SETTINGS, type JobSnapshot } from '../../src/domain/job.js';
+import { DEFAULT_SETTINGS, NO_SCHEDULE_EXTRAS, type JobSnapshot } from '../../src/domain/job.js';
 import { createLogger } from '../../src/logger.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { Scheduler } from '../../src/runtime/scheduler.js';
 import { DEFAULTS } from '../../src/config.js';
+import { MisfireGrace } from '../../src/runtime/misfire-grace.js';
 
 const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T00:00:00Z'): JobSnapshot => ({
   ...DEFAULT_SETTINGS,
+  ...NO_SCHEDULE_EXTRAS,
   id: '11111111-1111-4111-8111-111111111111',
   jobKey: 'k',
   version: 1,
@@ -34,7 +36,7 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
 describe('Scheduler.upsert with snapshots out of order', () => {
   const clock = new ManualClock('2026-06-01T00:00:00Z');
   const make = () => {
-    const scheduler = new Scheduler(clock, { fire() {}, late() {} }, createLogger(), DEFAULTS.misfireGraceMs);
+    const scheduler = new Scheduler(clock, { fire() {}, late() {} }, createLogger(), new MisfireGrace(DEFAULTS.misfireGraceMs));
     scheduler.start();
     return scheduler;
   };
@@ -62,7 +64,7 @@ describe('Scheduler.upsert with snapshots out of order', () => {
   });
 
   it('does nothing before start() and after stop(), and a stopped scheduler stays stopped', () => {
-    const s = new Scheduler(clock, { fire() {}, late() {} }, createLogger(), DEFAULTS.misfireGraceMs);
+    const s = new Scheduler(clock, { fire() {}, late() {} }, createLogger(), new MisfireGrace(DEFAULTS.misfireGraceMs));
     s.upsert(snapshot(JobStatus.ACTIVE, 1));
     expect(s.jobIds()).toEqual([]);
     s.start();

@@ -49,14 +49,35 @@ export class JobDefinition {
   runAt?: Date | null;
 
   /**
-   * A RECURRING job's last slot ever, when its expression has a year field (null otherwise): the
-   * run of that slot retires the job when it ends, as a one-time job's run does.
+   * A RECURRING or INTERVAL job's last slot ever — its expressions all name their years, or it has
+   * an `endAt` — (null otherwise): the run of that slot retires the job when it ends, as a one-time
+   * job's run does.
    */
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   finalSlotAt?: Date | null;
 
   @Property({ type: 'text', default: 'UTC' })
   timezone: string & Opt = 'UTC';
+
+  /** A RECURRING job's expressions when it has several (the first is `cronExpression`); null: one. */
+  @Property({ type: ArrayType, columnType: 'text[]', nullable: true })
+  cronExpressions?: string[] | null;
+
+  /** An INTERVAL job's spacing in milliseconds (whole seconds); see the migration for why not `interval`. */
+  @Property({ type: 'bigint', columnType: 'bigint', nullable: true, fieldName: 'every_ms' })
+  everyMs?: number | null;
+
+  /** An INTERVAL job's first slot: the others are anchorAt + k·every. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  anchorAt?: Date | null;
+
+  /** No slot before this instant. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  startAt?: Date | null;
+
+  /** No slot after this instant: the run of the last slot before it retires the job. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  endAt?: Date | null;
 
   /** The retry policy as one value (null: a failed run is final). */
   get retry(): RetryPolicy | null {

@@ -30,13 +30,23 @@ export const afterRunsEnd = (changed: string, at: string) =>
   [retried(changed, at), promoted(changed, at), jobsAfter(changed, at), JOB_NOTICES].join(', ');
 
 /**
+ * The scheduled runs of `d`'s key that started (SKIPPED slots never start; retries are attempts of
+ * a slot already counted): what `max_runs` bounds. Read only for a job with `max_runs`.
+ */
+export const startedRuns = (d: string) =>
+  `(SELECT count(*) FROM cron_job_runs m WHERE m.job_key = ${d}.job_key AND m.trigger_type = ${SCHEDULED}
+     AND m.attempt = 1 AND m.started_at IS NOT NULL)`;
+
+/**
  * The job `d` retires with its ended run `c`: the rule, written once (`c` is terminal) — a one-time
- * job's scheduled run, or the run of a recurring job's last slot ever (its expression has a year
- * field: `final_slot_at`, computed when the version was made).
+ * job's scheduled run, the run of a schedule's last slot ever (`final_slot_at`, computed when the
+ * version was made: expressions whose years end, or an `end_at`), or a run that brings the
+ * started runs to `max_runs`.
  */
 export const retiresOneTime = (c: string, d: string) =>
   `${c}.trigger_type = ${SCHEDULED} AND ${d}.status <> ${JOB.RETIRED}
-   AND (${d}.schedule_type = ${ONE_TIME} OR COALESCE(${c}.scheduled_at >= ${d}.final_slot_at, false))`; // never NULL: callers negate it
+   AND (${d}.schedule_type = ${ONE_TIME} OR COALESCE(${c}.scheduled_at >= ${d}.final_slot_at, false)
+     OR (${d}.max_runs IS NOT NULL AND ${c}.status <> ${S.SKIPPED} AND ${startedRuns(d)} >= ${d}.max_runs))`; // never NULL: callers negate it
 /** `c` is retried: its next attempt is in `retried` (the slot's outcome is that attempt's). */
 const RETRIED = `(c.id IN (SELECT x.retry_of FROM retried x))`; // a hashed subplan: one probe per row, however many retries
 /** The job `d` of the ended run `c` retires (one-time, and `c` was its last attempt). */
@@ -101,12 +111,16 @@ const jobsAfter = (changed: string, at: string) => `jobs_after AS (
     WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL}) AND NOT ${RETRIED}
       -- only rows that change: a success that ends no failure streak leaves its job alone
       AND (c.status = ${S.FAILED} OR (c.status = ${S.SUCCEEDED} AND d.consecutive_failures > 0) OR (${retiresOneTime('c', 'd')}))
-    RETURNING d.id, d.status, d.updated_by
+    RETURNING d.id, d.status, d.updated_by, d.schedule_type
   )`;
 
-/** Every instance is told of the jobs cronql paused and of the buffered runs it promoted. */
+/**
+ * Every instance is told of the jobs cronql paused, of the repeating jobs it retired (their actors
+ * stop; a one-time job's actor is gone once it fired) and of the buffered runs it promoted.
+ */
 const JOB_NOTICES = `job_notices AS (
-    SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j WHERE j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}')
+    SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j
+        WHERE (j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}') OR (j.status = ${JOB.RETIRED} AND j.schedule_type <> ${ONE_TIME}))
       + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) AS n
   )`;
 

@@ -2,7 +2,7 @@ import { FailureCode, OverlapPolicy, RunStatus } from '../../domain/enums.js';
 import type { JobSnapshot } from '../../domain/job.js';
 import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
 import { inTransaction, type RunContext } from './context.js';
-import { afterRunsEnd, changedRows, publishEnded } from './end-rules.js';
+import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
 import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
@@ -97,9 +97,14 @@ export type FireOutcome =
   | { kind: 'taken' }
   | { kind: 'late' };
 
-/** Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot). */
+/**
+ * Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot).
+ * A job whose started runs reached its `max_runs` records no more slots (it retires as its last
+ * run ends): the database decides, so two instances cannot overshoot the bound between them.
+ */
 const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
-    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
+    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}
+      AND (j.max_runs IS NULL OR ${startedRuns('j')} < j.max_runs)`;
 
 /** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
 const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
