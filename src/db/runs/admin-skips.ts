@@ -41,7 +41,7 @@ export async function recordAdminSkips(ctx: RunContext, slots: readonly { jobId:
          details: `jsonb_build_object('left', l.skip_remaining - s.n)`,
          at: '$4',
        })}), c AS (
-         SELECT job_definition_id, count(*)::int AS n, max(scheduled_at) AS scheduled_at, ${SCHEDULED} AS trigger_type FROM ins GROUP BY job_definition_id
+         SELECT job_definition_id, count(*)::int AS n, max(scheduled_at) AS scheduled_at, ${SCHEDULED} AS trigger_type, ${S.SKIPPED} AS status FROM ins GROUP BY job_definition_id
        ), counted AS (
          UPDATE cron_job_definitions d SET skip_remaining = d.skip_remaining - c.n,
            status = CASE WHEN ${retiresOneTime('c', 'd')} THEN ${JOB.RETIRED} ELSE d.status END,
