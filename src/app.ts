@@ -7,7 +7,7 @@ import { lastHourLosses } from './db/readiness-queries.js';
 import { lazyJobStore } from './db/lazy-job-store.js';
 import { pendingMigrations } from './db/migration-state.js';
 import type { JobRecord } from './domain/job.js';
-import { Notifier } from './db/notifier.js';
+import { Channel, Notifier } from './db/notifier.js';
 import type { MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
@@ -22,6 +22,8 @@ import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
 import { JobService, toSnapshot } from './services/job.service.js';
+import { UpcomingService } from './services/upcoming.service.js';
+import { loadCounts } from './db/upcoming-jobs.js';
 import { RunService } from './services/run.service.js';
 import { SecretService } from './services/secret.service.js';
 import { StartupTiming } from './startup-timing.js';
@@ -55,6 +57,7 @@ export class Cronql {
   private probe?: Pool;
   private _jobs?: JobService;
   private _runs?: RunService;
+  private _upcoming?: UpcomingService;
   private _secrets?: SecretService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
@@ -88,6 +91,10 @@ export class Cronql {
   }
   get runs(): RunService {
     return this.need(this._runs);
+  }
+  /** The upcoming timeline: every job's slots that will run in a window. */
+  get upcoming(): UpcomingService {
+    return this.need(this._upcoming);
   }
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
@@ -162,7 +169,15 @@ export class Cronql {
       onStartedError: (err) => this.log.warn({ err }, 'could not record when handlers were entered; the runs keep their claim instant'),
     });
     if (o.listen) {
-      this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
+      this.notifier = new Notifier(
+        url,
+        this.log,
+        () => {
+          this._upcoming?.invalidate();
+          void this._runtime?.resync();
+        },
+        { bounds },
+      );
       await this.notifier.start();
       this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
       this.relay.start();
@@ -212,7 +227,20 @@ export class Cronql {
       const [{ JobStore }, orm] = await Promise.all([import('./db/job-store.js'), this.openOrm(url!, bounds)]);
       return new JobStore(orm, pool, publish);
     };
-    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    // The timeline's jobs are kept between requests: every job change (here, or another instance's
+    // notification) has it re-read that job, and a lost notification connection everything.
+    const upcoming = (this._upcoming = new UpcomingService({ pool, clock: this.clock }));
+    this.notifier?.on(Channel.JOB_CHANGED, (id) => upcoming.invalidate(id));
+    const deps = {
+      jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)),
+      targets: this.targets,
+      clock: this.clock,
+      maxPayloadBytes: this.maxPayloadBytes,
+      runtime: this._runtime,
+      secrets: this._secrets,
+      jobsChanged: (jobs: readonly JobRecord[]) => jobs.forEach((j) => upcoming.invalidate(j.id)),
+      counts: (ids: readonly string[]) => loadCounts(pool, ids),
+    };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,

@@ -1,7 +1,7 @@
 import { JobStatus } from './enums.js';
 import type { JobSnapshot } from './job.js';
 import { jobScheduleOf, type ScheduledJob } from './job-schedule.js';
-import { slotsBetween } from '../schedule/job-schedule.js';
+import { nextSlot } from '../schedule/job-schedule.js';
 import { exclusionAmong, type CalendarRules } from '../schedule/calendar.js';
 
 /**
@@ -47,7 +47,9 @@ export function* dueSlots(job: DueJob, from: Date, to: Date, now: Date): Generat
   let left = job.runsLeft ?? Infinity;
   if (left <= 0) return;
   const { schedule, bounds } = jobScheduleOf(job);
-  for (const slot of slotsBetween(schedule, bounds, new Date(readFrom), to)) {
+  // One slot computed at a time: a page of the timeline reads a few slots of each schedule.
+  const end = to.getTime();
+  for (let slot = nextSlot(schedule, bounds, new Date(readFrom - 1)); slot && slot.getTime() <= end; slot = nextSlot(schedule, bounds, slot)) {
     if (job.calendars.length && exclusionAmong(job.calendars, slot)) continue;
     const t = slot.getTime();
     if (t >= countFrom) {

@@ -145,9 +145,21 @@ export class JobResolver {
     return ctx.loaders.successor.load(job.id);
   }
 
-  @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'Null unless ACTIVE.' })
+  @FieldResolver(() => DateTimeScalar, {
+    nullable: true,
+    description: 'The next slot that will run: bounds, skipped slots and a pause that ends applied (a job paused until an instant answers its first slot from then). Null for a job paused for good, retired, or with no slot left.',
+  })
   nextRunAt(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Date | null {
     return ctx.cronql.jobs.nextRunAt(job);
+  }
+
+  @FieldResolver(() => [DateTimeScalar], { description: 'The next slots that will run (as nextRunAt; calendars, bounds, maxRuns, skipped slots and pause-until applied); at most 100.' })
+  async nextRuns(
+    @Root() job: JobRecord,
+    @Arg('count', () => Int, { nullable: true, defaultValue: 10 }) count: number | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Date[]> {
+    return ctx.cronql.jobs.nextRuns(job, count ?? 10);
   }
 
   @FieldResolver(() => Run, { nullable: true, description: 'The run with the latest scheduledAt.' })

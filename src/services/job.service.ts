@@ -5,7 +5,7 @@ import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
 import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
 import { JobWriteRefused } from '../db/job-write-refused.js';
-import { nextSlot } from '../schedule/index.js';
+import { nextDueSlots, type DueJob } from '../domain/due-slots.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
@@ -33,6 +33,10 @@ export interface ServiceDeps {
   runtime?: RuntimePort;
   /** Checks that the secrets a payload references exist. */
   secrets?: { assertExist(names: Iterable<string>): Promise<void> };
+  /** Told of the job rows this process's writes changed (after the runtime). */
+  jobsChanged?: (jobs: readonly JobRecord[]) => void;
+  /** The counts that move without a notification: slots left to skip, runs left under maxRuns. */
+  counts?: (ids: readonly string[]) => Promise<Map<string, { skipRemaining: number; runsLeft: number | null }>>;
 }
 
 /** What the runtime needs of a job version: its record less what only the API shows. */
@@ -57,6 +61,7 @@ export class JobService {
     // This process's runtime hears of the writes here; the others through the store's NOTIFY.
     this.store = d.jobStore((jobs) => {
       for (const job of jobs) d.runtime?.jobChanged(toSnapshot(job));
+      d.jobsChanged?.(jobs);
     });
   }
 
@@ -93,13 +98,27 @@ export class JobService {
     return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
   }
 
-  /** The next slot of an ACTIVE job: from this instance's actor, else from the schedule math. */
+  /**
+   * The next slot of the job that will run (domain/due-slots.ts: bounds, a pause that ends,
+   * skipped slots applied): null for a job paused for good or retired. A job armed here with
+   * nothing to subtract answers from its actor (the slot its alarm is set for).
+   */
   nextRunAt(job: JobRecord): Date | null {
-    if (job.status !== JobStatus.ACTIVE) return null;
-    const armed = this.d.runtime?.nextRunAt(job.id);
-    if (armed) return armed;
-    if (job.scheduleType === ScheduleType.ONE_TIME) return job.runAt ?? null;
-    return nextSlot(job.cronExpression!, job.timezone, this.d.clock.now());
+    if (job.status === JobStatus.ACTIVE && job.skipRemaining === 0 && job.scheduleType !== ScheduleType.ONE_TIME) {
+      const armed = this.d.runtime?.nextRunAt(job.id);
+      if (armed) return armed;
+    }
+    if (job.status === JobStatus.ACTIVE && job.scheduleType === ScheduleType.ONE_TIME) return job.runAt ?? null;
+    return nextDueSlots(dueJobOf(job, null), this.d.clock.now(), 1)[0] ?? null;
+  }
+
+  /** The next `count` slots of the job that will run (see `nextRunAt`), its runs left under maxRuns counted. */
+  async nextRuns(job: JobRecord, count: number): Promise<Date[]> {
+    if (!Number.isInteger(count) || count < 0) throw new CronqlError('BAD_USER_INPUT', `count must be a whole number (at most ${MAX_NEXT_RUNS} are answered)`, { field: 'count', max: MAX_NEXT_RUNS });
+    const n = Math.min(count, MAX_NEXT_RUNS);
+    let fresh = { skipRemaining: job.skipRemaining, runsLeft: null as number | null };
+    if ((job.maxRuns !== null || job.skipRemaining > 0) && this.d.counts) fresh = (await this.d.counts([job.id])).get(job.id) ?? fresh;
+    return nextDueSlots({ ...dueJobOf(job, fresh.runsLeft), skipRemaining: fresh.skipRemaining }, this.d.clock.now(), n);
   }
 
   async create(input: CreateJobInput, actor: string | null = null): Promise<JobRecord> {
@@ -261,6 +280,14 @@ export class JobService {
     }
     return updated;
   }
+}
+
+/** The most slots `nextRuns` answers. */
+export const MAX_NEXT_RUNS = 100;
+
+/** A job record as the due-slots rule reads it (no calendar yet: see domain/due-slots.ts). */
+function dueJobOf(job: JobRecord, runsLeft: number | null): DueJob {
+  return { ...job, runsLeft, calendars: [] };
 }
 
 /** The most jobs `createMany` takes at once (a batch is one statement and one transaction). */
