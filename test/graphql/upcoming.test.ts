@@ -40,7 +40,7 @@ describe('upcoming', () => {
     cronql = api.cronql;
     const rnd = random(26);
     const pick = <T,>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
-    const expressions = ['*/7 * * * *', '0 * * * *', '30 2 * * *', '15 */3 * * *', '0 9 * * 1-5', '*/30 * * * * *', '0 0 * * 0', '45 1,2,3 * * *'];
+    const expressions = ['*/7 * * * *', '0 * * * *', '30 2 * * *', '15 */3 * * *', '0 9 * * 1-5', '10 */5 * * * *', '0 0 * * 0', '45 1,2,3 * * *'];
     const zones = ['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata'];
     const now = clock.now().getTime();
     for (let i = 0; i < 40; i++) {
@@ -77,7 +77,7 @@ describe('upcoming', () => {
     const now = clock.now();
     for (const job of jobs) {
       if (job.status === 'PAUSED' && !job.pausedUntil) continue;
-      const raw = job.scheduleType === ScheduleType.ONE_TIME ? [job.runAt!] : nextSlots(job.cronExpression!, job.timezone, new Date(now.getTime() - 1), 7000);
+      const raw = job.scheduleType === ScheduleType.ONE_TIME ? [job.runAt!] : nextSlots(job.cronExpression!, job.timezone, new Date(now.getTime() - 1), 3000);
       const start = job.pausedUntil ? Math.max(now.getTime(), job.pausedUntil.getTime()) : now.getTime();
       let skips = job.skipRemaining;
       for (const slot of raw) {
