@@ -36,6 +36,10 @@ export type CreateJobInput = {
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -86,6 +90,10 @@ export type NewJobVersionInput = {
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
+  maxRuns?: number | null | undefined;
+  /** How late a slot may still start before it is MISSED (1–86400 s); null: the server’s CRONQL_MISFIRE_GRACE_MS. */
+  misfireGraceSeconds?: number | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -143,6 +151,7 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
 
@@ -174,7 +183,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -183,7 +192,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -246,6 +255,17 @@ export type TargetsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type TargetsQuery = { targets: Array<{ description: string | null, name: string }> };
 
+export type UpcomingQueryVariables = Exact<{
+  after?: string | null | undefined;
+  filter?: JobFilter | null | undefined;
+  first?: number | null | undefined;
+  from?: string | null | undefined;
+  to: string;
+}>;
+
+
+export type UpcomingQuery = { upcoming: { pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ dueAt: string, slot: string, job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } }> } };
+
 export type CancelRunMutationVariables = Exact<{
   id: string | number;
 }>;
@@ -258,14 +278,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -273,7 +293,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteSecretMutationVariables = Exact<{
   name: string;
@@ -285,24 +305,25 @@ export type DeleteSecretMutation = { deleteSecret: boolean };
 export type PauseJobMutationVariables = Exact<{
   id: string | number;
   reason: string;
+  until?: string | null | undefined;
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -319,6 +340,15 @@ export type SetSecretMutationVariables = Exact<{
 
 
 export type SetSecretMutation = { setSecret: { createdAt: string, name: string, updatedAt: string, usedBy: Array<{ id: string, key: string, version: number }> } };
+
+export type SkipNextRunsMutationVariables = Exact<{
+  count: number;
+  id: string | number;
+  reason: string;
+}>;
+
+
+export type SkipNextRunsMutation = { skipNextRuns: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunChangedSubscriptionVariables = Exact<{
   filter?: RunFilter | null | undefined;
@@ -399,9 +429,12 @@ export const JobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -414,6 +447,8 @@ export const JobDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -461,9 +496,12 @@ export const JobsDocument = new TypedDocumentString(`
       }
       lastSuccessAt
       maxConcurrentRuns
+      maxRuns
+      misfireGraceSeconds
       nextRunAt
       overlap
       pauseAfterFailures
+      pausedUntil
       pauseReason
       payload
       retry {
@@ -476,6 +514,8 @@ export const JobsDocument = new TypedDocumentString(`
       runAt
       scheduleDescription
       scheduleType
+      skipReason
+      skipRemaining
       status
       supersededBy {
         id
@@ -665,6 +705,77 @@ export const TargetsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<TargetsQuery, TargetsQueryVariables>;
+export const UpcomingDocument = new TypedDocumentString(`
+    query Upcoming($after: String, $filter: JobFilter, $first: Int, $from: DateTime, $to: DateTime!) {
+  upcoming(after: $after, filter: $filter, first: $first, from: $from, to: $to) {
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+    nodes {
+      dueAt
+      job {
+        armedOn
+        captureBytes
+        catchUp
+        catchUpLimit
+        consecutiveFailures
+        createdAt
+        createdBy
+        cronExpression
+        id
+        jitterSeconds
+        key
+        lastFailureAt
+        lastRun {
+          id
+          status
+        }
+        lastSuccessAt
+        maxConcurrentRuns
+        maxRuns
+        misfireGraceSeconds
+        nextRunAt
+        overlap
+        pauseAfterFailures
+        pausedUntil
+        pauseReason
+        payload
+        retry {
+          backoff
+          delaySeconds
+          maxAttempts
+          maxDelaySeconds
+          retryOn
+        }
+        runAt
+        scheduleDescription
+        scheduleType
+        skipReason
+        skipRemaining
+        status
+        supersededBy {
+          id
+          key
+          version
+        }
+        supersedes {
+          id
+          key
+          version
+        }
+        target
+        timeoutSeconds
+        timezone
+        updatedAt
+        updatedBy
+        version
+      }
+      slot
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<UpcomingQuery, UpcomingQueryVariables>;
 export const CancelRunDocument = new TypedDocumentString(`
     mutation CancelRun($id: ID!) {
   cancelRun(id: $id) {
@@ -721,9 +832,12 @@ export const CreateJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -736,6 +850,8 @@ export const CreateJobDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -777,9 +893,12 @@ export const CreateJobsDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -792,6 +911,8 @@ export const CreateJobsDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -833,9 +954,12 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -848,6 +972,8 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -874,8 +1000,8 @@ export const DeleteSecretDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DeleteSecretMutation, DeleteSecretMutationVariables>;
 export const PauseJobDocument = new TypedDocumentString(`
-    mutation PauseJob($id: ID!, $reason: String!) {
-  pauseJob(id: $id, reason: $reason) {
+    mutation PauseJob($id: ID!, $reason: String!, $until: DateTime) {
+  pauseJob(id: $id, reason: $reason, until: $until) {
     armedOn
     captureBytes
     catchUp
@@ -894,9 +1020,12 @@ export const PauseJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -909,6 +1038,8 @@ export const PauseJobDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -950,9 +1081,12 @@ export const ResumeJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -965,6 +1099,8 @@ export const ResumeJobDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -1006,9 +1142,12 @@ export const RetireJobDocument = new TypedDocumentString(`
     }
     lastSuccessAt
     maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
     nextRunAt
     overlap
     pauseAfterFailures
+    pausedUntil
     pauseReason
     payload
     retry {
@@ -1021,6 +1160,8 @@ export const RetireJobDocument = new TypedDocumentString(`
     runAt
     scheduleDescription
     scheduleType
+    skipReason
+    skipRemaining
     status
     supersededBy {
       id
@@ -1090,6 +1231,67 @@ export const SetSecretDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SetSecretMutation, SetSecretMutationVariables>;
+export const SkipNextRunsDocument = new TypedDocumentString(`
+    mutation SkipNextRuns($count: Int!, $id: ID!, $reason: String!) {
+  skipNextRuns(count: $count, id: $id, reason: $reason) {
+    armedOn
+    captureBytes
+    catchUp
+    catchUpLimit
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    id
+    jitterSeconds
+    key
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
+    nextRunAt
+    overlap
+    pauseAfterFailures
+    pausedUntil
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    scheduleType
+    skipReason
+    skipRemaining
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<SkipNextRunsMutation, SkipNextRunsMutationVariables>;
 export const RunChangedDocument = new TypedDocumentString(`
     subscription RunChanged($filter: RunFilter) {
   runChanged(filter: $filter) {
