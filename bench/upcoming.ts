@@ -45,10 +45,11 @@ async function latencies(n: number, warm: number, one: () => Promise<void>): Pro
 const server = await benchServer(log);
 try {
   const db = await freshDatabase(server.url, 'cronql_bench_upcoming');
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  await seed(pool);
+  // The server migrates the database; the jobs are written after, before the first request.
   const cronql = await startServer(db.url, { CRONQL_ROLE: 'api' });
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
+    await seed(pool);
     const client = graphqlClient(cronql.url, 1);
     const to = new Date(Date.now() + 24 * 3_600_000).toISOString();
     const upcoming = `query Upcoming($to: DateTime!) { upcoming(to: $to, first: 50) { nodes { slot dueAt job { id key } } pageInfo { hasNextPage endCursor } } }`;
