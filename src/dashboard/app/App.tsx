@@ -3,6 +3,7 @@ import { ApiError, createApi, inputError } from './api.js';
 import { JobDetailView } from './JobDetailView.js';
 import { JobFormView } from './JobForm.js';
 import { InstancesView } from './InstancesView.js';
+import { UpcomingView } from './UpcomingView.js';
 import { JobsView } from './JobsView.js';
 import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
 import { Q } from './queries.js';
@@ -99,9 +100,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -116,6 +117,9 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
           </a>
           <a href={href.runs()} aria-current={section === 'runs' ? 'page' : undefined}>
             Execution jobs
+          </a>
+          <a href={href.upcoming()} aria-current={section === 'upcoming' ? 'page' : undefined}>
+            Upcoming
           </a>
           {session.role === 'ADMIN' && (
             <a href={href.instances()} aria-current={section === 'instances' ? 'page' : undefined}>
@@ -139,6 +143,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'new-version' && <JobFormView key={route.id} versionOf={route.id} />}
         {route.view === 'run' && <RunDetailView key={route.id} id={route.id} />}
         {route.view === 'instances' && <InstancesView />}
+        {route.view === 'upcoming' && <UpcomingView />}
       </main>
     </>
   );

@@ -11,7 +11,8 @@ export type Route =
   | { view: 'new-job' }
   | { view: 'new-version'; id: string }
   | { view: 'run'; id: string }
-  | { view: 'instances' };
+  | { view: 'instances' }
+  | { view: 'upcoming' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0]!.replace(/\/+$/, '');
@@ -19,6 +20,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'runs' && parts[1]) return { view: 'run', id: parts[1] };
   if (parts[0] === 'runs') return { view: 'runs' };
   if (parts[0] === 'instances') return { view: 'instances' };
+  if (parts[0] === 'upcoming') return { view: 'upcoming' };
   if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
   if (parts[0] === 'jobs' && parts[1] && parts[2] === 'new-version') return { view: 'new-version', id: parts[1] };
   if (parts[0] === 'jobs' && parts[1]) return { view: 'job', id: parts[1] };
@@ -33,6 +35,7 @@ export const href = {
   newVersion: (id: string) => `#/jobs/${encodeURIComponent(id)}/new-version`,
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
   instances: () => '#/instances',
+  upcoming: () => '#/upcoming',
 };
 
 export function navigate(to: string): void {
