@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import type { Pool } from '../db/pool.js';
 import { loadCounts, loadSchedulableJobs, type SchedulableJob } from '../db/upcoming-jobs.js';
-import { dueSlots, type DueJob } from '../domain/due-slots.js';
+import { dueSlots, FAR_FUTURE, type DueJob } from '../domain/due-slots.js';
 import type { JobQuery } from '../db/job-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { jitterOffsetMs } from '../schedule/jitter.js';
@@ -47,6 +47,12 @@ interface Group {
   ids: string[];
   /** The job ids of `counted` entries (a group of one). */
   counted: string | null;
+  /**
+   * The group's first due slot at or after `from` (ms; null: none), kept between requests: the
+   * next request's start is usually between the two, and then the answer is the same without
+   * computing it (a page asks every group for its first slot, and reads on only a few).
+   */
+  first?: { from: number; at: number | null };
 }
 
 /**
@@ -199,7 +205,8 @@ function filtered(groups: Group[], entries: Map<string, Entry>, f: JobQuery): Gr
 interface Head {
   at: number;
   group: Group;
-  slots: Generator<Date>;
+  /** Its slots after `at`; null until the group is read past its first slot. */
+  slots: Generator<Date> | null;
 }
 
 /**
@@ -208,10 +215,17 @@ interface Head {
  */
 function merge(groups: Group[], start: Date, to: Date, now: Date, position: { at: Date; id: string } | undefined, limit: number, out: UpcomingSlot[], entries: Map<string, Entry>): void {
   const heap = new MinHeap<Head>((a, b) => a.at - b.at);
+  const from = start.getTime();
   for (const group of groups) {
-    const slots = dueSlots(group.due, start, to, now);
-    const first = slots.next();
-    if (!first.done) heap.push({ at: first.value.getTime(), group, slots });
+    // A group whose slots depend on now (skips, runs left) is read afresh; the others from their memo.
+    const memo = group.counted ? undefined : group.first;
+    let at: number | null;
+    if (memo && memo.from <= from && (memo.at === null || from <= memo.at)) at = memo.at;
+    else {
+      at = dueSlots(group.due, start, FAR_FUTURE, now).next().value?.getTime() ?? null;
+      if (!group.counted) group.first = { from, at };
+    }
+    if (at !== null && at <= to.getTime()) heap.push({ at, group, slots: null });
   }
   const after = position?.at.getTime();
   while (heap.size > 0 && out.length < limit) {
@@ -229,8 +243,10 @@ function merge(groups: Group[], start: Date, to: Date, now: Date, position: { at
       out.push({ jobId: id, slot, dueAt: offset === 0 ? slot : new Date(at + offset) });
     }
     for (const h of due) {
-      const next = h.slots.next();
-      if (!next.done) heap.push({ at: next.value.getTime(), group: h.group, slots: h.slots });
+      // The group's slots after this one, read from here on (its first was known already).
+      const slots = h.slots ?? dueSlots(h.group.due, new Date(at + 1), to, now);
+      const next = slots.next();
+      if (!next.done) heap.push({ at: next.value.getTime(), group: h.group, slots });
     }
   }
 }
