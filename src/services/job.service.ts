@@ -10,7 +10,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
-import { CRONQL as CRONQL_ACTOR } from '../db/runs/vocabulary.js';
+import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
@@ -205,7 +205,7 @@ export class JobService {
    */
   async resumeEnded(id: string, until: Date): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL_ACTOR, this.d.clock.now(), until);
+    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL, this.d.clock.now(), until);
   }
 
   /**
