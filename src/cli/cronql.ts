@@ -26,7 +26,7 @@ import {
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
+import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -67,7 +67,7 @@ function output(value: unknown, rows?: Record<string, unknown>[]): void {
 }
 
 const jobRow = (j: JobFieldsFragment) => ({
-  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpression ?? j.runAt, tz: j.timezone, next: j.nextRunAt,
+  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions.join(' | ') : j.cronExpression ?? (j.every ? `every ${j.every}` : j.runAt), tz: j.timezone, next: j.nextRunAt,
   description: j.scheduleDescription,
 });
 const json = (text: string | undefined, what: string): unknown => {
@@ -119,17 +119,27 @@ jobs
   .requiredOption('--target <target>')
   .option('--cron <expression>', 'RECURRING: 5 fields, 6 with seconds first, or 7 with seconds first and the year last')
   .option('--run-at <instant>', 'ONE_TIME: an ISO 8601 instant')
+  .option('--every <length>', 'INTERVAL: "45m", "1h30m", "90s" or "PT45M"')
+  .option('--anchor-at <instant>', 'INTERVAL: the first slot (default: now)')
+  .option('--start-at <instant>', 'no slot before this instant')
+  .option('--end-at <instant>', 'no slot after this instant; the job retires after its last slot')
+  .option('--max-runs <n>', 'retire the job after this many runs')
   .option('--tz <zone>', 'IANA time zone', 'UTC')
   .option('--payload <json>')
   .option('--timeout <seconds>')
-  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; tz: string; payload?: string; timeout?: string }) => {
+  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; every?: string; anchorAt?: string; startAt?: string; endAt?: string; maxRuns?: string; tz: string; payload?: string; timeout?: string }) => {
     const data = await request(endpoint(), CreateJobDocument, {
       input: {
         key: o.key,
         target: o.target,
-        scheduleType: o.cron ? ('RECURRING' as never) : ('ONE_TIME' as never),
+        scheduleType: o.cron ? ('RECURRING' as never) : o.every ? ('INTERVAL' as never) : ('ONE_TIME' as never),
         cronExpression: o.cron,
         runAt: o.runAt,
+        every: o.every,
+        anchorAt: o.anchorAt,
+        startAt: o.startAt,
+        endAt: o.endAt,
+        maxRuns: o.maxRuns === undefined ? undefined : Number(o.maxRuns),
         timezone: o.tz,
         payload: json(o.payload, '--payload'),
         timeoutSeconds: o.timeout === undefined ? undefined : Number(o.timeout),
@@ -166,8 +176,14 @@ jobs.command('run <id>').description('run now (AD_HOC with --payload)').option('
   const data = await request(endpoint(), RunJobNowDocument, { id, payload: json(o.payload, '--payload') });
   output(data.runJobNow, [{ id: data.runJobNow.id, status: data.runJobNow.status, trigger: data.runJobNow.triggerType }]);
 });
+/**
+ * Jobs per page the CLI asks for: a row of JobFields costs one per field (about 60, more as jobs
+ * gain fields), so a page stays well within the API's cost limit (25,000); `liveJobs` pages on.
+ */
+const JOBS_PAGE = 250;
+
 jobs.command('versions <key>').description('every version of a job').action(async (key: string) => {
-  const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: 500 });
+  const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: JOBS_PAGE });
   const nodes = data.jobs.edges.map((e) => e.node).sort((a, b) => a.version - b.version);
   output(nodes, nodes.map(jobRow));
 });
@@ -236,12 +252,12 @@ program
   });
 program
   .command('parse <text>')
-  .description('plain English to a cron expression ("every weekday at 9am", "every 5 minutes in Europe/Berlin")')
+  .description('plain English to a cron expression ("every weekday at 9am", "every 5 minutes in Europe/Berlin") or an interval ("every 45 minutes")')
   .option('--tz <zone>', 'IANA time zone, unless the text names one', 'UTC')
   .action(async (text: string, o: { tz: string }) => {
     const data = await request(endpoint(), ParseScheduleDocument, { text, timezone: o.tz });
     const p = data.parseSchedule;
-    if (!asJson()) console.log(`${p.cronExpression}  (${p.timezone})  ${p.description}`);
+    if (!asJson()) console.log(`${p.cronExpression ?? `every ${p.every}`}  (${p.scheduleType === 'INTERVAL' ? 'absolute time' : p.timezone})  ${p.description}`);
     output(p, p.next.map((at) => ({ at })));
   });
 
@@ -279,21 +295,30 @@ function instant(text: string, option: string): string {
 }
 
 // --- jobs as code ----------------------------------------------------------------------------------
+const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
 const liveDefinition = (j: JobFieldsFragment): Definition => ({
   target: j.target,
   scheduleType: j.scheduleType as Definition['scheduleType'],
   cronExpression: j.cronExpression ?? null,
-  runAt: j.runAt ? new Date(j.runAt).toISOString() : null,
+  cronExpressions: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions : null,
+  runAt: iso(j.runAt),
+  every: j.every ?? null,
+  anchorAt: iso(j.anchorAt),
   timezone: j.timezone,
+  startAt: iso(j.startAt),
+  endAt: iso(j.endAt),
   ...settingsDefinition(j),
 });
+
+/** The live definition compared with a file's: an anchor the file does not give is the server's to keep. */
+const comparable = (live: Definition, spec: JobSpec): Definition => (spec.anchorAt === undefined ? { ...live, anchorAt: null } : live);
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */
 async function liveJobs(): Promise<Map<string, JobFieldsFragment>> {
   const live = new Map<string, JobFieldsFragment>();
   let after: string | null | undefined;
   do {
-    const data = await request(endpoint(), JobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 500, after });
+    const data = await request(endpoint(), JobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: JOBS_PAGE, after });
     for (const e of data.jobs.edges) live.set(e.node.key, e.node);
     after = data.jobs.pageInfo.hasNextPage ? data.jobs.pageInfo.endCursor : null;
   } while (after);
@@ -341,7 +366,7 @@ program
       const current = live.get(spec.key);
       if (!current) plan.push({ action: 'create', key: spec.key });
       else {
-        const fields = changedFields(liveDefinition(current), specDefinition(spec));
+        const fields = changedFields(comparable(liveDefinition(current), spec), specDefinition(spec));
         plan.push(fields.length ? { action: 'version', key: spec.key, fields } : { action: 'unchanged', key: spec.key });
       }
     }

@@ -40,10 +40,11 @@ export function jobInput(spec: JobSpec) {
   return { ...d, maxConcurrentRuns: d.overlap === 'ALLOW' ? d.maxConcurrentRuns : null };
 }
 
-/** What apply sends, as the rules take it (the API turns runAt into a date first). */
+/** What apply sends, as the rules take it (the API turns the instants into dates first). */
 function definitionInput(spec: JobSpec): DefinitionInput {
   const input = jobInput(spec);
-  return { ...input, runAt: input.runAt === null ? null : new Date(input.runAt) } as DefinitionInput;
+  const date = (v: string | null) => (v === null ? null : new Date(v));
+  return { ...input, runAt: date(input.runAt), anchorAt: date(input.anchorAt), startAt: date(input.startAt), endAt: date(input.endAt) } as DefinitionInput;
 }
 
 /** Codes whose errors carry no field, and the field they are about. */
@@ -51,6 +52,7 @@ const FIELD_OF_CODE: Record<string, string> = {
   INVALID_CRON_EXPRESSION: 'cron',
   INVALID_TIMEZONE: 'timezone',
   INVALID_RUN_AT: 'runAt',
+  INVALID_SCHEDULE: 'cron',
   UNKNOWN_TARGET: 'target',
   PAYLOAD_TOO_LARGE: 'payload',
   UNKNOWN_SECRET: 'payload',

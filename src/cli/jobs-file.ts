@@ -2,6 +2,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { CliError } from './client.js';
 import { RETRY_DEFAULTS } from '../domain/job.js';
 import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
+import { formatEvery, parseEvery } from '../schedule/interval.js';
 
 /**
  * Jobs as code: a YAML (or JSON) file of job definitions, applied idempotently.
@@ -10,8 +11,11 @@ import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } 
  *   jobs:
  *     - key: billing.close-day
  *       target: http
- *       cron: "0 2 * * *"          # or runAt: 2026-12-01T00:00:00Z
+ *       cron: "0 2 * * *"          # or a list: ["0 9 * * 1-5", "0 12 * * 0,6"]; or runAt: 2026-12-01T00:00:00Z;
+ *                                  # or every: 45m (with anchorAt: 2026-12-01T00:00:00Z, default its creation)
  *       timezone: Europe/Paris
+ *       startAt: 2026-12-01T00:00:00Z   # no slot before / after (endAt); maxRuns: 10 retires it after 10 runs
+ *       misfireGraceSeconds: 120
  *       payload: { url: https://billing.example.com/close }
  *       timeoutSeconds: 600
  *       catchUp: LATEST            # NONE | LATEST | ALL (with catchUpLimit)
@@ -24,9 +28,14 @@ import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } 
 export type JobSpec = {
   key: string;
   target: string;
-  cron?: string;
+  /** One expression, or several (a slot of any is a slot). */
+  cron?: string | string[];
   runAt?: string;
+  every?: string;
+  anchorAt?: string;
   timezone?: string;
+  startAt?: string;
+  endAt?: string;
 } & Partial<SpecSettings>;
 
 /** The settings (domain/job-fields.ts) as a file writes them: enums by name, the retry policy as a mapping. */
@@ -60,12 +69,14 @@ export function jobProblem(file: string, job: string | number, field: string | u
 
 /** The file's name of a field the API names differently (its input says cronExpression). */
 export function fileField(apiField: string | undefined): string | undefined {
-  if (apiField === 'cronExpression') return 'cron';
+  if (apiField === 'cronExpression' || apiField === 'cronExpressions') return 'cron';
   if (apiField === 'scheduleType') return 'cron';
   return apiField;
 }
 
-const FIELDS = new Set<string>(['key', 'target', 'cron', 'runAt', 'timezone', ...SETTING_NAMES]);
+const FIELDS = new Set<string>(['key', 'target', 'cron', 'runAt', 'every', 'anchorAt', 'timezone', 'startAt', 'endAt', ...SETTING_NAMES]);
+/** Fields holding an instant. */
+const INSTANTS = ['runAt', 'anchorAt', 'startAt', 'endAt'] as const;
 const RETRY_FIELDS = new Set(['maxAttempts', 'backoff', 'delaySeconds', 'maxDelaySeconds', 'retryOn']);
 
 /** Parses and checks a jobs file; every problem names the file, the job key and the field. */
@@ -90,8 +101,14 @@ export function parseJobsFile(name: string, text: string): JobsFile {
     if (seen.has(job.key)) throw bad(`${at}, field "key"`, 'listed twice');
     seen.add(job.key);
     if (typeof job.target !== 'string' || job.target === '') throw bad(`${at}, field "target"`, 'required');
-    if ((job.cron === undefined) === (job.runAt === undefined)) throw bad(`${at}, field "cron"`, 'give exactly one of cron (recurring) or runAt (one-time)');
-    if (job.runAt !== undefined && Number.isNaN(new Date(String(job.runAt)).getTime())) throw bad(`${at}, field "runAt"`, 'not a date-time');
+    if ([job.cron, job.runAt, job.every].filter((v) => v !== undefined).length !== 1) {
+      throw bad(`${at}, field "cron"`, 'give exactly one of cron (recurring: an expression or a list), every (an interval) or runAt (one-time)');
+    }
+    if (Array.isArray(job.cron) && (job.cron.length === 0 || !job.cron.every((c) => typeof c === 'string'))) throw bad(`${at}, field "cron"`, 'a list of cron expressions (strings), at least one');
+    for (const field of INSTANTS) {
+      if (job[field] !== undefined && Number.isNaN(new Date(String(job[field])).getTime())) throw bad(`${at}, field "${field}"`, 'not a date-time');
+    }
+    if (job.anchorAt !== undefined && job.every === undefined) throw bad(`${at}, field "anchorAt"`, 'goes with every');
     if (job.retry !== undefined && job.retry !== null) {
       if (typeof job.retry !== 'object' || Array.isArray(job.retry)) throw bad(`${at}, field "retry"`, 'must be a mapping (maxAttempts, backoff, delaySeconds, maxDelaySeconds, retryOn)');
       for (const field of Object.keys(job.retry)) if (!RETRY_FIELDS.has(field)) throw bad(`${at}, field "retry.${field}"`, `unknown field (known: ${[...RETRY_FIELDS].join(', ')})`);
@@ -103,10 +120,18 @@ export function parseJobsFile(name: string, text: string): JobsFile {
 /** The definition fields compared between a file and the server (what a new version would change). */
 export type Definition = {
   target: string;
-  scheduleType: 'RECURRING' | 'ONE_TIME';
+  scheduleType: 'RECURRING' | 'ONE_TIME' | 'INTERVAL';
   cronExpression: string | null;
+  /** Several expressions (the first is cronExpression); null for one. */
+  cronExpressions: string[] | null;
   runAt: string | null;
+  /** As cronql writes it back ("1h30m"), so "90m" and the server's answer compare equal. */
+  every: string | null;
+  /** Null when the file does not say (the server anchors at the job's creation, and a new version keeps it). */
+  anchorAt: string | null;
   timezone: string;
+  startAt: string | null;
+  endAt: string | null;
 } & { [K in Exclude<JobSettingName, 'retry'>]: Wire<JobSettings[K]> } & { retry: Required<RetrySpec> | null };
 
 /** The settings of a definition, from what a file or the server says (omitted: the default). */
@@ -130,13 +155,31 @@ export function retryDefinition(r: RetrySpec | null | undefined): Required<Retry
   };
 }
 
+const instant = (v: unknown): string | null => (v === undefined || v === null ? null : new Date(String(v)).toISOString());
+
+/** `every` as cronql writes it, when it reads; else as given (the rules then say what is wrong). */
+function everyDefinition(every: unknown): string | null {
+  if (every === undefined || every === null) return null;
+  try {
+    return formatEvery(parseEvery(every));
+  } catch {
+    return String(every);
+  }
+}
+
 export function specDefinition(spec: JobSpec): Definition {
+  const crons = spec.cron === undefined ? null : Array.isArray(spec.cron) ? spec.cron : [spec.cron];
   return {
     target: spec.target,
-    scheduleType: spec.cron !== undefined ? 'RECURRING' : 'ONE_TIME',
-    cronExpression: spec.cron ?? null,
-    runAt: spec.runAt !== undefined ? new Date(String(spec.runAt)).toISOString() : null,
+    scheduleType: crons ? 'RECURRING' : spec.every !== undefined ? 'INTERVAL' : 'ONE_TIME',
+    cronExpression: crons?.[0] ?? null,
+    cronExpressions: crons && crons.length > 1 ? crons : null,
+    runAt: instant(spec.runAt),
+    every: everyDefinition(spec.every),
+    anchorAt: instant(spec.anchorAt),
     timezone: spec.timezone ?? 'UTC',
+    startAt: instant(spec.startAt),
+    endAt: instant(spec.endAt),
     ...settingsDefinition(spec),
   };
 }
@@ -158,9 +201,14 @@ export function changedFields(from: Definition, to: Definition): (keyof Definiti
 /** A definition as a file entry (export). */
 export function definitionSpec(key: string, d: Definition): JobSpec {
   const spec: JobSpec = { key, target: d.target };
-  if (d.scheduleType === 'RECURRING') spec.cron = d.cronExpression!;
-  else spec.runAt = d.runAt!;
+  if (d.scheduleType === 'RECURRING') spec.cron = d.cronExpressions && d.cronExpressions.length > 1 ? d.cronExpressions : d.cronExpression!;
+  else if (d.scheduleType === 'INTERVAL') {
+    spec.every = d.every!;
+    if (d.anchorAt) spec.anchorAt = d.anchorAt;
+  } else spec.runAt = d.runAt!;
   if (d.timezone !== 'UTC') spec.timezone = d.timezone;
+  if (d.startAt) spec.startAt = d.startAt;
+  if (d.endAt) spec.endAt = d.endAt;
   // A setting at its default is left out; the retry policy without its unset parts.
   for (const [name, setting] of settingEntries()) {
     if (canonical(d[name]) === canonical(setting.default)) continue;

@@ -72,6 +72,21 @@ export class CreateJobInput extends JobSettingsInput {
 
   @Field(() => String, { nullable: true, defaultValue: 'UTC', description: 'IANA name; stored in canonical form.' })
   timezone?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression.' })
+  cronExpressions?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days).' })
+  every?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant.' })
+  anchorAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'RECURRING, INTERVAL: no slot before this instant.' })
+  startAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot.' })
+  endAt?: Date | null;
 }
 
 /** Omitted fields are copied from the version being replaced. */
@@ -91,5 +106,20 @@ export class NewJobVersionInput extends JobSettingsInput {
 
   @Field(() => String, { nullable: true })
   timezone?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'The whole list (its first is cronExpression); a cronExpression given alone replaces the list.' })
+  cronExpressions?: string[] | null;
+
+  @Field(() => String, { nullable: true })
+  every?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  anchorAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'Null clears it.' })
+  startAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'Null clears it.' })
+  endAt?: Date | null;
 }
 

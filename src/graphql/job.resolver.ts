@@ -6,7 +6,8 @@ import { toConnection, JobConnection, RunConnection, type Connection } from './c
 import type { GraphQLContext } from './context.type.js';
 import { JobStatus, RunStatus, ScheduleType } from './enums.js';
 import { ownersOf, partitionOfKey } from '../domain/partitions.js';
-import { describeSchedule } from '../schedule/describe.js';
+import { describeJobSchedules } from '../services/schedule-words.js';
+import { formatEvery } from '../schedule/interval.js';
 import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
 import { Job } from './job.type.js';
 import { Run } from './run.type.js';
@@ -120,14 +121,26 @@ export class JobResolver {
     return ownersOf(partitionOfKey(job.jobKey), members, ctx.cronql.jobReplicas);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'The schedule in English, e.g. "At 09:00, Monday through Friday (Europe/Paris time)"; null for ONE_TIME jobs.' })
+  @FieldResolver(() => String, { nullable: true, description: 'The schedule in English, e.g. "At 09:00, Monday through Friday (Europe/Paris time)"; several expressions joined by "; "; null for ONE_TIME jobs.' })
   scheduleDescription(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): string | null {
-    if (job.scheduleType !== ScheduleType.RECURRING || !job.cronExpression) return null;
-    try {
-      return describeSchedule(job.cronExpression, job.timezone, ctx.cronql.clock.now());
-    } catch {
-      return null; // a definition that no longer parses (a zone gone from tzdata) still lists
-    }
+    if (job.scheduleType === ScheduleType.ONE_TIME) return null;
+    const all = describeJobSchedules(job, ctx.cronql.clock.now());
+    return all.length > 0 ? all.join('; ') : null;
+  }
+
+  @FieldResolver(() => [String], { description: 'Every expression, or the interval, in words (empty for ONE_TIME jobs).' })
+  schedules(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): string[] {
+    return describeJobSchedules(job, ctx.cronql.clock.now());
+  }
+
+  @FieldResolver(() => [String], { nullable: true, description: 'RECURRING: every expression (the first is cronExpression); a slot of any is a slot, each instant once. Null for the other types.' })
+  cronExpressions(@Root() job: JobRecord): string[] | null {
+    return job.scheduleType === ScheduleType.RECURRING ? job.cronExpressions : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'INTERVAL: the length between slots, e.g. "1h30m" (absolute time: no DST effect). Null for the other types.' })
+  every(@Root() job: JobRecord): string | null {
+    return job.everyMs == null ? null : formatEvery(job.everyMs);
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'Handed to the target on each run. A VIEWER reads credential-looking values as "[redacted]".' })

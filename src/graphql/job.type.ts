@@ -57,6 +57,15 @@ export class Job {
   @Field(() => String, { description: 'IANA time zone, canonical spelling.' })
   timezone!: string;
 
+  @Field(() => DateTimeScalar, { nullable: true, description: 'INTERVAL: the first slot; the others are anchorAt + k·every.' })
+  anchorAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'No slot before this instant.' })
+  startAt?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'No slot after this instant: the job retires after its last slot.' })
+  endAt?: Date | null;
+
 
 
 

@@ -10,11 +10,15 @@ import { canonicalTimezone } from './timezone.js';
  * zone — and every word must belong to one: anything left over is UNPARSEABLE_SCHEDULE, never a
  * guess. The result is checked by the cron parser like any expression.
  */
-export interface ParsedPhrase {
-  cronExpression: string;
-  /** The zone the phrase named, if any. */
-  timezone: string | null;
-}
+export type ParsedPhrase =
+  | {
+      cronExpression: string;
+      /** An interval cron cannot say exactly ("every 45 minutes"): its length in ms; null here. */
+      everyMs: null;
+      /** The zone the phrase named, if any. */
+      timezone: string | null;
+    }
+  | { cronExpression: null; everyMs: number; timezone: string | null };
 
 export const PHRASE_EXAMPLES = [
   'every 5 minutes',
@@ -27,6 +31,8 @@ export const PHRASE_EXAMPLES = [
   'on the first monday of every month at 9am',
   'every january 1st at midnight',
   'every 15 minutes between 9am and 5pm on weekdays',
+  'every 45 minutes',
+  'every 1 hour 30 minutes',
   'every day at 7:30 in Europe/Berlin',
 ];
 
@@ -134,6 +140,9 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
   let timezone: string | null = null;
   const zone = take(/ in ((?:[a-z_]+\/)+[a-z0-9_+-]+|utc|gmt) $/);
   if (zone) timezone = canonicalTimezone(input.slice(input.toLowerCase().lastIndexOf(zone[1]), input.toLowerCase().lastIndexOf(zone[1]) + zone[1].length));
+
+  const every = intervalOf(text);
+  if (every !== null) return { cronExpression: null, everyMs: every, timezone };
 
   let second = '0';
   let minute: string | null = null;
@@ -262,5 +271,32 @@ export function parseSchedulePhrase(input: string): ParsedPhrase {
     if (err instanceof CronqlError && err.code === 'INVALID_CRON_EXPRESSION') throw unparseable(input, err.message);
     throw err;
   }
-  return { cronExpression, timezone };
+  return { cronExpression, everyMs: null, timezone };
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600 };
+/** Where a step of the unit restarts: it is exact only when it divides this. */
+const UNIT_SPAN_OF: Record<string, number> = { s: 60, m: 60, h: 24 };
+const AMOUNT = String.raw`(\d{1,5}) (seconds?|secs?|minutes?|mins?|hours?|hrs?)`;
+const WHOLE_INTERVAL = new RegExp(String.raw`^ every ${AMOUNT}(?: (?:and )?${AMOUNT})?(?: (?:and )?${AMOUNT})? $`);
+
+/**
+ * A phrase that is only a length of time ("every 45 minutes", "every 7 hours", "every 90 seconds",
+ * "every 1 hour 30 minutes") which a cron step cannot repeat exactly — a step restarts every
+ * minute, hour or day, so "every N units" is exact only for N dividing 60 (or 24 for hours) — is
+ * an INTERVAL: its length in ms. Null for anything else: "every 15 minutes" stays the cron step it
+ * is exactly, "every 0 minutes" and phrases with more clauses are read (or refused) below.
+ */
+function intervalOf(text: string): number | null {
+  const m = WHOLE_INTERVAL.exec(text);
+  if (!m) return null;
+  const amounts: [number, string][] = [];
+  for (let i = 1; i < m.length; i += 2) if (m[i] !== undefined) amounts.push([Number(m[i]), m[i + 1][0]]);
+  const total = amounts.reduce((sum, [n, unit]) => sum + n * UNIT_SECONDS[unit], 0);
+  if (total === 0) return null;
+  if (amounts.length === 1) {
+    const [[n, unit]] = amounts;
+    if (n < UNIT_SPAN_OF[unit] && UNIT_SPAN_OF[unit] % n === 0) return null;
+  }
+  return total * 1000;
 }

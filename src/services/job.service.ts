@@ -12,6 +12,7 @@ import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
+import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
 
@@ -244,10 +245,16 @@ export class JobService {
       {
         target: input.target ?? old.target,
         scheduleType,
-        // Switching schedule type drops the other type's field unless given.
-        cronExpression: input.cronExpression !== undefined ? input.cronExpression : switched ? null : old.cronExpression,
+        // Switching schedule type drops the other type's fields unless given; a cronExpression
+        // given alone replaces the list of expressions.
+        ...expressionsOfNewVersion(input, old, switched),
         runAt: input.runAt !== undefined ? input.runAt : switched ? null : old.runAt,
         timezone: input.timezone ?? old.timezone,
+        every: input.every !== undefined ? input.every : switched || old.everyMs === null ? null : formatEvery(old.everyMs),
+        anchorAt: input.anchorAt !== undefined ? input.anchorAt : switched ? null : old.anchorAt,
+        // Bounds are kept unless given (null clears one); a ONE_TIME version has none.
+        startAt: input.startAt !== undefined ? input.startAt : scheduleType === ScheduleType.ONE_TIME ? null : old.startAt,
+        endAt: input.endAt !== undefined ? input.endAt : scheduleType === ScheduleType.ONE_TIME ? null : old.endAt,
         ...settingsOfNewVersion(input, settingsOfRecord(old)),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
@@ -288,6 +295,14 @@ export const MAX_NEXT_RUNS = 100;
 /** A job record as the due-slots rule reads it (no calendar yet: see domain/due-slots.ts). */
 function dueJobOf(job: JobRecord, runsLeft: number | null): DueJob {
   return { ...job, runsLeft, calendars: [] };
+}
+
+/** The expressions of a new version: given (the list, or one alone), or copied unless the type switched. */
+function expressionsOfNewVersion(input: NewJobVersionInput, old: JobRecord, switched: boolean): Pick<NewJobVersionInput, 'cronExpression' | 'cronExpressions'> {
+  if (input.cronExpressions !== undefined && input.cronExpressions !== null) return { cronExpression: input.cronExpression, cronExpressions: input.cronExpressions };
+  if (input.cronExpression !== undefined) return { cronExpression: input.cronExpression, cronExpressions: null };
+  if (switched) return { cronExpression: null, cronExpressions: null };
+  return { cronExpression: old.cronExpression, cronExpressions: old.cronExpressions.length > 1 ? old.cronExpressions : null };
 }
 
 /** The most jobs `createMany` takes at once (a batch is one statement and one transaction). */

@@ -10,6 +10,7 @@ import { stringify as toYaml } from 'yaml';
 import { JobsDocument } from '../../src/client/generated/graphql.js';
 import { MAX_CAPTURE_BYTES } from '../../src/domain/job.js';
 import { MAX_CATCH_UP_LIMIT } from '../../src/runtime/missed-slots.js';
+import { MAX_MAX_RUNS, MAX_MISFIRE_GRACE_SECONDS } from '../../src/domain/job-fields.js';
 import {
   MAX_ATTEMPTS, MAX_CONCURRENT_RUNS, MAX_JITTER_SECONDS, MAX_PAUSE_AFTER_FAILURES, MAX_RETRY_DELAY_SECONDS, MAX_TIMEOUT_SECONDS,
 } from '../../src/services/job-rules.js';
@@ -137,6 +138,41 @@ jobs:
     expect(await runJson(['jobs', 'list', '--key', 'billing.x'])).toEqual([]);
   });
 
+  it('apply and export round-trip intervals, lists of expressions, bounds, maxRuns and the grace', async () => {
+    const file = join(dir, 'schedules.yaml');
+    await writeFile(file, `namespace: sched
+jobs:
+  - key: sched.every
+    target: log
+    every: 90m
+    misfireGraceSeconds: 120
+  - key: sched.two
+    target: log
+    cron: ["0 9 * * 1-5", "0 12 * * 0,6"]
+    timezone: Europe/Berlin
+    startAt: 2031-01-01T00:00:00Z
+    endAt: 2031-06-01T00:00:00Z
+    maxRuns: 10
+`);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['create', 'create']);
+    // "90m" is the server's "1h30m", and the anchor the file leaves to the server is kept.
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+    const exported = join(dir, 'sched-export.yaml');
+    await run(['export', '--namespace', 'sched', '--out', exported]);
+    const jobs = (parseYaml(await readFile(exported, 'utf8')) as { jobs: Record<string, unknown>[] }).jobs;
+    expect(jobs.find((j) => j.key === 'sched.every')).toMatchObject({ every: '1h30m', anchorAt: expect.stringMatching(/T\d\d:\d\d:\d\d\.000Z$/), misfireGraceSeconds: 120 });
+    expect(jobs.find((j) => j.key === 'sched.two')).toMatchObject({
+      cron: ['0 9 * * 1-5', '0 12 * * 0,6'], timezone: 'Europe/Berlin', startAt: '2031-01-01T00:00:00.000Z', endAt: '2031-06-01T00:00:00.000Z', maxRuns: 10,
+    });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('every: 90m', 'every: 2h').replace('maxRuns: 10', 'maxRuns: 12'));
+    expect((await runJson(['apply', file])).plan).toEqual([
+      { action: 'version', key: 'sched.every', fields: ['every'] },
+      { action: 'version', key: 'sched.two', fields: ['maxRuns'] },
+    ]);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+  });
+
   /**
    * One bad field of one job, generated from the rules' bounds: [name, field as the file spells it,
    * the stable code, the job's fields]. Each is the last of a file of several good jobs, so an
@@ -166,6 +202,12 @@ jobs:
     ["a jitter longer than the schedule's interval", 'jitterSeconds', 'INVALID_POLICY', { cron: '*/5 * * * *', jitterSeconds: 301 }],
     ...[-1, MAX_CAPTURE_BYTES + 1].map((v): BadJob => [`captureBytes ${v}`, 'captureBytes', 'INVALID_POLICY', { captureBytes: v }]),
     ['a key the API refuses', 'key', 'BAD_USER_INPUT', { key: 'KEYNS has spaces' }],
+    ...['0s', '367d', 'often'].map((v): BadJob => [`every ${v}`, 'every', 'INVALID_SCHEDULE', { cron: undefined, every: v }]),
+    ['an anchor off its second', 'anchorAt', 'INVALID_SCHEDULE', { cron: undefined, every: '1h', anchorAt: '2031-01-01T00:00:00.500Z' }],
+    ['an expression listed twice', 'cron', 'INVALID_SCHEDULE', { cron: ['0 9 * * *', '0 9 * * *'] }],
+    ['an endAt past', 'endAt', 'INVALID_SCHEDULE', { endAt: '2001-01-01T00:00:00Z' }],
+    ...[0, MAX_MAX_RUNS + 1].map((v): BadJob => [`maxRuns ${v}`, 'maxRuns', 'INVALID_SCHEDULE', { maxRuns: v }]),
+    ...[0, MAX_MISFIRE_GRACE_SECONDS + 1].map((v): BadJob => [`misfireGraceSeconds ${v}`, 'misfireGraceSeconds', 'INVALID_SCHEDULE', { misfireGraceSeconds: v }]),
   ];
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const liveKeys = async (namespace: string) =>

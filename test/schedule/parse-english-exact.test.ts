@@ -36,31 +36,45 @@ const CALENDAR_UNITS = { day: 31, week: 53, month: 12, year: 10, fortnight: 3 } 
 const FROM = new Date('2026-01-01T00:00:00Z');
 
 /** The phrase's slots in [FROM, FROM + window), or the refusal. */
-function outcome(phrase: string, windowMs: number): { refused: CronqlError } | { expression: string; slots: number[] } {
+function anyOutcome(phrase: string, windowMs: number): { refused: CronqlError } | { everyMs: number } | { expression: string; slots: number[] } {
   const error = thrownBy(() => parseSchedulePhrase(phrase));
   if (error !== undefined) {
     expect(error, phrase).toBeInstanceOf(CronqlError);
     expect((error as CronqlError).code, phrase).toBe('UNPARSEABLE_SCHEDULE');
     return { refused: error as CronqlError };
   }
-  const { cronExpression } = parseSchedulePhrase(phrase);
+  const parsed = parseSchedulePhrase(phrase);
+  if (parsed.cronExpression === null) return { everyMs: parsed.everyMs };
+  const { cronExpression } = parsed;
   const slots = slotsBetween(cronExpression, 'UTC', new Date(FROM.getTime() - 1), new Date(FROM.getTime() + windowMs - 1), 1_000_000).map((d) => d.getTime());
   return { expression: cronExpression, slots };
 }
 
+/** The phrase's cron slots, or the refusal (an interval answer fails the test). */
+function outcome(phrase: string, windowMs: number): { refused: CronqlError } | { expression: string; slots: number[] } {
+  const got = anyOutcome(phrase, windowMs);
+  if ('everyMs' in got) throw new Error(`${phrase}: answered as an interval`);
+  return got;
+}
+
 const gaps = (slots: number[]) => slots.slice(1).map((t, i) => t - slots[i]);
 
-describe('every N <unit>: refused, or consecutive slots exactly N units apart', () => {
+describe('every N <unit>: refused, an INTERVAL of exactly N units, or consecutive slots exactly N units apart', () => {
   for (const [unit, u] of Object.entries(UNITS)) {
     const phrases = u.spellings.flatMap((spelling) => Array.from({ length: u.span + 1 }, (_, i) => [`every ${i} ${spelling}`, i] as const));
     it(`${unit}s: N from 0 to ${u.span}, spelled ${u.spellings.join(', ')}`, () => {
       let exact = 0;
       for (const [phrase, n] of phrases) {
-        const got = outcome(phrase, u.window);
+        const got = anyOutcome(phrase, u.window);
         if ('refused' in got) {
-          // Refused exactly when cron cannot say it: N out of 1..span-1 or not a divisor of the span.
-          expect(n < 1 || n >= u.span || u.span % n !== 0, `${phrase} was refused`).toBe(true);
-          if (n >= 1 && n < u.span) expect(got.refused.message, phrase).toMatch(/cannot repeat every .* say every N/);
+          // Refused only when it says no length at all.
+          expect(n, `${phrase} was refused`).toBe(0);
+          continue;
+        }
+        if ('everyMs' in got) {
+          // An INTERVAL exactly when a cron step cannot say it: N from the span up, or not a divisor of it.
+          expect(n >= u.span || u.span % n !== 0, `${phrase} was answered as an interval`).toBe(true);
+          expect(got.everyMs, phrase).toBe(n * u.ms);
           continue;
         }
         exact++;
@@ -73,13 +87,21 @@ describe('every N <unit>: refused, or consecutive slots exactly N units apart', 
     });
   }
 
-  it('45 minutes and 7 hours name what can be said instead', () => {
-    const minutes = thrownBy(() => parseSchedulePhrase('every 45 minutes')) as CronqlError;
+  it('45 minutes, 7 hours, 90 seconds and 1 hour 30 minutes alone are intervals (cron cannot repeat them exactly)', () => {
+    expect(parseSchedulePhrase('every 45 minutes')).toEqual({ cronExpression: null, everyMs: 45 * 60_000, timezone: null });
+    expect(parseSchedulePhrase('every 7 hours in Europe/Paris')).toEqual({ cronExpression: null, everyMs: 7 * 3_600_000, timezone: 'Europe/Paris' });
+    expect(parseSchedulePhrase('every 90 seconds').everyMs).toBe(90_000);
+    expect(parseSchedulePhrase('every 1 hour and 30 minutes').everyMs).toBe(90 * 60_000);
+    expect(parseSchedulePhrase('every 15 minutes')).toEqual({ cronExpression: '*/15 * * * *', everyMs: null, timezone: null });
+  });
+
+  it('45 minutes and 7 hours with days name what can be said instead', () => {
+    const minutes = thrownBy(() => parseSchedulePhrase('every 45 minutes on weekdays')) as CronqlError;
     expect(minutes.code).toBe('UNPARSEABLE_SCHEDULE');
     expect(minutes.message).toContain('it would fire at minutes 0 and 45, the last 15 minutes before the next');
     expect(minutes.message).toContain('N one of 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30');
     expect(minutes.message).toContain('"0,45 * * * *"');
-    const hours = thrownBy(() => parseSchedulePhrase('every 7 hours')) as CronqlError;
+    const hours = thrownBy(() => parseSchedulePhrase('every 7 hours on mondays')) as CronqlError;
     expect(hours.message).toContain('hours 0, 7, 14 and 21, the last 3 hours before the next');
     expect(hours.message).toContain('"0 0,7,14,21 * * *"');
   });
@@ -220,7 +242,7 @@ describe('other phrases that would mean another schedule are refused', () => {
 
   it('every expression a phrase gives has a description', () => {
     for (const phrase of ['every 15 seconds', 'every 20 minutes between 9am and 5pm on weekdays', 'on the last friday of every month at 16:00', 'every february 29th']) {
-      expect(describeSchedule(parseSchedulePhrase(phrase).cronExpression, 'UTC', FROM)).toMatch(/^[A-Z]/);
+      expect(describeSchedule(parseSchedulePhrase(phrase).cronExpression!, 'UTC', FROM)).toMatch(/^[A-Z]/);
     }
   });
 });

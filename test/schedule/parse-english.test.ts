@@ -60,7 +60,6 @@ const REFUSED = [
   'sometimes',
   'every blue moon',
   'every 0 minutes',
-  'every 90 minutes',
   'at 25:00',
   'at 13pm',
   'every day at 9am and then some',

@@ -54,9 +54,21 @@ export function JobDetailView({ id }: { id: string }) {
             <dd class="mono">{job.target}</dd>
             <dt>Schedule</dt>
             <dd>
-              {job.scheduleType === 'RECURRING' ? (
+              {job.scheduleType === 'RECURRING' && (job.cronExpressions?.length ?? 0) > 1 ? (
+                <ul class="plain" data-testid="schedules">
+                  {job.cronExpressions!.map((expression, i) => (
+                    <li>
+                      <code>{expression}</code> {job.schedules[i] && <span class="muted">— {job.schedules[i]}</span>}
+                    </li>
+                  ))}
+                </ul>
+              ) : job.scheduleType === 'RECURRING' ? (
                 <>
                   <code>{job.cronExpression}</code> {described && <span class="muted">— {described}</span>}
+                </>
+              ) : job.scheduleType === 'INTERVAL' ? (
+                <>
+                  <code>every {job.every}</code> <span class="muted">— {job.schedules[0]} (absolute time: no DST effect)</span>
                 </>
               ) : (
                 <>
@@ -66,6 +78,31 @@ export function JobDetailView({ id }: { id: string }) {
             </dd>
             <dt>Time zone</dt>
             <dd>{job.timezone}</dd>
+            {(job.startAt || job.endAt || job.maxRuns) && (
+              <>
+                <dt>Bounds</dt>
+                <dd data-testid="bounds">
+                  {job.startAt && (
+                    <>
+                      not before <Time iso={job.startAt} />{' '}
+                    </>
+                  )}
+                  {job.endAt && (
+                    <>
+                      not after <Time iso={job.endAt} />{' '}
+                    </>
+                  )}
+                  {job.maxRuns && <>at most {job.maxRuns} runs</>}
+                  <span class="muted"> — then the job retires</span>
+                </dd>
+              </>
+            )}
+            {job.misfireGraceSeconds != null && (
+              <>
+                <dt>Misfire grace</dt>
+                <dd>{job.misfireGraceSeconds} s</dd>
+              </>
+            )}
             <dt>Next run</dt>
             <dd>
               <Time iso={job.nextRunAt} />

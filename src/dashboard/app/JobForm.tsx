@@ -15,8 +15,15 @@ interface Values {
   target: string;
   scheduleType: ScheduleType;
   cronExpression: string;
+  moreExpressions: string; // one expression a line, after the first
   runAt: string; // datetime-local, browser zone
+  every: string;
+  anchorAt: string; // datetime-local, browser zone; empty: the creation instant
   timezone: string;
+  startAt: string; // datetime-local
+  endAt: string; // datetime-local
+  maxRuns: string;
+  misfireGraceSeconds: string;
   payload: string; // JSON text
   timeoutSeconds: string;
   catchUp: CatchUpPolicy;
@@ -42,6 +49,7 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   INVALID_CRON_EXPRESSION: 'cronExpression',
   INVALID_TIMEZONE: 'timezone',
   INVALID_RUN_AT: 'runAt',
+  INVALID_SCHEDULE: 'every',
   PAYLOAD_TOO_LARGE: 'payload',
   UNKNOWN_SECRET: 'payload',
 };
@@ -54,6 +62,7 @@ const POLICY_FIELDS: Record<string, FieldName> = {
   'retry.delaySeconds': 'retryDelaySeconds',
   'retry.maxDelaySeconds': 'retryMaxDelaySeconds',
   'retry.retryOn': 'retryOn',
+  cronExpressions: 'moreExpressions',
 };
 
 function fieldOf(error: unknown, values: Values): FieldName | null {
@@ -77,8 +86,15 @@ const EMPTY: Values = {
   target: '',
   scheduleType: 'RECURRING',
   cronExpression: '',
+  moreExpressions: '',
   runAt: '',
+  every: '',
+  anchorAt: '',
   timezone: 'UTC',
+  startAt: '',
+  endAt: '',
+  maxRuns: '',
+  misfireGraceSeconds: '',
   payload: '',
   timeoutSeconds: '',
   catchUp: 'NONE',
@@ -101,8 +117,15 @@ function fromJob(job: JobDetail): Values {
     target: job.target,
     scheduleType: job.scheduleType,
     cronExpression: job.cronExpression ?? '',
+    moreExpressions: (job.cronExpressions ?? []).slice(1).join('\n'),
     runAt: toLocalInput(job.runAt),
+    every: job.every ?? '',
+    anchorAt: toLocalInput(job.anchorAt),
     timezone: job.timezone,
+    startAt: toLocalInput(job.startAt),
+    endAt: toLocalInput(job.endAt),
+    maxRuns: job.maxRuns?.toString() ?? '',
+    misfireGraceSeconds: job.misfireGraceSeconds?.toString() ?? '',
     payload: job.payload === null || job.payload === undefined ? '' : JSON.stringify(job.payload, null, 2),
     timeoutSeconds: job.timeoutSeconds?.toString() ?? '',
     catchUp: job.catchUp,
@@ -153,12 +176,24 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       catchUp: values.catchUp,
     };
     if (!job) input.key = values.key;
-    if (values.scheduleType === 'RECURRING') input.cronExpression = values.cronExpression;
-    else input.runAt = values.runAt ? new Date(values.runAt).toISOString() : null;
+    const instant = (text: string) => (text ? new Date(text).toISOString() : null);
+    if (values.scheduleType === 'RECURRING') {
+      const more = values.moreExpressions.split('\n').map((e) => e.trim()).filter(Boolean);
+      input.cronExpression = values.cronExpression;
+      // The whole list when there are several; a cronExpression alone replaces a version's list.
+      if (more.length) input.cronExpressions = [values.cronExpression, ...more];
+    } else if (values.scheduleType === 'INTERVAL') {
+      input.every = values.every;
+      if (values.anchorAt) input.anchorAt = instant(values.anchorAt);
+    } else input.runAt = instant(values.runAt);
+    if (values.scheduleType !== 'ONE_TIME') {
+      input.startAt = instant(values.startAt);
+      input.endAt = instant(values.endAt);
+    }
     if (job) {
-      // A new version copies omitted fields: say explicitly what the other schedule type had.
-      if (values.scheduleType === 'RECURRING') input.runAt = null;
-      else input.cronExpression = null;
+      // A new version copies omitted fields: say explicitly what the other schedule types had.
+      if (values.scheduleType !== 'ONE_TIME') input.runAt = null;
+      if (values.scheduleType !== 'RECURRING') input.cronExpression = null;
     }
     const int = (name: FieldName, text: string) => {
       if (!text.trim()) return null;
@@ -176,6 +211,8 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.timeoutSeconds = int('timeoutSeconds', values.timeoutSeconds);
       input.catchUpLimit = int('catchUpLimit', values.catchUpLimit);
       input.pauseAfterFailures = int('pauseAfterFailures', values.pauseAfterFailures);
+      input.misfireGraceSeconds = int('misfireGraceSeconds', values.misfireGraceSeconds);
+      if (values.scheduleType !== 'ONE_TIME') input.maxRuns = int('maxRuns', values.maxRuns);
       const attempts = int('retryMaxAttempts', values.retryMaxAttempts);
       input.retry =
         attempts === null
@@ -250,17 +287,42 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
             <input type="radio" name="scheduleType" value="RECURRING" checked={values.scheduleType === 'RECURRING'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'RECURRING' }))} /> Recurring (cron)
           </label>
           <label>
+            <input type="radio" name="scheduleType" value="INTERVAL" checked={values.scheduleType === 'INTERVAL'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'INTERVAL' }))} /> Every (interval)
+          </label>
+          <label>
             <input type="radio" name="scheduleType" value="ONE_TIME" checked={values.scheduleType === 'ONE_TIME'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'ONE_TIME' }))} /> Once
           </label>
         </fieldset>
-        {values.scheduleType === 'RECURRING'
-          ? field(
+        {values.scheduleType === 'RECURRING' && (
+          <>
+            {field(
               'cronExpression',
               'Cron expression',
               <input {...aria('cronExpression')} class="mono" value={values.cronExpression} onInput={set('cronExpression')} autoComplete="off" placeholder="0 9 * * 1-5" />,
               <>5 fields, 6 with seconds first, or 7 with the year last. {describeCron(values.cronExpression) && <strong>{describeCron(values.cronExpression)}</strong>}</>,
-            )
-          : field('runAt', 'Run at (your time zone)', <input {...aria('runAt')} type="datetime-local" step="1" value={values.runAt} onInput={set('runAt')} />)}
+            )}
+            {field(
+              'moreExpressions',
+              'More expressions (optional, one a line)',
+              <textarea {...aria('moreExpressions')} class="mono" rows={2} value={values.moreExpressions} onInput={set('moreExpressions')} placeholder="0 12 * * 0,6" />,
+              'a slot of any expression is a slot; an instant two of them name runs once',
+            )}
+          </>
+        )}
+        {values.scheduleType === 'INTERVAL' && (
+          <div class="field-row">
+            {field('every', 'Every', <input {...aria('every')} class="mono" value={values.every} onInput={set('every')} autoComplete="off" placeholder="45m" />, '"45m", "1h30m", "90s" or "PT45M"; absolute time, no DST effect')}
+            {field('anchorAt', 'First slot (your time zone, optional)', <input {...aria('anchorAt')} type="datetime-local" step="1" value={values.anchorAt} onInput={set('anchorAt')} />, 'default: when the job is created')}
+          </div>
+        )}
+        {values.scheduleType === 'ONE_TIME' && field('runAt', 'Run at (your time zone)', <input {...aria('runAt')} type="datetime-local" step="1" value={values.runAt} onInput={set('runAt')} />)}
+        {values.scheduleType !== 'ONE_TIME' && (
+          <div class="field-row">
+            {field('startAt', 'Not before (optional)', <input {...aria('startAt')} type="datetime-local" step="1" value={values.startAt} onInput={set('startAt')} />)}
+            {field('endAt', 'Not after (optional)', <input {...aria('endAt')} type="datetime-local" step="1" value={values.endAt} onInput={set('endAt')} />, 'the job retires after its last slot')}
+            {field('maxRuns', 'At most this many runs', <input {...aria('maxRuns')} inputMode="numeric" placeholder="no limit" value={values.maxRuns} onInput={set('maxRuns')} />, 'skipped slots do not count')}
+          </div>
+        )}
         {field(
           'timezone',
           'Time zone (IANA)',
@@ -273,8 +335,17 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
             </datalist>
           </>,
         )}
-        {values.scheduleType === 'RECURRING' && (
-          <InEnglish timezone={values.timezone} onParsed={(cronExpression, timezone) => setValues((v) => ({ ...v, cronExpression, timezone }))} />
+        {values.scheduleType !== 'ONE_TIME' && (
+          <InEnglish
+            timezone={values.timezone}
+            onParsed={(parsed) =>
+              setValues((v) =>
+                parsed.every
+                  ? { ...v, scheduleType: 'INTERVAL', every: parsed.every }
+                  : { ...v, scheduleType: 'RECURRING', cronExpression: parsed.cronExpression ?? '', timezone: parsed.timezone },
+              )
+            }
+          />
         )}
         {values.scheduleType === 'RECURRING' && <FormPreview expression={values.cronExpression} timezone={values.timezone} />}
         {field('payload', 'Payload (JSON, optional)', <textarea {...aria('payload')} class="mono" rows={5} value={values.payload} onInput={set('payload')} />, 'handed to the target as ctx.payload; may hold ${secrets.NAME} where supported')}
@@ -291,6 +362,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
           )}
           {field('catchUpLimit', 'Catch-up limit', <input {...aria('catchUpLimit')} inputMode="numeric" value={values.catchUpLimit} onInput={set('catchUpLimit')} />)}
           {field('pauseAfterFailures', 'Pause after failures in a row', <input {...aria('pauseAfterFailures')} inputMode="numeric" value={values.pauseAfterFailures} onInput={set('pauseAfterFailures')} />)}
+          {field('misfireGraceSeconds', 'Misfire grace (s)', <input {...aria('misfireGraceSeconds')} inputMode="numeric" placeholder="server default" value={values.misfireGraceSeconds} onInput={set('misfireGraceSeconds')} />, 'how late a slot may still start')}
         </div>
         <fieldset class="field policies">
           <legend>Policies</legend>
@@ -340,8 +412,15 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
   );
 }
 
-/** "every weekday at 9am" → the expression (and the zone, when the text names one), from the API. */
-function InEnglish({ timezone, onParsed }: { timezone: string; onParsed: (cronExpression: string, timezone: string) => void }) {
+/** What a phrase says: an expression (and the zone, when the text names one), or an interval. */
+interface Parsed {
+  cronExpression: string | null;
+  every: string | null;
+  timezone: string;
+}
+
+/** "every weekday at 9am" → the expression, "every 45 minutes" → the interval, from the API. */
+function InEnglish({ timezone, onParsed }: { timezone: string; onParsed: (parsed: Parsed) => void }) {
   const { api } = useSession();
   const [text, setText] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -354,7 +433,7 @@ function InEnglish({ timezone, onParsed }: { timezone: string; onParsed: (cronEx
         text,
         timezone: timezone.trim() || 'UTC',
       });
-      onParsed(parseSchedule.cronExpression, parseSchedule.timezone);
+      onParsed({ cronExpression: parseSchedule.cronExpression ?? null, every: parseSchedule.every ?? null, timezone: parseSchedule.timezone });
       setSaid(parseSchedule.description);
     } catch (err) {
       setError(err);

@@ -134,6 +134,10 @@ export function JobsView() {
                         <code>{job.cronExpression}</code>
                         {described && <div class="muted small">{described}</div>}
                       </>
+                    ) : job.scheduleType === 'INTERVAL' ? (
+                      <>
+                        <span class="tag">INTERVAL</span> <code>every {job.every}</code>
+                      </>
                     ) : (
                       <>
                         <span class="tag">ONE_TIME</span> <Time iso={job.runAt} />

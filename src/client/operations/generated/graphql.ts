@@ -23,6 +23,8 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -31,6 +33,12 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
+  endAt?: string | null | undefined;
+  /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
+  every?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
@@ -50,6 +58,8 @@ export type CreateJobInput = {
   /** Required for ONE_TIME. */
   runAt?: string | null | undefined;
   scheduleType: ScheduleType;
+  /** RECURRING, INTERVAL: no slot before this instant. */
+  startAt?: string | null | undefined;
   target: string;
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
@@ -79,6 +89,7 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -86,6 +97,11 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** Null clears it. */
+  endAt?: string | null | undefined;
+  every?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
@@ -103,6 +119,8 @@ export type NewJobVersionInput = {
   retry?: RetryPolicyInput | null | undefined;
   runAt?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
+  /** Null clears it. */
+  startAt?: string | null | undefined;
   target?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
   timezone?: string | null | undefined;
@@ -183,7 +201,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -192,7 +210,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -200,11 +218,14 @@ export type ParseScheduleQueryVariables = Exact<{
 }>;
 
 
-export type ParseScheduleQuery = { parseSchedule: { cronExpression: string, description: string, next: Array<string>, timezone: string } };
+export type ParseScheduleQuery = { parseSchedule: { anchorAt: string | null, cronExpression: string | null, description: string, every: string | null, next: Array<string>, scheduleType: ScheduleType, timezone: string } };
 
 export type PreviewScheduleQueryVariables = Exact<{
+  anchorAt?: string | null | undefined;
   count?: number | null | undefined;
-  cronExpression: string;
+  cronExpression?: string | null | undefined;
+  cronExpressions?: Array<string> | string | null | undefined;
+  every?: string | null | undefined;
   from?: string | null | undefined;
   timezone?: string | null | undefined;
 }>;
@@ -255,17 +276,6 @@ export type TargetsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type TargetsQuery = { targets: Array<{ description: string | null, name: string }> };
 
-export type UpcomingQueryVariables = Exact<{
-  after?: string | null | undefined;
-  filter?: JobFilter | null | undefined;
-  first?: number | null | undefined;
-  from?: string | null | undefined;
-  to: string;
-}>;
-
-
-export type UpcomingQuery = { upcoming: { pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ dueAt: string, slot: string, job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } }> } };
-
 export type CancelRunMutationVariables = Exact<{
   id: string | number;
 }>;
@@ -278,14 +288,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -293,7 +303,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteSecretMutationVariables = Exact<{
   name: string;
@@ -305,25 +315,24 @@ export type DeleteSecretMutation = { deleteSecret: boolean };
 export type PauseJobMutationVariables = Exact<{
   id: string | number;
   reason: string;
-  until?: string | null | undefined;
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -340,15 +349,6 @@ export type SetSecretMutationVariables = Exact<{
 
 
 export type SetSecretMutation = { setSecret: { createdAt: string, name: string, updatedAt: string, usedBy: Array<{ id: string, key: string, version: number }> } };
-
-export type SkipNextRunsMutationVariables = Exact<{
-  count: number;
-  id: string | number;
-  reason: string;
-}>;
-
-
-export type SkipNextRunsMutation = { skipNextRuns: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunChangedSubscriptionVariables = Exact<{
   filter?: RunFilter | null | undefined;
@@ -411,6 +411,7 @@ export const InstancesDocument = new TypedDocumentString(`
 export const JobDocument = new TypedDocumentString(`
     query Job($id: ID!) {
   job(id: $id) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -419,6 +420,9 @@ export const JobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -434,7 +438,6 @@ export const JobDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -446,9 +449,9 @@ export const JobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -478,6 +481,7 @@ export const JobsDocument = new TypedDocumentString(`
       hasNextPage
     }
     nodes {
+      anchorAt
       armedOn
       captureBytes
       catchUp
@@ -486,6 +490,9 @@ export const JobsDocument = new TypedDocumentString(`
       createdAt
       createdBy
       cronExpression
+      cronExpressions
+      endAt
+      every
       id
       jitterSeconds
       key
@@ -501,7 +508,6 @@ export const JobsDocument = new TypedDocumentString(`
       nextRunAt
       overlap
       pauseAfterFailures
-      pausedUntil
       pauseReason
       payload
       retry {
@@ -513,9 +519,9 @@ export const JobsDocument = new TypedDocumentString(`
       }
       runAt
       scheduleDescription
+      schedules
       scheduleType
-      skipReason
-      skipRemaining
+      startAt
       status
       supersededBy {
         id
@@ -540,18 +546,24 @@ export const JobsDocument = new TypedDocumentString(`
 export const ParseScheduleDocument = new TypedDocumentString(`
     query ParseSchedule($text: String!, $timezone: String) {
   parseSchedule(text: $text, timezone: $timezone) {
+    anchorAt
     cronExpression
     description
+    every
     next
+    scheduleType
     timezone
   }
 }
     `) as unknown as TypedDocumentString<ParseScheduleQuery, ParseScheduleQueryVariables>;
 export const PreviewScheduleDocument = new TypedDocumentString(`
-    query PreviewSchedule($count: Int, $cronExpression: String!, $from: DateTime, $timezone: String) {
+    query PreviewSchedule($anchorAt: DateTime, $count: Int, $cronExpression: String, $cronExpressions: [String!], $every: String, $from: DateTime, $timezone: String) {
   previewSchedule(
+    anchorAt: $anchorAt
     count: $count
     cronExpression: $cronExpression
+    cronExpressions: $cronExpressions
+    every: $every
     from: $from
     timezone: $timezone
   )
@@ -705,77 +717,6 @@ export const TargetsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<TargetsQuery, TargetsQueryVariables>;
-export const UpcomingDocument = new TypedDocumentString(`
-    query Upcoming($after: String, $filter: JobFilter, $first: Int, $from: DateTime, $to: DateTime!) {
-  upcoming(after: $after, filter: $filter, first: $first, from: $from, to: $to) {
-    pageInfo {
-      endCursor
-      hasNextPage
-    }
-    nodes {
-      dueAt
-      job {
-        armedOn
-        captureBytes
-        catchUp
-        catchUpLimit
-        consecutiveFailures
-        createdAt
-        createdBy
-        cronExpression
-        id
-        jitterSeconds
-        key
-        lastFailureAt
-        lastRun {
-          id
-          status
-        }
-        lastSuccessAt
-        maxConcurrentRuns
-        maxRuns
-        misfireGraceSeconds
-        nextRunAt
-        overlap
-        pauseAfterFailures
-        pausedUntil
-        pauseReason
-        payload
-        retry {
-          backoff
-          delaySeconds
-          maxAttempts
-          maxDelaySeconds
-          retryOn
-        }
-        runAt
-        scheduleDescription
-        scheduleType
-        skipReason
-        skipRemaining
-        status
-        supersededBy {
-          id
-          key
-          version
-        }
-        supersedes {
-          id
-          key
-          version
-        }
-        target
-        timeoutSeconds
-        timezone
-        updatedAt
-        updatedBy
-        version
-      }
-      slot
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<UpcomingQuery, UpcomingQueryVariables>;
 export const CancelRunDocument = new TypedDocumentString(`
     mutation CancelRun($id: ID!) {
   cancelRun(id: $id) {
@@ -814,6 +755,7 @@ export const CancelRunDocument = new TypedDocumentString(`
 export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -822,6 +764,9 @@ export const CreateJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -837,7 +782,6 @@ export const CreateJobDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -849,9 +793,9 @@ export const CreateJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -875,6 +819,7 @@ export const CreateJobDocument = new TypedDocumentString(`
 export const CreateJobsDocument = new TypedDocumentString(`
     mutation CreateJobs($inputs: [CreateJobInput!]!) {
   createJobs(inputs: $inputs) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -883,6 +828,9 @@ export const CreateJobsDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -898,7 +846,6 @@ export const CreateJobsDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -910,9 +857,9 @@ export const CreateJobsDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -936,6 +883,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
 export const CreateJobVersionDocument = new TypedDocumentString(`
     mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
   createJobVersion(id: $id, input: $input) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -944,6 +892,9 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -959,7 +910,6 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -971,9 +921,9 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -1000,8 +950,9 @@ export const DeleteSecretDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DeleteSecretMutation, DeleteSecretMutationVariables>;
 export const PauseJobDocument = new TypedDocumentString(`
-    mutation PauseJob($id: ID!, $reason: String!, $until: DateTime) {
-  pauseJob(id: $id, reason: $reason, until: $until) {
+    mutation PauseJob($id: ID!, $reason: String!) {
+  pauseJob(id: $id, reason: $reason) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -1010,6 +961,9 @@ export const PauseJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -1025,7 +979,6 @@ export const PauseJobDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -1037,9 +990,9 @@ export const PauseJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -1063,6 +1016,7 @@ export const PauseJobDocument = new TypedDocumentString(`
 export const ResumeJobDocument = new TypedDocumentString(`
     mutation ResumeJob($id: ID!) {
   resumeJob(id: $id) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -1071,6 +1025,9 @@ export const ResumeJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -1086,7 +1043,6 @@ export const ResumeJobDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -1098,9 +1054,9 @@ export const ResumeJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -1124,6 +1080,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
 export const RetireJobDocument = new TypedDocumentString(`
     mutation RetireJob($id: ID!) {
   retireJob(id: $id) {
+    anchorAt
     armedOn
     captureBytes
     catchUp
@@ -1132,6 +1089,9 @@ export const RetireJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    cronExpressions
+    endAt
+    every
     id
     jitterSeconds
     key
@@ -1147,7 +1107,6 @@ export const RetireJobDocument = new TypedDocumentString(`
     nextRunAt
     overlap
     pauseAfterFailures
-    pausedUntil
     pauseReason
     payload
     retry {
@@ -1159,9 +1118,9 @@ export const RetireJobDocument = new TypedDocumentString(`
     }
     runAt
     scheduleDescription
+    schedules
     scheduleType
-    skipReason
-    skipRemaining
+    startAt
     status
     supersededBy {
       id
@@ -1231,67 +1190,6 @@ export const SetSecretDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SetSecretMutation, SetSecretMutationVariables>;
-export const SkipNextRunsDocument = new TypedDocumentString(`
-    mutation SkipNextRuns($count: Int!, $id: ID!, $reason: String!) {
-  skipNextRuns(count: $count, id: $id, reason: $reason) {
-    armedOn
-    captureBytes
-    catchUp
-    catchUpLimit
-    consecutiveFailures
-    createdAt
-    createdBy
-    cronExpression
-    id
-    jitterSeconds
-    key
-    lastFailureAt
-    lastRun {
-      id
-      status
-    }
-    lastSuccessAt
-    maxConcurrentRuns
-    maxRuns
-    misfireGraceSeconds
-    nextRunAt
-    overlap
-    pauseAfterFailures
-    pausedUntil
-    pauseReason
-    payload
-    retry {
-      backoff
-      delaySeconds
-      maxAttempts
-      maxDelaySeconds
-      retryOn
-    }
-    runAt
-    scheduleDescription
-    scheduleType
-    skipReason
-    skipRemaining
-    status
-    supersededBy {
-      id
-      key
-      version
-    }
-    supersedes {
-      id
-      key
-      version
-    }
-    target
-    timeoutSeconds
-    timezone
-    updatedAt
-    updatedBy
-    version
-  }
-}
-    `) as unknown as TypedDocumentString<SkipNextRunsMutation, SkipNextRunsMutationVariables>;
 export const RunChangedDocument = new TypedDocumentString(`
     subscription RunChanged($filter: RunFilter) {
   runChanged(filter: $filter) {

@@ -23,6 +23,8 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -31,6 +33,12 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
+  endAt?: string | null | undefined;
+  /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
+  every?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
@@ -50,6 +58,8 @@ export type CreateJobInput = {
   /** Required for ONE_TIME. */
   runAt?: string | null | undefined;
   scheduleType: ScheduleType;
+  /** RECURRING, INTERVAL: no slot before this instant. */
+  startAt?: string | null | undefined;
   target: string;
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
@@ -79,6 +89,7 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  anchorAt?: string | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -86,6 +97,11 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
+  cronExpressions?: Array<string> | null | undefined;
+  /** Null clears it. */
+  endAt?: string | null | undefined;
+  every?: string | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
@@ -103,6 +119,8 @@ export type NewJobVersionInput = {
   retry?: RetryPolicyInput | null | undefined;
   runAt?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
+  /** Null clears it. */
+  startAt?: string | null | undefined;
   target?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
   timezone?: string | null | undefined;
@@ -160,15 +178,15 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
-export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
+export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -192,14 +210,14 @@ export type DashboardJobsQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
 
 export type DashboardJobQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -214,7 +232,7 @@ export type DashboardParseQueryVariables = Exact<{
 }>;
 
 
-export type DashboardParseQuery = { parseSchedule: { cronExpression: string, timezone: string, description: string } };
+export type DashboardParseQuery = { parseSchedule: { scheduleType: ScheduleType, cronExpression: string | null, every: string | null, timezone: string, description: string } };
 
 export type DashboardPreviewQueryVariables = Exact<{
   cronExpression: string;
@@ -265,30 +283,10 @@ export type DashboardNewVersionMutation = { createJobVersion: { id: string } };
 export type DashboardPauseMutationVariables = Exact<{
   id: string | number;
   reason: string;
-  until?: string | null | undefined;
 }>;
 
 
-export type DashboardPauseMutation = { pauseJob: { id: string, status: JobStatus, pauseReason: string | null, pausedUntil: string | null } };
-
-export type DashboardSkipNextMutationVariables = Exact<{
-  id: string | number;
-  count: number;
-  reason: string;
-}>;
-
-
-export type DashboardSkipNextMutation = { skipNextRuns: { id: string, skipRemaining: number, skipReason: string | null } };
-
-export type DashboardUpcomingQueryVariables = Exact<{
-  to: string;
-  filter?: JobFilter | null | undefined;
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type DashboardUpcomingQuery = { upcoming: { nodes: Array<{ slot: string, dueAt: string, job: { id: string, key: string, target: string, timezone: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type DashboardPauseMutation = { pauseJob: { id: string, status: JobStatus, pauseReason: string | null } };
 
 export type DashboardResumeMutationVariables = Exact<{
   id: string | number;
@@ -387,6 +385,7 @@ export const DashboardJobRowFragmentDoc = new TypedDocumentString(`
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -410,7 +409,15 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   payload
   scheduleType
   cronExpression
+  cronExpressions
+  every
+  anchorAt
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   scheduleDescription
+  schedules
   runAt
   timezone
   timeoutSeconds
@@ -454,10 +461,6 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   ...JobFields
   lastSuccessAt
   lastFailureAt
-  pausedUntil
-  skipRemaining
-  skipReason
-  nextRuns(count: 10)
 }
     fragment JobFields on Job {
   id
@@ -467,7 +470,15 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   payload
   scheduleType
   cronExpression
+  cronExpressions
+  every
+  anchorAt
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   scheduleDescription
+  schedules
   runAt
   timezone
   timeoutSeconds
@@ -511,6 +522,7 @@ fragment DashboardJobRow on Job {
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -573,6 +585,7 @@ export const DashboardJobsDocument = new TypedDocumentString(`
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -600,7 +613,15 @@ export const DashboardJobDocument = new TypedDocumentString(`
   payload
   scheduleType
   cronExpression
+  cronExpressions
+  every
+  anchorAt
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   scheduleDescription
+  schedules
   runAt
   timezone
   timeoutSeconds
@@ -644,6 +665,7 @@ fragment DashboardJobRow on Job {
   target
   scheduleType
   cronExpression
+  every
   runAt
   timezone
   status
@@ -662,10 +684,6 @@ fragment DashboardJobDetail on Job {
   ...JobFields
   lastSuccessAt
   lastFailureAt
-  pausedUntil
-  skipRemaining
-  skipReason
-  nextRuns(count: 10)
 }`) as unknown as TypedDocumentString<DashboardJobQuery, DashboardJobQueryVariables>;
 export const DashboardJobVersionsDocument = new TypedDocumentString(`
     query DashboardJobVersions($key: String!) {
@@ -692,7 +710,9 @@ export const DashboardJobVersionsDocument = new TypedDocumentString(`
 export const DashboardParseDocument = new TypedDocumentString(`
     query DashboardParse($text: String!, $timezone: String) {
   parseSchedule(text: $text, timezone: $timezone) {
+    scheduleType
     cronExpression
+    every
     timezone
     description
   }
@@ -815,44 +835,14 @@ export const DashboardNewVersionDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DashboardNewVersionMutation, DashboardNewVersionMutationVariables>;
 export const DashboardPauseDocument = new TypedDocumentString(`
-    mutation DashboardPause($id: ID!, $reason: String!, $until: DateTime) {
-  pauseJob(id: $id, reason: $reason, until: $until) {
+    mutation DashboardPause($id: ID!, $reason: String!) {
+  pauseJob(id: $id, reason: $reason) {
     id
     status
     pauseReason
-    pausedUntil
   }
 }
     `) as unknown as TypedDocumentString<DashboardPauseMutation, DashboardPauseMutationVariables>;
-export const DashboardSkipNextDocument = new TypedDocumentString(`
-    mutation DashboardSkipNext($id: ID!, $count: Int!, $reason: String!) {
-  skipNextRuns(id: $id, count: $count, reason: $reason) {
-    id
-    skipRemaining
-    skipReason
-  }
-}
-    `) as unknown as TypedDocumentString<DashboardSkipNextMutation, DashboardSkipNextMutationVariables>;
-export const DashboardUpcomingDocument = new TypedDocumentString(`
-    query DashboardUpcoming($to: DateTime!, $filter: JobFilter, $first: Int, $after: String) {
-  upcoming(to: $to, filter: $filter, first: $first, after: $after) {
-    nodes {
-      slot
-      dueAt
-      job {
-        id
-        key
-        target
-        timezone
-      }
-    }
-    pageInfo {
-      hasNextPage
-      endCursor
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<DashboardUpcomingQuery, DashboardUpcomingQueryVariables>;
 export const DashboardResumeDocument = new TypedDocumentString(`
     mutation DashboardResume($id: ID!) {
   resumeJob(id: $id) {
