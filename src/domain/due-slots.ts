@@ -37,10 +37,11 @@ export function* dueSlots(job: DueJob, from: Date, to: Date, now: Date): Generat
   } else if (job.status !== JobStatus.ACTIVE) {
     return;
   }
-  // Skips and the runs left count from now (or the pause's end): the slots before `from` that
-  // consume them are read, not shown.
+  // Skips and the runs left count from the first slot after now (or the pause's end: its slot
+  // counts), a slot at now being already handled: the slots before `from` that consume them are
+  // read, not shown.
   const counted = job.skipRemaining > 0 || job.runsLeft !== null;
-  const countFrom = job.status === JobStatus.PAUSED ? Math.max(now.getTime(), job.pausedUntil!.getTime()) : now.getTime();
+  const countFrom = job.status === JobStatus.PAUSED ? Math.max(now.getTime() + 1, job.pausedUntil!.getTime()) : now.getTime() + 1;
   const readFrom = counted ? Math.min(start, countFrom) : start;
   if (readFrom > to.getTime()) return;
   let skips = job.skipRemaining;
@@ -63,6 +64,13 @@ export function* dueSlots(job: DueJob, from: Date, to: Date, now: Date): Generat
     if (left <= 0) return;
   }
 }
+
+/**
+ * The rules of the calendars a job names, from wherever the process keeps them (read whole and
+ * kept current by the calendar-change notification). Until calendars are wired in, none.
+ */
+export type CalendarsOf = (job: JobSnapshot) => readonly CalendarRules[];
+export const NO_CALENDARS: CalendarsOf = () => [];
 
 /** The first `count` slots of `job` that will run after `now` (see `dueSlots`). */
 export function nextDueSlots(job: DueJob, now: Date, count: number): Date[] {

@@ -5,7 +5,7 @@ import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
 import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
 import { JobWriteRefused } from '../db/job-write-refused.js';
-import { nextDueSlots, type DueJob } from '../domain/due-slots.js';
+import { nextDueSlots, NO_CALENDARS, type CalendarsOf, type DueJob } from '../domain/due-slots.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
@@ -36,6 +36,8 @@ export interface ServiceDeps {
   secrets?: { assertExist(names: Iterable<string>): Promise<void> };
   /** Told of the job rows this process's writes changed (after the runtime). */
   jobsChanged?: (jobs: readonly JobRecord[]) => void;
+  /** The rules of the calendars a job names (none until calendars are wired in). */
+  calendarsOf?: CalendarsOf;
   /** The counts that move without a notification: slots left to skip, runs left under maxRuns. */
   counts?: (ids: readonly string[]) => Promise<Map<string, { skipRemaining: number; runsLeft: number | null }>>;
 }
@@ -105,12 +107,13 @@ export class JobService {
    * nothing to subtract answers from its actor (the slot its alarm is set for).
    */
   nextRunAt(job: JobRecord): Date | null {
-    if (job.status === JobStatus.ACTIVE && job.skipRemaining === 0 && job.scheduleType !== ScheduleType.ONE_TIME) {
+    const due = dueJobOf(job, null, this.d.calendarsOf);
+    if (job.status === JobStatus.ACTIVE && job.skipRemaining === 0 && due.calendars.length === 0 && job.scheduleType !== ScheduleType.ONE_TIME) {
       const armed = this.d.runtime?.nextRunAt(job.id);
       if (armed) return armed;
     }
     if (job.status === JobStatus.ACTIVE && job.scheduleType === ScheduleType.ONE_TIME) return job.runAt ?? null;
-    return nextDueSlots(dueJobOf(job, null), this.d.clock.now(), 1)[0] ?? null;
+    return nextDueSlots(due, this.d.clock.now(), 1)[0] ?? null;
   }
 
   /** The next `count` slots of the job that will run (see `nextRunAt`), its runs left under maxRuns counted. */
@@ -119,7 +122,7 @@ export class JobService {
     const n = Math.min(count, MAX_NEXT_RUNS);
     let fresh = { skipRemaining: job.skipRemaining, runsLeft: null as number | null };
     if ((job.maxRuns !== null || job.skipRemaining > 0) && this.d.counts) fresh = (await this.d.counts([job.id])).get(job.id) ?? fresh;
-    return nextDueSlots({ ...dueJobOf(job, fresh.runsLeft), skipRemaining: fresh.skipRemaining }, this.d.clock.now(), n);
+    return nextDueSlots({ ...dueJobOf(job, fresh.runsLeft, this.d.calendarsOf), skipRemaining: fresh.skipRemaining }, this.d.clock.now(), n);
   }
 
   async create(input: CreateJobInput, actor: string | null = null): Promise<JobRecord> {
@@ -292,9 +295,9 @@ export class JobService {
 /** The most slots `nextRuns` answers. */
 export const MAX_NEXT_RUNS = 100;
 
-/** A job record as the due-slots rule reads it (no calendar yet: see domain/due-slots.ts). */
-function dueJobOf(job: JobRecord, runsLeft: number | null): DueJob {
-  return { ...job, runsLeft, calendars: [] };
+/** A job record as the due-slots rule reads it. */
+function dueJobOf(job: JobRecord, runsLeft: number | null, calendarsOf: CalendarsOf = NO_CALENDARS): DueJob {
+  return { ...job, runsLeft, calendars: calendarsOf(job) };
 }
 
 /** The expressions of a new version: given (the list, or one alone), or copied unless the type switched. */

@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import type { Pool } from '../db/pool.js';
 import { loadCounts, loadSchedulableJobs, type SchedulableJob } from '../db/upcoming-jobs.js';
-import { dueSlots, FAR_FUTURE, type DueJob } from '../domain/due-slots.js';
+import { dueSlots, FAR_FUTURE, NO_CALENDARS, type CalendarsOf, type DueJob } from '../domain/due-slots.js';
 import type { JobQuery } from '../db/job-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { jitterOffsetMs } from '../schedule/jitter.js';
@@ -70,7 +70,7 @@ export class UpcomingService {
   private groups: Group[] | null = null;
   private refreshing: Promise<void> | null = null;
 
-  constructor(private readonly d: { pool: Pool; clock: Clock }) {}
+  constructor(private readonly d: { pool: Pool; clock: Clock; calendarsOf?: CalendarsOf }) {}
 
   /** A job changed (or, without an id, anything may have): re-read at the next request. */
   invalidate(jobId?: string): void {
@@ -116,14 +116,14 @@ export class UpcomingService {
           if (this.entries === null) {
             this.dirty.clear();
             const all = await loadSchedulableJobs(this.d.pool);
-            this.entries = new Map(all.map((s) => [s.job.id, entryOf(s)]));
+            this.entries = new Map(all.map((s) => [s.job.id, entryOf(s, this.d.calendarsOf ?? NO_CALENDARS)]));
           } else {
             const ids = [...this.dirty];
             this.dirty.clear();
             const found = new Map((await loadSchedulableJobs(this.d.pool, ids)).map((s) => [s.job.id, s]));
             for (const id of ids) {
               const s = found.get(id);
-              if (s) this.entries.set(id, entryOf(s));
+              if (s) this.entries.set(id, entryOf(s, this.d.calendarsOf ?? NO_CALENDARS));
               else this.entries.delete(id);
             }
           }
@@ -153,8 +153,8 @@ export class UpcomingService {
   }
 }
 
-function entryOf(s: SchedulableJob): Entry {
-  const due: DueJob = { ...s.job, skipRemaining: s.skipRemaining, runsLeft: s.runsLeft, calendars: [] };
+function entryOf(s: SchedulableJob, calendarsOf: CalendarsOf): Entry {
+  const due: DueJob = { ...s.job, skipRemaining: s.skipRemaining, runsLeft: s.runsLeft, calendars: calendarsOf(s.job) };
   return { job: s.job, due, counted: s.skipRemaining > 0 || s.runsLeft !== null };
 }
 

@@ -78,13 +78,15 @@ describe('upcoming', () => {
     for (const job of jobs) {
       if (job.status === 'PAUSED' && !job.pausedUntil) continue;
       const raw = job.scheduleType === ScheduleType.ONE_TIME ? [job.runAt!] : nextSlots(job.cronExpression!, job.timezone, new Date(now.getTime() - 1), 3000);
+      // Shown from the pause's end; skips count from the first slot after now (or the pause's end).
       const start = job.pausedUntil ? Math.max(now.getTime(), job.pausedUntil.getTime()) : now.getTime();
+      const countFrom = job.pausedUntil ? Math.max(now.getTime() + 1, job.pausedUntil.getTime()) : now.getTime() + 1;
       let skips = job.skipRemaining;
       for (const slot of raw) {
         const t = slot.getTime();
         if (t < start || t > to.getTime()) continue;
         if ((job.startAt && t < job.startAt.getTime()) || (job.endAt && t > job.endAt.getTime())) continue;
-        if (skips > 0) {
+        if (skips > 0 && t >= countFrom) {
           skips--;
           continue;
         }
