@@ -14,7 +14,10 @@ import { Migration20261125000000_lean_run_indexes } from './Migration20261125000
 import { Migration20261126000000_final_slot } from './Migration20261126000000_final_slot.js';
 import { Migration20261126010000_maintenance_lease } from './Migration20261126010000_maintenance_lease.js';
 import { Migration20261127000000_schedule_kinds } from './Migration20261127000000_schedule_kinds.js';
+import { Migration20261127020000_backfills } from './Migration20261127020000_backfills.js';
 import { Migration20261127030000_pause_until_skip } from './Migration20261127030000_pause_until_skip.js';
+import { Migration20261127040000_run_logs } from './Migration20261127040000_run_logs.js';
+import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 
 import type { Migration } from '@mikro-orm/migrations';
 import { MIGRATION_NAMES, type MigrationName } from './names.js';
@@ -38,7 +41,10 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261126000000_final_slot,
   Migration20261126010000_maintenance_lease,
   Migration20261127000000_schedule_kinds,
+  Migration20261127020000_backfills,
   Migration20261127030000_pause_until_skip,
+  Migration20261127040000_run_logs,
+  Migration20261127050000_heartbeats,
 };
 
 /** Every migration, in order. Append only: a new one's name goes in names.ts, its class here. */

@@ -20,7 +20,10 @@ export const MIGRATION_NAMES = [
   'Migration20261126000000_final_slot',
   'Migration20261126010000_maintenance_lease',
   'Migration20261127000000_schedule_kinds',
+  'Migration20261127020000_backfills',
   'Migration20261127030000_pause_until_skip',
+  'Migration20261127040000_run_logs',
+  'Migration20261127050000_heartbeats',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -28,7 +28,9 @@ export type ErrorCode =
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
   | 'DATABASE_UNAVAILABLE'
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */
-  | 'RESPONSE_TOO_LARGE';
+  | 'RESPONSE_TOO_LARGE'
+  /** A backfill's range has more than 10,000 slots. */
+  | 'BACKFILL_TOO_LARGE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

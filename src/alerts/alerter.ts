@@ -167,6 +167,9 @@ export class Alerter {
           payload: { url: this.o.url, method: 'POST', headers, body, timeoutMs: 10_000 },
           signal: this.abort.signal,
           log: this.o.log,
+          // Not a run: nothing to report.
+          progress: () => {},
+          heartbeat: () => {},
           run: { id: 'alert', jobId: 'alert', jobKey: 'alert', jobVersion: 0, scheduledAt: new Date(), triggerType: TriggerType.MANUAL, attempt: 1 },
         });
         return;

@@ -2,6 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import {
+  BackfillJobDocument,
   CancelRunDocument,
   CreateJobDocument,
   CreateJobsDocument,
@@ -16,10 +17,16 @@ import {
   RunChangedDocument,
   RunDocument,
   RunJobNowDocument,
+  RunLogLinesDocument,
+  RunLogPageDocument,
   RunsDocument,
   SkipNextRunsDocument,
-  TargetsDocument,
   UpcomingDocument,
+  type RunLogLineFieldsFragment,
+  type RunLogPageQuery,
+  TargetsDocument,
+  type BackfillFieldsFragment,
+  type BackfillScope,
   type JobFieldsFragment,
   type JobStatus,
   type CreateJobInput,
@@ -152,7 +159,7 @@ jobs
   .requiredOption('--reason <reason>')
   .option('--until <when>', 'resume by itself then: an ISO 8601 instant, or from now: +30m, +12h, +2d')
   .action(async (id: string, o: { reason: string; until?: string }) => {
-    const data = await request(endpoint(), PauseJobDocument, { id, reason: o.reason, until: o.until ? instant(o.until, '--until') : undefined });
+    const data = await request(endpoint(), PauseJobDocument, { id, reason: o.reason, until: o.until ? moment(o.until, '--until') : undefined });
     output(data.pauseJob, [jobRow(data.pauseJob)]);
   });
 jobs
@@ -214,6 +221,47 @@ runs.command('cancel <id>').action(async (id: string) => {
   output(data.cancelRun, [runRow(data.cancelRun)]);
 });
 runs
+  .command('logs <id>')
+  .description("the lines the run's handler wrote with ctx.log, oldest first (docs/run-logs.md)")
+  .option('--follow', 'then print its lines as they are written, until the run ends')
+  .action(async (id: string, o: { follow?: boolean }) => {
+    let last = 0;
+    const show = (l: RunLogLineFieldsFragment) => {
+      if (l.sequence <= last) return; // had it already (a page and the stream overlap)
+      last = l.sequence;
+      console.log(asJson() ? JSON.stringify(l) : `${l.at}  ${l.level.toUpperCase().padEnd(5)}  ${l.message}${l.fields == null ? '' : `  ${JSON.stringify(l.fields)}`}`);
+    };
+    /** Prints every line after the last printed, a page at a time. */
+    const catchUp = async () => {
+      for (;;) {
+        const data: RunLogPageQuery = await request(endpoint(), RunLogPageDocument, { id, first: 500, after: last ? String(last) : null });
+        if (!data.run) throw new CliError('NOT_FOUND', `no run with id ${id}`);
+        for (const line of data.run.logs.nodes) show(line);
+        if (!data.run.logs.pageInfo.hasNextPage) return;
+      }
+    };
+    if (!o.follow) return catchUp();
+    // The stream starts when the server has subscribed, which it does not acknowledge: a streamed
+    // line past the next one expected means lines were written in between (read them first), and
+    // once the stream has completed the pages are read once more. One step at a time, in order.
+    let steps: Promise<void> = catchUp();
+    steps.catch(() => {}); // reported below, after the stream (which fails the same way for an unknown run)
+    await subscribe(
+      endpoint(),
+      RunLogLinesDocument,
+      { runId: id },
+      ({ runLogs: line }) => {
+        steps = steps.then(async () => {
+          if (line.sequence > last + 1) await catchUp();
+          show(line);
+        });
+        return true;
+      },
+      (stop) => process.once('SIGINT', stop),
+    );
+    await steps.then(catchUp);
+  });
+runs
   .command('tail')
   .description('print run changes as they happen (Ctrl-C to stop)')
   .option('--job <id>')
@@ -271,7 +319,7 @@ program
   .action(async (o: { from?: string; to: string; keyContains?: string; limit: string }) => {
     const limit = Number(o.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new CliError('BAD_USER_INPUT', '--limit must be a positive whole number');
-    const vars = { from: o.from ? instant(o.from, '--from') : undefined, to: instant(o.to, '--to'), filter: o.keyContains ? { keyContains: o.keyContains } : undefined };
+    const vars = { from: o.from ? moment(o.from, '--from') : undefined, to: moment(o.to, '--to'), filter: o.keyContains ? { keyContains: o.keyContains } : undefined };
     const slots: { slot: string; dueAt: string; job: { id: string; key: string; target: string } }[] = [];
     let after: string | null | undefined;
     do {
@@ -282,17 +330,59 @@ program
     output(slots, slots.map((s) => ({ slot: s.slot, dueAt: s.dueAt === s.slot ? '' : s.dueAt, key: s.job.key, target: s.job.target })));
   });
 
-/** An instant given on the command line: ISO 8601, or from now (+30m, +12h, +2d). */
-function instant(text: string, option: string): string {
+/** An instant given on the command line: from now (+30m, +12h, +2d), or as `instant` reads it. */
+function moment(text: string, option: string): string {
   const relative = /^\+(\d+)(s|m|h|d)$/.exec(text.trim());
-  if (relative) {
-    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
-    return new Date(Date.now() + Number(relative[1]) * unit).toISOString();
-  }
-  const at = new Date(text);
-  if (Number.isNaN(at.getTime())) throw new CliError('BAD_USER_INPUT', `${option} must be an ISO 8601 instant or +30m, +12h, +2d (got "${text}")`);
+  if (!relative) return instant(text, option);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+  return new Date(Date.now() + Number(relative[1]) * unit).toISOString();
+}
+
+// --- backfill ----------------------------------------------------------------------------------
+const SCOPES: BackfillScope[] = ['MISSING', 'NOT_SUCCEEDED', 'ALL'];
+/** An instant the API takes: ISO 8601 (a date alone is its midnight, UTC). */
+function instant(value: string, flag: string): string {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new CliError('BAD_USER_INPUT', `${flag}: not an instant: ${value} (ISO 8601, e.g. 2026-11-24T09:00:00Z)`);
   return at.toISOString();
 }
+const backfillRow = (b: BackfillFieldsFragment) => ({
+  id: b.id,
+  job: `${b.job.key} v${b.job.version}`,
+  state: b.state,
+  scope: b.scope,
+  slots: b.slots.length,
+  skippedExisting: b.skippedExisting,
+  created: b.created,
+});
+program
+  .command('backfill <key>')
+  .description("plan a job's past slots of [from, to] by scope and, without --dry-run, run them oldest first, one at a time (trigger BACKFILL)")
+  .requiredOption('--from <instant>', 'first instant of the range (ISO 8601; included)')
+  .requiredOption('--to <instant>', 'last instant of the range (ISO 8601; included; not in the future)')
+  .addOption(new Option('--scope <scope>', 'which slots: MISSING (no run), NOT_SUCCEEDED (also failed or canceled), ALL').choices(SCOPES).default('NOT_SUCCEEDED'))
+  .option('--dry-run', 'print the plan only; nothing is written')
+  .option('--reason <text>', 'why (recorded with the backfill)', 'backfill from the command line')
+  .action(async (key: string, o: { from: string; to: string; scope: BackfillScope; dryRun?: boolean; reason: string }) => {
+    const found = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 1 });
+    const live = found.jobs.edges[0]?.node;
+    if (!live) throw new CliError('NOT_FOUND', `no live job with key ${key}`);
+    const data = await request(endpoint(), BackfillJobDocument, {
+      id: live.id,
+      from: instant(o.from, '--from'),
+      to: instant(o.to, '--to'),
+      scope: o.scope,
+      dryRun: Boolean(o.dryRun),
+      reason: o.reason,
+    });
+    const b = data.backfillJob;
+    if (!asJson()) {
+      console.log(`${o.dryRun ? 'would run' : 'runs'} ${b.slots.length} slot(s) of ${key} (${b.scope}); ${b.skippedExisting} left out`);
+      for (const at of b.slots.slice(0, 20)) console.log(`  ${at}`);
+      if (b.slots.length > 20) console.log(`  … and ${b.slots.length - 20} more`);
+    }
+    output(b, [backfillRow(b)]);
+  });
 
 // --- jobs as code ----------------------------------------------------------------------------------
 const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);

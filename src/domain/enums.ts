@@ -32,6 +32,27 @@ export enum TriggerType {
   SCHEDULED = 'SCHEDULED',
   MANUAL = 'MANUAL',
   AD_HOC = 'AD_HOC',
+  /** A run of a backfill: a past slot run again (docs/behaviour.md, "Backfill"). */
+  BACKFILL = 'BACKFILL',
+}
+
+/** Where a backfill is: a dry run's plan (PLANNED), running its slots, done, or canceled. */
+export enum BackfillState {
+  PLANNED = 'PLANNED',
+  RUNNING = 'RUNNING',
+  DONE = 'DONE',
+  CANCELED = 'CANCELED',
+}
+
+/**
+ * Which slots of its range a backfill runs: MISSING those with no run (or only SKIPPED ones:
+ * missed, overlap, calendar); NOT_SUCCEEDED (the default) also those whose last attempt FAILED or
+ * was CANCELED; ALL every slot again.
+ */
+export enum BackfillScope {
+  MISSING = 'MISSING',
+  NOT_SUCCEEDED = 'NOT_SUCCEEDED',
+  ALL = 'ALL',
 }
 
 /**
@@ -109,6 +130,8 @@ export const FailureCode = {
   UNKNOWN_SECRET: 'UNKNOWN_SECRET',
   /** Skip reason: an admin asked to skip the job's next slots (skipNextRuns); the message is their reason. */
   SKIPPED_BY_ADMIN: 'SKIPPED_BY_ADMIN',
+  /** The handler did not beat (`ctx.heartbeat`, `ctx.progress`) for its job's `heartbeatTimeoutSeconds`. */
+  HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
 } as const;
 
 /** Failures no retry can cure: a FAILED attempt with one of these codes is the slot's last. */

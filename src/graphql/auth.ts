@@ -44,6 +44,12 @@ export class TokenAuthenticator {
 }
 
 /**
+ * Who may start and cancel backfills: the one place that says it (an operator role would be added
+ * here, once there is one).
+ */
+export const BACKFILL_ROLES: AccessRole[] = ['ADMIN'];
+
+/**
  * type-graphql's `@Authorized(...roles)`: no roles = any authenticated caller. Unauthenticated
  * callers are turned away before execution (src/http/graphql.ts); this is the second line.
  */

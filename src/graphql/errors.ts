@@ -44,6 +44,7 @@ const API_CODES = new Set<string>(
     UNPARSEABLE_SCHEDULE: true,
     DATABASE_UNAVAILABLE: true,
     RESPONSE_TOO_LARGE: true,
+    BACKFILL_TOO_LARGE: true,
   } satisfies Record<ErrorCode, true>),
 );
 

@@ -3,12 +3,14 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth.js';
+import { BackfillResolver } from './backfill.resolver.js';
 import { HealthResolver } from './health.resolver.js';
 import { SecretResolver } from './secret.resolver.js';
 import { StatsResolver } from './stats.resolver.js';
 import { InstanceResolver } from './instance.resolver.js';
 import { JobResolver } from './job.resolver.js';
 import { RunResolver } from './run.resolver.js';
+import { RunLogLineResolver, RunLogsResolver } from './run-log.resolver.js';
 import { ScheduleResolver } from './schedule.resolver.js';
 import { DateTimeScalar } from './scalars.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
@@ -26,7 +28,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, UpcomingResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

@@ -1,16 +1,17 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
-import { RUNTIME_BOUNDS } from '../config.js';
+import { MAINTENANCE, RUNTIME_BOUNDS } from '../config.js';
 import { beat, markArmed, type InstanceIdentity } from '../db/instances.js';
 import type { Pool } from '../db/pool.js';
 import type { Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
-import { JobStatus, MissedReason } from '../domain/enums.js';
+import { JobStatus, MissedReason, TriggerType } from '../domain/enums.js';
 import type { ClaimedRun, RunStore, WaitingRun } from '../db/run-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
 import { RuntimeEvents } from './events.js';
+import { Backfills } from './backfills.js';
 import { FirePath } from './fire-path.js';
 import { Ledger } from './ledger.js';
 import { Membership } from './membership.js';
@@ -18,6 +19,7 @@ import { Notifications } from './notifications.js';
 import { RetryWakers } from './retry-wakers.js';
 import { PauseEnds, type EndingPause } from './pause-ends.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
+import type { RunLogWriter } from './run-log-writer.js';
 import { Scheduler } from './scheduler.js';
 import { MisfireGrace } from './misfire-grace.js';
 import { Maintenance } from '../maintenance/maintenance.js';
@@ -62,6 +64,12 @@ export interface RuntimeOptions {
   events?: RuntimeEvents;
   /** Run history kept, in days (the retention duty; 0 keeps everything). */
   retentionDays: number;
+  /** Run log lines kept, in days (their own retention duty; 0: as long as their run). */
+  runLogRetentionDays: number;
+  /** Where handlers' `ctx.log` lines are kept with their runs; none: the process log only. */
+  logs?: RunLogWriter;
+  /** Told of each run-log retention round's outcome (metrics). */
+  onLogsPruned?: (deleted: number) => void;
   /** Told of each maintenance pass (metrics; the runtime's events get it as `maintenancePass` too). */
   onMaintenancePass?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
@@ -100,6 +108,7 @@ export class Runtime implements MaintainedRuntime {
   private readonly pauseEnds: PauseEnds;
   private readonly notifications: Notifications;
   private readonly maintenance: Maintenance;
+  private readonly backfills: Backfills;
   private readonly identity: InstanceIdentity;
   private state: State = 'new';
   /** Recovery done and the ACTIVE jobs armed. */
@@ -117,8 +126,13 @@ export class Runtime implements MaintainedRuntime {
       o.targets,
       log,
       o.secrets,
-      (run, status) => this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status }),
+      (run, status) => {
+        this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status });
+        // A backfill's next slot follows its run's end at once (the duty is the safety net).
+        if (run.triggerType === TriggerType.BACKFILL && this.state === 'armed') this.backfills.nudge();
+      },
       () => clock.now(),
+      o.logs,
     );
     this.scheduler = new Scheduler(
       clock,
@@ -156,6 +170,7 @@ export class Runtime implements MaintainedRuntime {
       events: this.events,
       armed: () => this.armed,
     });
+    this.backfills = new Backfills({ pool: o.pool, store, log, claimAndExecute: (ids) => this.claimAndExecute(ids), perRound: MAINTENANCE.perPass });
     this.wakers = new RetryWakers({ clock, max: RUNTIME_BOUNDS.maxRetryWakers, claim: (id) => void this.claimAndExecute([id]) });
     this.store.onWaiting((runs) => this.wake(runs));
     this.pauseEnds = new PauseEnds({ clock, max: RUNTIME_BOUNDS.maxPauseAlarms, resume: (pause) => void this.firePath.track(this.endPause(pause)) });
@@ -182,6 +197,8 @@ export class Runtime implements MaintainedRuntime {
       lostAfterMs: o.lostAfterMs,
       staleAfterMs: o.staleAfterMs,
       retentionDays: o.retentionDays,
+      runLogRetentionDays: o.runLogRetentionDays,
+      onLogsPruned: o.onLogsPruned,
       now: () => clock.now(),
       runtime: this,
       passed: (pass) => {
@@ -299,6 +316,14 @@ export class Runtime implements MaintainedRuntime {
    */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
     return this.firePath.claimAndExecute(runIds);
+  }
+
+  /**
+   * Moves the backfills in flight on: settles the slots whose runs ended, starts the next slots
+   * and runs them here (runtime/backfills.ts). Rejects with a round's failure.
+   */
+  advanceBackfills(): Promise<void> {
+    return this.backfills.advance();
   }
 
   /** Aborts a run in flight on this instance (its CANCELED state is already recorded). */

@@ -88,9 +88,9 @@ export function validatePayload(payload: unknown, maxBytes: number): unknown {
   return payload;
 }
 
-export function validateReason(reason: unknown, what = 'pausing a job'): string {
+export function validateReason(reason: unknown, action = 'pausing a job'): string {
   if (typeof reason !== 'string' || reason.trim() === '') {
-    throw new CronqlError('REASON_REQUIRED', `${what} needs a non-blank reason`);
+    throw new CronqlError('REASON_REQUIRED', `${action} needs a non-blank reason`);
   }
   if (reason.length > 2_000) throw new CronqlError('BAD_USER_INPUT', 'reason must be at most 2000 characters');
   checkText('reason', reason);

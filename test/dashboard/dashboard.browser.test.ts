@@ -17,6 +17,11 @@ import { browserTestsRun, launchChromium, patient, recordingContext, type Record
  */
 const run = browserTestsRun('dashboard.browser');
 
+/** What the `log-gated` handler waits for between its first line and the rest. */
+let openGate = () => {};
+const gateOpened = () => new Promise<void>((resolve) => (openGate = resolve));
+let gate = gateOpened();
+
 /** Where the screenshots go (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 
@@ -32,7 +37,16 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
   let jobId = '';
 
   beforeAll(async () => {
-    api = await startApi();
+    api = await startApi({
+      targets: {
+        // One line, then (once the test opens the gate) 30 more: the run page must follow them live.
+        'log-gated': async (ctx) => {
+          ctx.log.info('waiting for the gate');
+          await gate;
+          for (let i = 1; i <= 30; i++) ctx.log.warn({ i }, `after the gate ${i}`);
+        },
+      },
+    });
     base = api.http.url;
     api.http.server.on('request', (req) => serverUrls.push(req.url ?? ''));
     api.http.server.on('upgrade', (req, socket: Socket) => {
@@ -205,7 +219,65 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     await page.locator('article[data-run-id]').waitFor();
     await expect.poll(() => page.locator('pre[aria-label="Payload snapshot"]').innerText(), patient).toContain('hello from the dashboard');
     expect(await page.locator('pre[aria-label="Output"]').innerText()).toContain('hello from the dashboard');
+    // The `log` target's line, kept with the run.
+    await expect.poll(() => page.locator('[data-testid=run-logs] li[data-sequence="1"]').innerText(), patient).toContain('hello from the dashboard');
     await shot('run-detail');
+  });
+
+  it("a running run's page follows its log live, then shows it whole once the run has ended", async () => {
+    gate = gateOpened();
+    const job = await api.cronql.jobs.create({ key: 'dash-log-gated', target: 'log-gated', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 1 1 *' });
+    const running = await api.cronql.runs.runNow(job.id);
+    await go(`#/runs/${running.id}`);
+    const logs = page.locator('[data-testid=run-logs]');
+    await expect.poll(() => logs.locator('li[data-sequence="1"]').innerText(), patient).toContain('waiting for the gate');
+    await page.locator('[data-testid=run-logs][data-following=true]').waitFor({ timeout: patient.timeout });
+    openGate();
+    await logs.locator('li[data-sequence="31"]').waitFor({ timeout: patient.timeout });
+    expect(await logs.locator('li[data-sequence="31"]').innerText()).toContain('after the gate 30');
+    await page.locator('[data-testid=run-logs][data-following=false]').waitFor({ timeout: patient.timeout });
+    await page.locator('article[data-status=SUCCEEDED]').waitFor({ timeout: patient.timeout });
+    expect(await logs.getAttribute('data-lines')).toBe('31');
+    expect(await logs.locator('li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-sequence'))))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    await shot('run-detail-logs');
+  });
+
+  it('backfill from a job\'s page shows its plan before it runs; a failed run\'s page offers "run this slot again"', async () => {
+    // Every run of this job fails: the http target refuses a loopback address (HTTP_BLOCKED).
+    const made = await api.cronql.jobs.create(
+      { key: 'dash.backfill', target: 'http', scheduleType: ScheduleType.RECURRING, cronExpression: '0 * * * *', payload: { url: 'http://127.0.0.1:9/' } },
+      'test',
+    );
+    const job = await api.cronql.jobs.pause(made.id, 'only backfills run', 'test');
+    const hour = 3_600_000;
+    const last = Math.floor(Date.now() / hour) * hour - hour;
+    await go(`#/jobs/${job.id}`);
+    const panel = page.locator('[data-testid=backfill]');
+    await panel.locator('#backfill-from').fill(new Date(last - 2 * hour).toISOString());
+    await panel.locator('#backfill-to').fill(new Date(last).toISOString());
+    await panel.getByRole('button', { name: 'Show the plan' }).click();
+    const plan = panel.locator('[data-testid=backfill-plan]');
+    await plan.waitFor();
+    expect(await plan.innerText()).toContain('Would run 3 slot(s) (NOT_SUCCEEDED); 0 of the range left out.');
+    expect(await plan.locator('[data-testid=backfill-slots] li').count()).toBe(3);
+    await panel.screenshot({ path: join(ARTIFACTS, 'job-backfill-plan.png') });
+    expect(await api.cronql.backfills.ofJob('dash.backfill')).toEqual([]); // the plan wrote nothing
+    await panel.locator('#backfill-reason').fill('after the fix');
+    await plan.getByRole('button', { name: 'Run 3 slot(s)' }).click();
+    await panel.locator('[data-testid=backfill-started]').waitFor();
+    const [backfill] = await api.cronql.backfills.ofJob('dash.backfill');
+    await expect.poll(async () => (await api.cronql.backfills.get(backfill.id))?.state, patient).toBe('DONE');
+
+    const failed = (await api.cronql.runs.list({ jobId: job.id, triggerType: ['BACKFILL' as never] }, 10)).nodes[0];
+    expect(failed.status).toBe('FAILED');
+    await go(`#/runs/${failed.id}`);
+    await page.getByRole('button', { name: 'Run this slot again…' }).click();
+    await page.locator('[data-testid=slot-again-dialog]').getByRole('button', { name: 'Run it again' }).click();
+    await page.locator('[data-testid=slot-again]').waitFor();
+    expect(await page.locator('[data-testid=slot-again]').innerText()).toContain('the slot runs again');
+    const again = await api.cronql.backfills.ofJob('dash.backfill');
+    expect(again).toHaveLength(2);
+    expect(again[0].slots.map((d) => d.toISOString())).toEqual([failed.scheduledAt.toISOString()]);
   });
 
   it('shows when the live connection is lost and when it is back', async () => {

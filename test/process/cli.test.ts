@@ -71,6 +71,13 @@ describe('the cronql CLI', () => {
     expect((await tail).code).toBe(0);
     expect((await runJson(['runs', 'list', '--job', job.id])).map((r: { id: string }) => r.id)).toContain(ran.id);
     expect(await runJson(['runs', 'get', ran.id])).toMatchObject({ id: ran.id });
+    // The run's log (the `log` target's line), read, and followed: an ended run's stream ends at once.
+    await eventually(async () => (await api.cronql.runs.get(ran.id))?.status === 'SUCCEEDED');
+    const logs = await run(['--json', 'runs', 'logs', ran.id]);
+    expect(logs.stdout.trim().split('\n').map((l) => JSON.parse(l))).toMatchObject([{ sequence: 1, level: 'info', message: 'hi' }]);
+    const followed = await run(['runs', 'logs', ran.id, '--follow']);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^\S+ {2}INFO {3}hi$/)]);
     const sleeper = await runJson(['jobs', 'create', '--key', 'cli.sleep', '--target', 'sleep', '--cron', '0 3 * * *']);
     const long = await runJson(['jobs', 'run', sleeper.id, '--payload', '{"ms":60000}']);
     await eventually(async () => (await api.cronql.runs.get(long.id))?.status === 'RUNNING');
@@ -80,6 +87,22 @@ describe('the cronql CLI', () => {
     // People get a table.
     const table = await run(['jobs', 'list']);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
+  }, 60_000);
+
+  it('backfill: --dry-run prints the plan and writes nothing; without it the slots run; a range too large is BACKFILL_TOO_LARGE', async () => {
+    await runJson(['jobs', 'create', '--key', 'cli.backfill', '--target', 'log', '--cron', '0 * * * *']);
+    const range = ['--from', '2026-10-01T00:00:00Z', '--to', '2026-10-01T05:30:00Z'];
+    const plan = await run(['backfill', 'cli.backfill', ...range, '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.split('\n').slice(0, 3)).toEqual(['would run 6 slot(s) of cli.backfill (NOT_SUCCEEDED); 0 left out', '  2026-10-01T00:00:00.000Z', '  2026-10-01T01:00:00.000Z']);
+    expect((await api.cronql.pool.query('SELECT count(*)::int AS n FROM cron_backfills')).rows[0].n).toBe(0);
+    const real = await runJson(['backfill', 'cli.backfill', ...range, '--scope', 'ALL', '--reason', 'from the CLI test']);
+    expect(real).toMatchObject({ scope: 'ALL', reason: 'from the CLI test', job: { key: 'cli.backfill' } });
+    expect(real.slots).toHaveLength(6);
+    await eventually(async () => (await api.cronql.backfills.get(real.id))?.state === 'DONE', 20_000);
+    const large = await run(['backfill', 'cli.backfill', '--from', '2020-01-01T00:00:00Z', '--to', '2026-01-01T00:00:00Z', '--dry-run']);
+    expect(large.code).toBe(1);
+    expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
   }, 60_000);
 
   it('prints the API error code and exits 1', async () => {
@@ -201,6 +224,7 @@ jobs:
     ...[-1, MAX_JITTER_SECONDS + 1].map((v): BadJob => [`jitterSeconds ${v}`, 'jitterSeconds', 'INVALID_POLICY', { jitterSeconds: v }]),
     ["a jitter longer than the schedule's interval", 'jitterSeconds', 'INVALID_POLICY', { cron: '*/5 * * * *', jitterSeconds: 301 }],
     ...[-1, MAX_CAPTURE_BYTES + 1].map((v): BadJob => [`captureBytes ${v}`, 'captureBytes', 'INVALID_POLICY', { captureBytes: v }]),
+    ...[0, MAX_TIMEOUT_SECONDS + 1, 2.5].map((v): BadJob => [`heartbeatTimeoutSeconds ${v}`, 'heartbeatTimeoutSeconds', 'BAD_USER_INPUT', { heartbeatTimeoutSeconds: v }]),
     ['a key the API refuses', 'key', 'BAD_USER_INPUT', { key: 'KEYNS has spaces' }],
     ...['0s', '367d', 'often'].map((v): BadJob => [`every ${v}`, 'every', 'INVALID_SCHEDULE', { cron: undefined, every: v }]),
     ['an anchor off its second', 'anchorAt', 'INVALID_SCHEDULE', { cron: undefined, every: '1h', anchorAt: '2031-01-01T00:00:00.500Z' }],

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { JobActions } from './actions.js';
+import { BackfillPanel } from './BackfillPanel.js';
 import { describeCron } from './describe.js';
 import { formatTime } from './format.js';
 import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
@@ -128,6 +129,8 @@ export function JobDetailView({ id }: { id: string }) {
             </dd>
             <dt>Timeout</dt>
             <dd>{job.timeoutSeconds ? `${job.timeoutSeconds} s` : 'none'}</dd>
+            <dt>Heartbeat timeout</dt>
+            <dd>{job.heartbeatTimeoutSeconds ? `${job.heartbeatTimeoutSeconds} s without a beat` : 'none'}</dd>
             <dt>Missed slots</dt>
             <dd>
               catch-up {job.catchUp}
@@ -181,6 +184,7 @@ export function JobDetailView({ id }: { id: string }) {
         </section>
       </div>
       <Versions jobKey={job.key} currentId={job.id} />
+      <BackfillPanel job={job} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Run history (all versions)</h2>
         <RunsTable filter={{ jobKey: job.key }} label="Run history" />

@@ -1,4 +1,7 @@
 import {
+  DashboardBackfillJobDocument,
+  DashboardBackfillStateDocument,
+  DashboardCancelBackfillDocument,
   DashboardCancelDocument,
   DashboardCreateJobDocument,
   DashboardInstancesDocument,
@@ -14,15 +17,20 @@ import {
   DashboardRoleDocument,
   DashboardRunChangedDocument,
   DashboardRunDocument,
+  DashboardRunLogsDocument,
+  DashboardRunLogsLiveDocument,
   DashboardRunNowDocument,
   DashboardRunsDocument,
   DashboardSkipNextDocument,
   DashboardTargetsDocument,
   DashboardUpcomingDocument,
+  type DashboardBackfillFragment,
   type DashboardInstancesQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
   type DashboardJobVersionsQuery,
+  type DashboardLogLineFragment,
+  type DashboardRunLogsQuery,
   type DashboardPreviewQuery,
   type DashboardRunQuery,
   type DashboardRunRowFragment,
@@ -37,6 +45,7 @@ import {
  * here for the views.
  */
 export type {
+  BackfillScope,
   BackoffKind,
   CatchUpPolicy,
   CreateJobInput,
@@ -51,7 +60,7 @@ export type { TypedDocumentString } from './generated/graphql.js';
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
-export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC'];
+export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL'];
 export const ACTIVE_RUN: RunStatus[] = ['PENDING', 'RUNNING'];
 
 export interface PageInfo {
@@ -71,6 +80,8 @@ export type JobRow = DashboardJobRowFragment;
 export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
+export type LogLine = DashboardLogLineFragment;
+export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
 
 /** What the jobs view filters by. */
@@ -102,6 +113,10 @@ export const Q = {
   preview: DashboardPreviewDocument,
   runs: DashboardRunsDocument,
   run: DashboardRunDocument,
+  /** A run's log, 500 lines a page (a run keeps at most 1,001). */
+  runLogs: DashboardRunLogsDocument,
+  /** A run's lines as they are written; completes when the run ends. */
+  runLogsLive: DashboardRunLogsLiveDocument,
   /** The live feed: narrow rows, so 100 runs/s stay cheap for the server and the page. */
   runChanged: DashboardRunChangedDocument,
   createJob: DashboardCreateJobDocument,
@@ -113,4 +128,10 @@ export const Q = {
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
+  backfillJob: DashboardBackfillJobDocument,
+  cancelBackfill: DashboardCancelBackfillDocument,
+  backfill: DashboardBackfillStateDocument,
 } as const;
+
+/** A backfill as the dashboard shows it (its plan, its progress). */
+export type BackfillRow = DashboardBackfillFragment;

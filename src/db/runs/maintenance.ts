@@ -1,10 +1,11 @@
 import { FailureCode, RunStatus } from '../../domain/enums.js';
+import { BACKFILL_RUNS_KEPT_MS } from '../../domain/backfill.js';
 import type { RunRecord } from '../../domain/run.js';
 import { inTransaction, type RunContext, type WaitingRun } from './context.js';
 import { afterRunsEnd, changedRows, publishEnded, retiresOneTime } from './end-rules.js';
 import type { ClaimedRun } from './fire.js';
-import { limitsOf, rowToRun } from './record.js';
-import { BUFFER_LANE, JOB, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
+import { limitColumns, limitsOf, rowToRun } from './record.js';
+import { BACKFILL, BUFFER_LANE, JOB, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
 
 /**
  * The sweeps' and startup's writes and reads: chains of jobs no longer ACTIVE, stranded buffered
@@ -103,6 +104,41 @@ export async function settleLost(ctx: RunContext, silentMs: number, staleAfterMs
 }
 
 /**
+ * The heartbeat rule across instances (docs/behaviour.md, "Progress and heartbeats"): a RUNNING
+ * run of a job with `heartbeat_timeout_seconds` whose handler has not beaten for that long (since
+ * it started, if it never beat), and `slackMs` more, becomes FAILED/HEARTBEAT_TIMEOUT. Its runner
+ * fails it itself on time (a timer per run); this settles the runs of a runner that cannot (dead,
+ * or cut off from the database), and the slack lets a live runner's own end win: the last beat
+ * written can be a second behind the last one made (progress.ts), and recording the end takes a
+ * moment. Judged on the clock of the instance that sweeps, as the beats are written on their
+ * runner's. Like every end, one conditional UPDATE with what follows an end (retries, auto-pause).
+ */
+export async function settleSilent(ctx: RunContext, slackMs: number): Promise<RunRecord[]> {
+  const now = ctx.now();
+  const res = await ctx.pool.query(
+    `WITH silent AS (
+         SELECT r.id, r.runner_instance_id, coalesce(r.heartbeat_at, r.started_at) AS last_beat, d.heartbeat_timeout_seconds AS limit_s
+         FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+         WHERE r.status = ${S.RUNNING} AND d.heartbeat_timeout_seconds IS NOT NULL
+           AND coalesce(r.heartbeat_at, r.started_at) < $1::timestamptz - make_interval(secs => d.heartbeat_timeout_seconds + $2::double precision / 1000)
+         ORDER BY r.id
+         FOR UPDATE OF r SKIP LOCKED
+       ), done AS (
+         UPDATE cron_job_runs r SET status = ${S.FAILED}, finished_at = $1, updated_at = $1, failure_code = $3,
+           failure_message = format('the handler did not beat for %s s (heartbeatTimeoutSeconds), and its runner did not end the run', silent.limit_s),
+           failure_details = jsonb_build_object('heartbeatTimeoutSeconds', silent.limit_s, 'runnerInstanceId', silent.runner_instance_id,
+             'lastBeatAt', to_char(silent.last_beat AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'settledBy', 'maintenance')
+         FROM silent
+         WHERE r.id = silent.id AND r.status = ${S.RUNNING}
+         RETURNING ${qualified('r')}
+       ), ${afterRunsEnd('done', '$1')}
+       ${changedRows('done')}`,
+    [now, slackMs, FailureCode.HEARTBEAT_TIMEOUT],
+  );
+  return publishEnded(ctx, res.rows, RunStatus.RUNNING).map((c) => c.run);
+}
+
+/**
  * Startup recovery (docs/behaviour.md, "Runners that disappear"), before any timer is armed:
  * RUNNING runs that started longer ago than `staleAfterMs`, and, whatever their age, those
  * recorded as running on this very instance id (a fixed CRONQL_INSTANCE_ID restarted: nothing of this process runs them
@@ -152,18 +188,23 @@ export async function retireEndedOneTimeJobs(ctx: RunContext): Promise<string[]>
 
 /**
  * Deletes up to `limit` terminal runs scheduled before `cutoff` (their slot, or a run-now's creation), sparing each job's
- * newest run, its latest SCHEDULED slot (the slot ledger) and its newest success (its
- * `lastSuccessAt`). One short transaction under an
- * advisory lock, so one instance prunes at a time; null when another instance holds it.
+ * newest run, its latest SCHEDULED slot (the slot ledger), its newest success (its
+ * `lastSuccessAt`) and backfill runs made less than a day ago (a backfilled slot is old by
+ * nature: its run is kept long enough to be seen). How far each job version's slot runs were
+ * deleted is kept (`cron_pruned_slots`), so that a backfill's planner does not count a pruned slot
+ * as missing. One short transaction under an advisory lock, so one instance prunes at a time; null
+ * when another instance holds it.
  */
 export async function pruneBatch(ctx: RunContext, cutoff: Date, limit: number, lockKey: number): Promise<number | null> {
+  const keptSince = new Date(ctx.now().getTime() - BACKFILL_RUNS_KEPT_MS);
   return inTransaction(ctx.pool, async (q) => {
     const locked = await q('SELECT pg_try_advisory_xact_lock($1) AS ok', [lockKey]);
     if (!locked.rows[0].ok) return null; // another instance prunes (committing nothing is rolling back)
     const res = await q(
-      `DELETE FROM cron_job_runs WHERE id IN (
+      `WITH gone AS (DELETE FROM cron_job_runs WHERE id IN (
            SELECT r.id FROM cron_job_runs r
            WHERE r.scheduled_at < $1 AND r.status IN (${S.TERMINAL})
+             AND (r.trigger_type <> ${BACKFILL} OR r.created_at < $3)
              AND r.id <> (SELECT l.id FROM cron_job_runs l WHERE l.job_definition_id = r.job_definition_id
                           ORDER BY l.scheduled_at DESC, l.id DESC LIMIT 1)
              AND NOT (r.trigger_type = ${SCHEDULED} AND r.scheduled_at = (
@@ -174,10 +215,18 @@ export async function pruneBatch(ctx: RunContext, cutoff: Date, limit: number, l
                  ORDER BY w.finished_at DESC LIMIT 1)
            ORDER BY r.scheduled_at
            LIMIT $2
-           FOR UPDATE SKIP LOCKED)`,
-      [cutoff, limit],
+           FOR UPDATE SKIP LOCKED)
+         RETURNING job_definition_id, scheduled_at, trigger_type
+       ), marks AS (
+         INSERT INTO cron_pruned_slots (job_definition_id, pruned_through)
+         SELECT job_definition_id, max(scheduled_at) FROM gone WHERE trigger_type IN (${SCHEDULED}, ${BACKFILL})
+         GROUP BY job_definition_id ORDER BY job_definition_id
+         ON CONFLICT (job_definition_id) DO UPDATE SET pruned_through = greatest(cron_pruned_slots.pruned_through, excluded.pruned_through)
+       )
+       SELECT count(*)::int AS n FROM gone`,
+      [cutoff, limit, keptSince],
     );
-    return res.rowCount ?? 0;
+    return Number(res.rows[0].n);
   });
 }
 
@@ -214,7 +263,7 @@ export async function waitingUntil(ctx: RunContext, until: Date, limit = 10_000)
  */
 export async function runningHere(ctx: RunContext, startedBefore: Date, executing: readonly string[] = []): Promise<ClaimedRun[]> {
   const res = await ctx.pool.query(
-    `SELECT ${qualified('r')}, d.timeout_seconds, d.capture_bytes FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+    `SELECT ${qualified('r')}, ${limitColumns('d')} FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
        WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = $1 AND r.started_at < $2 AND r.id <> ALL($3::uuid[])`,
     [ctx.instanceId, startedBefore, executing],
   );

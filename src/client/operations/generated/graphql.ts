@@ -4,6 +4,26 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Which slots of its range a backfill runs. */
+export type BackfillScope =
+  /** Every slot again. */
+  | 'ALL'
+  /** Slots with no run, or only SKIPPED runs (missed, overlap, calendar…). */
+  | 'MISSING'
+  /** Also slots whose last attempt FAILED or was CANCELED (the default). */
+  | 'NOT_SUCCEEDED';
+
+/** Where a backfill is. */
+export type BackfillState =
+  /** Canceled: no slot of it starts any more. */
+  | 'CANCELED'
+  /** Every slot of its plan ran (or was settled). */
+  | 'DONE'
+  /** A dry run: the plan, nothing written. */
+  | 'PLANNED'
+  /** Its slots run, oldest first, one at a time. */
+  | 'RUNNING';
+
 /** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
 export type BackoffKind =
   /** d·2ⁿ⁻¹ */
@@ -39,6 +59,8 @@ export type CreateJobInput = {
   endAt?: string | null | undefined;
   /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
   every?: string | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
@@ -102,6 +124,8 @@ export type NewJobVersionInput = {
   /** Null clears it. */
   endAt?: string | null | undefined;
   every?: string | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
@@ -175,8 +199,24 @@ export type ScheduleType =
 
 export type TriggerType =
   | 'AD_HOC'
+  | 'BACKFILL'
   | 'MANUAL'
   | 'SCHEDULED';
+
+export type BackfillQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type BackfillQuery = { backfill: { created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } } | null };
+
+export type BackfillsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  jobId: string | number;
+}>;
+
+
+export type BackfillsQuery = { backfills: Array<{ created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } }> };
 
 export type DescribeScheduleQueryVariables = Exact<{
   cronExpression: string;
@@ -201,7 +241,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -210,7 +250,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -248,7 +288,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -257,7 +297,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -285,28 +325,47 @@ export type UpcomingQueryVariables = Exact<{
 }>;
 
 
-export type UpcomingQuery = { upcoming: { pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ dueAt: string, slot: string, job: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } }> } };
+export type UpcomingQuery = { upcoming: { pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ dueAt: string, slot: string, job: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } }> } };
+
+export type BackfillJobMutationVariables = Exact<{
+  dryRun?: boolean | null | undefined;
+  from: string;
+  id: string | number;
+  reason: string;
+  scope?: BackfillScope | null | undefined;
+  to: string;
+}>;
+
+
+export type BackfillJobMutation = { backfillJob: { created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } } };
+
+export type CancelBackfillMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelBackfillMutation = { cancelBackfill: { created: number, createdAt: string, finishedAt: string | null, from: string, id: string, reason: string, requestedBy: string | null, scope: BackfillScope, skippedExisting: number, slots: Array<string>, state: BackfillState, to: string, job: { id: string, key: string, version: number } } };
 
 export type CancelRunMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
 }>;
 
 
-export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -314,7 +373,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteSecretMutationVariables = Exact<{
   name: string;
@@ -330,21 +389,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -352,7 +411,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type SetSecretMutationVariables = Exact<{
   name: string;
@@ -369,14 +428,21 @@ export type SkipNextRunsMutationVariables = Exact<{
 }>;
 
 
-export type SkipNextRunsMutation = { skipNextRuns: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type SkipNextRunsMutation = { skipNextRuns: { anchorAt: string | null, armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunChangedSubscriptionVariables = Exact<{
   filter?: RunFilter | null | undefined;
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+
+export type RunLogsSubscriptionVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type RunLogsSubscription = { runLogs: { at: string, fields: unknown, level: string, message: string, sequence: number } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -397,6 +463,52 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const BackfillDocument = new TypedDocumentString(`
+    query Backfill($id: ID!) {
+  backfill(id: $id) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<BackfillQuery, BackfillQueryVariables>;
+export const BackfillsDocument = new TypedDocumentString(`
+    query Backfills($first: Int, $jobId: ID!) {
+  backfills(first: $first, jobId: $jobId) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<BackfillsQuery, BackfillsQueryVariables>;
 export const DescribeScheduleDocument = new TypedDocumentString(`
     query DescribeSchedule($cronExpression: String!, $timezone: String) {
   describeSchedule(cronExpression: $cronExpression, timezone: $timezone)
@@ -444,6 +556,7 @@ export const JobDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -517,6 +630,7 @@ export const JobsDocument = new TypedDocumentString(`
       cronExpressions
       endAt
       every
+      heartbeatTimeoutSeconds
       id
       jitterSeconds
       key
@@ -620,6 +734,7 @@ export const RunDocument = new TypedDocumentString(`
     failureDetails
     failureMessage
     finishedAt
+    heartbeatAt
     id
     job {
       id
@@ -631,6 +746,8 @@ export const RunDocument = new TypedDocumentString(`
     nextAttemptAt
     output
     payloadSnapshot
+    progress
+    progressMessage
     retryOf {
       id
       status
@@ -661,6 +778,7 @@ export const RunsDocument = new TypedDocumentString(`
       failureDetails
       failureMessage
       finishedAt
+      heartbeatAt
       id
       job {
         id
@@ -672,6 +790,8 @@ export const RunsDocument = new TypedDocumentString(`
       nextAttemptAt
       output
       payloadSnapshot
+      progress
+      progressMessage
       retryOf {
         id
         status
@@ -766,6 +886,7 @@ export const UpcomingDocument = new TypedDocumentString(`
         cronExpressions
         endAt
         every
+        heartbeatTimeoutSeconds
         id
         jitterSeconds
         key
@@ -821,6 +942,59 @@ export const UpcomingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UpcomingQuery, UpcomingQueryVariables>;
+export const BackfillJobDocument = new TypedDocumentString(`
+    mutation BackfillJob($dryRun: Boolean, $from: DateTime!, $id: ID!, $reason: String!, $scope: BackfillScope, $to: DateTime!) {
+  backfillJob(
+    dryRun: $dryRun
+    from: $from
+    id: $id
+    reason: $reason
+    scope: $scope
+    to: $to
+  ) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<BackfillJobMutation, BackfillJobMutationVariables>;
+export const CancelBackfillDocument = new TypedDocumentString(`
+    mutation CancelBackfill($id: ID!) {
+  cancelBackfill(id: $id) {
+    created
+    createdAt
+    finishedAt
+    from
+    id
+    job {
+      id
+      key
+      version
+    }
+    reason
+    requestedBy
+    scope
+    skippedExisting
+    slots
+    state
+    to
+  }
+}
+    `) as unknown as TypedDocumentString<CancelBackfillMutation, CancelBackfillMutationVariables>;
 export const CancelRunDocument = new TypedDocumentString(`
     mutation CancelRun($id: ID!) {
   cancelRun(id: $id) {
@@ -831,6 +1005,7 @@ export const CancelRunDocument = new TypedDocumentString(`
     failureDetails
     failureMessage
     finishedAt
+    heartbeatAt
     id
     job {
       id
@@ -842,6 +1017,8 @@ export const CancelRunDocument = new TypedDocumentString(`
     nextAttemptAt
     output
     payloadSnapshot
+    progress
+    progressMessage
     retryOf {
       id
       status
@@ -871,6 +1048,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -938,6 +1116,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1005,6 +1184,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1077,6 +1257,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1144,6 +1325,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1211,6 +1393,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1273,6 +1456,7 @@ export const RunJobNowDocument = new TypedDocumentString(`
     failureDetails
     failureMessage
     finishedAt
+    heartbeatAt
     id
     job {
       id
@@ -1284,6 +1468,8 @@ export const RunJobNowDocument = new TypedDocumentString(`
     nextAttemptAt
     output
     payloadSnapshot
+    progress
+    progressMessage
     retryOf {
       id
       status
@@ -1327,6 +1513,7 @@ export const SkipNextRunsDocument = new TypedDocumentString(`
     cronExpressions
     endAt
     every
+    heartbeatTimeoutSeconds
     id
     jitterSeconds
     key
@@ -1392,6 +1579,7 @@ export const RunChangedDocument = new TypedDocumentString(`
       failureDetails
       failureMessage
       finishedAt
+      heartbeatAt
       id
       job {
         id
@@ -1403,6 +1591,8 @@ export const RunChangedDocument = new TypedDocumentString(`
       nextAttemptAt
       output
       payloadSnapshot
+      progress
+      progressMessage
       retryOf {
         id
         status
@@ -1418,3 +1608,14 @@ export const RunChangedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RunChangedSubscription, RunChangedSubscriptionVariables>;
+export const RunLogsDocument = new TypedDocumentString(`
+    subscription RunLogs($runId: ID!) {
+  runLogs(runId: $runId) {
+    at
+    fields
+    level
+    message
+    sequence
+  }
+}
+    `) as unknown as TypedDocumentString<RunLogsSubscription, RunLogsSubscriptionVariables>;

@@ -4,6 +4,26 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Which slots of its range a backfill runs. */
+export type BackfillScope =
+  /** Every slot again. */
+  | 'ALL'
+  /** Slots with no run, or only SKIPPED runs (missed, overlap, calendar…). */
+  | 'MISSING'
+  /** Also slots whose last attempt FAILED or was CANCELED (the default). */
+  | 'NOT_SUCCEEDED';
+
+/** Where a backfill is. */
+export type BackfillState =
+  /** Canceled: no slot of it starts any more. */
+  | 'CANCELED'
+  /** Every slot of its plan ran (or was settled). */
+  | 'DONE'
+  /** A dry run: the plan, nothing written. */
+  | 'PLANNED'
+  /** Its slots run, oldest first, one at a time. */
+  | 'RUNNING';
+
 /** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
 export type BackoffKind =
   /** d·2ⁿ⁻¹ */
@@ -39,6 +59,8 @@ export type CreateJobInput = {
   endAt?: string | null | undefined;
   /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
   every?: string | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
@@ -102,6 +124,8 @@ export type NewJobVersionInput = {
   /** Null clears it. */
   endAt?: string | null | undefined;
   every?: string | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
@@ -175,18 +199,19 @@ export type ScheduleType =
 
 export type TriggerType =
   | 'AD_HOC'
+  | 'BACKFILL'
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
-export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, createdAt: string, updatedAt: string, job: { id: string } };
+export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -217,7 +242,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, scheduleDescription: string | null, schedules: Array<string>, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -258,7 +283,24 @@ export type DashboardRunQueryVariables = Exact<{
 }>;
 
 
-export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+
+export type DashboardLogLineFragment = { sequence: number, at: string, level: string, message: string, fields: unknown };
+
+export type DashboardRunLogsQueryVariables = Exact<{
+  id: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardRunLogsQuery = { run: { id: string, logs: { truncated: boolean, nodes: Array<{ sequence: number, at: string, level: string, message: string, fields: unknown }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type DashboardRunLogsLiveSubscriptionVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type DashboardRunLogsLiveSubscription = { runLogs: { sequence: number, at: string, level: string, message: string, fields: unknown } };
 
 export type DashboardRunChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -337,6 +379,34 @@ export type DashboardCancelMutationVariables = Exact<{
 
 export type DashboardCancelMutation = { cancelRun: { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number } };
 
+export type DashboardBackfillFragment = { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string };
+
+export type DashboardBackfillJobMutationVariables = Exact<{
+  id: string | number;
+  from: string;
+  to: string;
+  scope?: BackfillScope | null | undefined;
+  dryRun?: boolean | null | undefined;
+  reason: string;
+}>;
+
+
+export type DashboardBackfillJobMutation = { backfillJob: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } };
+
+export type DashboardCancelBackfillMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardCancelBackfillMutation = { cancelBackfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } };
+
+export type DashboardBackfillStateQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardBackfillStateQuery = { backfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -373,6 +443,9 @@ export const RunFieldsFragmentDoc = new TypedDocumentString(`
   failureDetails
   output
   runnerInstanceId
+  progress
+  progressMessage
+  heartbeatAt
   createdAt
   updatedAt
   job {
@@ -455,6 +528,7 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  heartbeatTimeoutSeconds
   consecutiveFailures
   status
   pauseReason
@@ -520,6 +594,7 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  heartbeatTimeoutSeconds
   consecutiveFailures
   status
   pauseReason
@@ -560,6 +635,29 @@ fragment DashboardJobRow on Job {
     finishedAt
   }
 }`, {"fragmentName":"DashboardJobDetail"}) as unknown as TypedDocumentString<DashboardJobDetailFragment, unknown>;
+export const DashboardLogLineFragmentDoc = new TypedDocumentString(`
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}
+    `, {"fragmentName":"DashboardLogLine"}) as unknown as TypedDocumentString<DashboardLogLineFragment, unknown>;
+export const DashboardBackfillFragmentDoc = new TypedDocumentString(`
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}
+    `, {"fragmentName":"DashboardBackfill"}) as unknown as TypedDocumentString<DashboardBackfillFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -663,6 +761,7 @@ export const DashboardJobDocument = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  heartbeatTimeoutSeconds
   consecutiveFailures
   status
   pauseReason
@@ -796,6 +895,9 @@ export const DashboardRunDocument = new TypedDocumentString(`
     output
     failureDetails
     runnerInstanceId
+    progress
+    progressMessage
+    heartbeatAt
     retryOf {
       id
       attempt
@@ -823,6 +925,42 @@ export const DashboardRunDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardRunQuery, DashboardRunQueryVariables>;
+export const DashboardRunLogsDocument = new TypedDocumentString(`
+    query DashboardRunLogs($id: ID!, $after: String) {
+  run(id: $id) {
+    id
+    logs(first: 500, after: $after) {
+      nodes {
+        ...DashboardLogLine
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      truncated
+    }
+  }
+}
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}`) as unknown as TypedDocumentString<DashboardRunLogsQuery, DashboardRunLogsQueryVariables>;
+export const DashboardRunLogsLiveDocument = new TypedDocumentString(`
+    subscription DashboardRunLogsLive($runId: ID!) {
+  runLogs(runId: $runId) {
+    ...DashboardLogLine
+  }
+}
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}`) as unknown as TypedDocumentString<DashboardRunLogsLiveSubscription, DashboardRunLogsLiveSubscriptionVariables>;
 export const DashboardRunChangedDocument = new TypedDocumentString(`
     subscription DashboardRunChanged {
   runChanged {
@@ -959,3 +1097,64 @@ export const DashboardCancelDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardCancelMutation, DashboardCancelMutationVariables>;
+export const DashboardBackfillJobDocument = new TypedDocumentString(`
+    mutation DashboardBackfillJob($id: ID!, $from: DateTime!, $to: DateTime!, $scope: BackfillScope, $dryRun: Boolean, $reason: String!) {
+  backfillJob(
+    id: $id
+    from: $from
+    to: $to
+    scope: $scope
+    dryRun: $dryRun
+    reason: $reason
+  ) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardBackfillJobMutation, DashboardBackfillJobMutationVariables>;
+export const DashboardCancelBackfillDocument = new TypedDocumentString(`
+    mutation DashboardCancelBackfill($id: ID!) {
+  cancelBackfill(id: $id) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardCancelBackfillMutation, DashboardCancelBackfillMutationVariables>;
+export const DashboardBackfillStateDocument = new TypedDocumentString(`
+    query DashboardBackfillState($id: ID!) {
+  backfill(id: $id) {
+    ...DashboardBackfill
+  }
+}
+    fragment DashboardBackfill on Backfill {
+  id
+  from
+  to
+  scope
+  slots
+  skippedExisting
+  created
+  state
+  requestedBy
+  reason
+}`) as unknown as TypedDocumentString<DashboardBackfillStateQuery, DashboardBackfillStateQueryVariables>;
