@@ -26,7 +26,8 @@ import { Agent, fetch } from 'undici';
 import WebSocket from 'ws';
 import { createCronql } from '../src/app.js';
 import { startHttpServer } from '../src/http/server.js';
-import { freshDatabase, gc, log, pct, report, until } from './lib/bench.js';
+import { gc, log, pct, report, until } from './lib/bench.js';
+import { jobsDatabase, nextSlot } from './lib/co-due-jobs.js';
 import { benchServer } from './server.js';
 
 const list = (v: string | undefined, fallback: string) => (v ?? fallback).split(',').filter(Boolean);
@@ -35,7 +36,6 @@ const ZONES = list(process.env.BENCH_ZONES, 'UTC,America/New_York');
 const HTTP_SIZES = list(process.env.BENCH_CO_DUE_HTTP, '1000,10000').map(Number);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2);
 const DEBUG = Boolean(process.env.BENCH_DEBUG);
-const EVERY_S = 20;
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 /** The handler-entered goal at each size, as a multiple of the physical floor. */
 const GOAL = (n: number) => (n <= 1_000 ? 1.5 : n <= 10_000 ? 2 : 2.5);
@@ -53,24 +53,6 @@ interface Round {
   heapPerJob: number;
   floor: number;
   oldFloor: number;
-}
-
-/** The slot at least 2 s away on the jobs' `*∕20 s` grid: subscribers are connected by then. */
-const nextSlot = () => Math.ceil((Date.now() + 2_000) / (EVERY_S * 1000)) * EVERY_S * 1000;
-
-async function jobsDatabase(serverUrl: string, n: number, zone: string, target: string, payload: (i: string) => string) {
-  const db = await freshDatabase(serverUrl, `cronql_bench_codue_${n}`);
-  const setup = createCronql({ databaseUrl: db.url, log, listen: false, role: 'api' });
-  await setup.start();
-  await setup.pool.query(
-    `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload)
-     SELECT gen_random_uuid(), 'bench-' || i, 1, $4, 'RECURRING', $2, $3, 'ACTIVE', ${payload('i')}
-     FROM generate_series(1, $1) AS i`,
-    [n, `*/${EVERY_S} * * * * *`, zone, target],
-  );
-  await setup.pool.query('ANALYZE');
-  await setup.stop();
-  return db;
 }
 
 /** One slot of N co-due jobs through cronql; `arrivals` (http variant) stamps at the server instead. */

@@ -24,6 +24,7 @@ export const MIGRATION_NAMES = [
   'Migration20261127030000_pause_until_skip',
   'Migration20261127040000_run_logs',
   'Migration20261127050000_heartbeats',
+  'Migration20261127060000_trace_ids',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -13,8 +13,11 @@
 //   same rules;
 // - an object with `id` (an entity such as `Job` or `Run`): all of it when it is what the
 //   operation returns (the root's type, a connection's node, `RunChange.run`); below another
-//   entity, or in a list below a value, only its brief fields (BRIEF) — so a page of 500 jobs
-//   stays within the server's cost limit and a run does not drag its job's job along.
+//   entity, or in a list below a value, only its brief fields (BRIEF) — so a run does not drag its
+//   job's job along;
+// - a connection's node: its own fields, without its relations to other entities (a page of jobs
+//   without each one's lastRun, supersedes, supersededBy: the operation of one asks for them) —
+//   so a page of 500 rows stays within the server's cost limit as entities gain fields.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,8 +55,11 @@ function brief(type, indent) {
   return names.map((n) => `${indent}${n}`).join('\n');
 }
 
-/** The selection of an object type; `insideEntity`: it is selected as part of an entity. */
-function selection(type, indent, insideEntity, path) {
+/**
+ * The selection of an object type; `insideEntity`: it is selected as part of an entity; `row`: it
+ * is a connection's node (its relations to other entities are left out).
+ */
+function selection(type, indent, insideEntity, path, row = false) {
   if (path.includes(type.name) && !isEntity(type)) throw new Error(`generate-client-operations: ${path.join('.')} loops through ${type.name}`);
   if (isConnection(type)) {
     const node = getNamedType(type.getFields().nodes.type);
@@ -62,7 +68,7 @@ function selection(type, indent, insideEntity, path) {
       // A timeline (upcoming) has no total: the window may hold any number of slots.
       ...('totalCount' in type.getFields() ? [`${indent}totalCount`] : []),
       `${indent}pageInfo {\n${selection(pageInfo, `${indent}  `, false, [...path, type.name])}\n${indent}}`,
-      `${indent}nodes {\n${selection(node, `${indent}  `, false, [...path, type.name])}\n${indent}}`,
+      `${indent}nodes {\n${selection(node, `${indent}  `, false, [...path, type.name], true)}\n${indent}}`,
     ].join('\n');
   }
   const entity = isEntity(type);
@@ -74,6 +80,7 @@ function selection(type, indent, insideEntity, path) {
       lines.push(`${indent}${field.name}`);
       continue;
     }
+    if (row && isEntity(named)) continue;
     const inner = `${indent}  `;
     const referred = isEntity(named) && (entity || insideEntity || isList(field.type));
     const body = referred ? brief(named, inner) : selection(named, inner, entity || insideEntity, [...path, type.name]);

@@ -33,6 +33,7 @@ import { BackfillService } from './services/backfill.service.js';
 import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { StartupTiming } from './startup-timing.js';
+import { loadTracing, type Tracing } from './tracing/tracing.js';
 
 export type { CronqlOptions } from './options.js';
 
@@ -77,6 +78,7 @@ export class Cronql {
   private _metrics?: CronqlMetrics;
   private alerter?: Alerter;
   private relay?: RunEventRelay;
+  private _tracing?: Tracing;
   private started = false;
   private stopping?: Promise<void>;
   private _databaseUrl?: string;
@@ -139,6 +141,11 @@ export class Cronql {
     return this.need(this._databaseUrl);
   }
 
+  /** OpenTelemetry traces of this process (docs/operations.md, "Tracing"); undefined while off. */
+  get tracing(): Tracing | undefined {
+    return this._tracing;
+  }
+
   /** How many scheduler instances arm each job (CRONQL_JOB_REPLICAS; 0: all). */
   get jobReplicas(): number {
     return this.options.jobReplicas;
@@ -162,6 +169,8 @@ export class Cronql {
     let url = o.databaseUrl;
     const t = this.startup;
     t.mark('beforeStart');
+    // Loaded only when on: off, no module of OpenTelemetry is read (docs/operations.md, "Tracing").
+    if (o.tracing) this._tracing = await loadTracing({ settings: o.tracing, instanceId: this.instanceId, version: VERSION, log: this.log });
     if (!url) {
       // Loaded only here: with a DATABASE_URL, the optional embedded PostgreSQL is never touched.
       const { startEmbeddedPostgres } = await import('./db/embedded-postgres.js');
@@ -247,6 +256,7 @@ export class Cronql {
         onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
         onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
         events: this.runtimeEvents,
+        tracing: this._tracing,
         // The services' resume (one rule), for the pauses that end by themselves.
         resumePaused: async (jobId, until) => {
           const job = await this.jobs.resumeEnded(jobId, until);
@@ -287,6 +297,7 @@ export class Cronql {
       jobs: this._jobs,
       maxPayloadBytes: this.maxPayloadBytes,
       runtime: this._runtime,
+      tracing: this._tracing,
     });
     this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents });
     const runtime = this._runtime;
@@ -370,6 +381,9 @@ export class Cronql {
       // The lines of the runs drained are stored already; anything a stray handler wrote later is written now.
       await bounded(this.logWriter?.stop() ?? Promise.resolve(), 2_000);
       await this.alerter?.stop();
+      // The spans of the drained runs are exported before the process goes (bounded: a collector
+      // that does not answer must not hold the stop).
+      if (this._tracing) await bounded(this._tracing.shutdown().catch((err: unknown) => this.log.warn({ err }, 'could not export the last spans')), TRACE_FLUSH_MS);
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay
       // sends its last changes before the pool ends (or gives up with it).
@@ -418,6 +432,9 @@ export interface Readiness {
 
 /** How long the readiness probe waits for the database: /readyz answers within a second. */
 const PROBE_MS = 800;
+
+/** How long an orderly stop waits for the last spans to be exported. */
+const TRACE_FLUSH_MS = 5_000;
 
 export function createCronql(options: CronqlOptions = {}): Cronql {
   return new Cronql(options);

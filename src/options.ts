@@ -2,6 +2,7 @@ import type { Logger } from './logger.js';
 import { defaultInstanceId, lostAfterProblem, TUNABLES, tunableProblem, type Role, type Tunable } from './config.js';
 import type { Clock } from './runtime/clock.js';
 import type { TargetMap } from './runtime/targets/target.js';
+import { TracingSettingsError, tracingRequested, tracingSettings, type TracingSettings } from './tracing/settings.js';
 
 export interface CronqlOptions {
   /** PostgreSQL URL; undefined = embedded PostgreSQL in `dataDir`. */
@@ -48,15 +49,23 @@ export interface CronqlOptions {
   clock?: Clock;
   /** Listen for other instances' changes (LISTEN/NOTIFY). @default true */
   listen?: boolean;
+  /**
+   * Export OpenTelemetry traces over OTLP (docs/operations.md, "Tracing"); the exporter and the
+   * batch processor read the standard `OTEL_*` variables. Off, nothing of OpenTelemetry is loaded.
+   * @default true when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set
+   */
+  tracing?: boolean;
   log?: Logger;
 }
 
 /** The options with every default applied: what a Cronql runs with. */
-export type ResolvedOptions = Omit<CronqlOptions, Tunable | 'role' | 'instanceId' | 'dataDir' | 'listen'> & { [K in Tunable]: number } & {
+export type ResolvedOptions = Omit<CronqlOptions, Tunable | 'role' | 'instanceId' | 'dataDir' | 'listen' | 'tracing'> & { [K in Tunable]: number } & {
   role: Role;
   instanceId: string;
   dataDir: string;
   listen: boolean;
+  /** The batch processor's settings when tracing is on; undefined: off. */
+  tracing?: TracingSettings;
 };
 
 /** A bad option given to `createCronql` (or `attachCronql`): the message names it and says what it must be. */
@@ -105,5 +114,15 @@ export function resolveOptions(o: CronqlOptions = {}): ResolvedOptions {
     const url = typeof o.alertWebhookUrl === 'string' && URL.canParse(o.alertWebhookUrl) ? new URL(o.alertWebhookUrl) : undefined;
     if (!url || !['http:', 'https:'].includes(url.protocol)) throw new OptionsError('alertWebhookUrl', 'must be an absolute http: or https: URL');
   }
-  return { ...o, ...tunables, role, instanceId, dataDir: o.dataDir ?? './.cronql', listen: o.listen !== false };
+  if (o.tracing !== undefined && typeof o.tracing !== 'boolean') throw new OptionsError('tracing', 'must be a boolean');
+  let tracing: TracingSettings | undefined;
+  if (o.tracing ?? tracingRequested()) {
+    try {
+      tracing = tracingSettings();
+    } catch (err) {
+      if (err instanceof TracingSettingsError) throw new OptionsError('tracing', `cannot be on: ${err.message}`);
+      throw err;
+    }
+  }
+  return { ...o, ...tunables, role, instanceId, dataDir: o.dataDir ?? './.cronql', listen: o.listen !== false, tracing };
 }

@@ -9,6 +9,7 @@ import {
   CreateJobVersionDocument,
   JobDocument,
   JobsDocument,
+  LiveJobsDocument,
   PauseJobDocument,
   PreviewScheduleDocument,
   ParseScheduleDocument,
@@ -28,6 +29,7 @@ import {
   type BackfillFieldsFragment,
   type BackfillScope,
   type JobFieldsFragment,
+  type JobScheduleFieldsFragment,
   type JobStatus,
   type CreateJobInput,
   type RunStatus,
@@ -73,8 +75,15 @@ function output(value: unknown, rows?: Record<string, unknown>[]): void {
   for (const r of rows) console.log(cols.map((c, i) => text(r[c]).padEnd(widths[i])).join('  ').trimEnd());
 }
 
-const jobRow = (j: JobFieldsFragment) => ({
-  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target, schedule: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions.join(' | ') : j.cronExpression ?? (j.every ? `every ${j.every}` : j.runAt), tz: j.timezone, next: j.nextRunAt,
+/** A job with its schedule's fields when the query asked for them (a page of jobs does not). */
+type ListedJob = JobFieldsFragment & Partial<JobScheduleFieldsFragment>;
+/** A live job as `cronql apply` reads it. */
+type LiveJob = JobFieldsFragment & JobScheduleFieldsFragment;
+
+const jobRow = (j: ListedJob) => ({
+  id: j.id, key: j.key, v: j.version, status: j.status, target: j.target,
+  schedule: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions.join(' | ') : j.cronExpression ?? (j.every ? `every ${j.every}` : j.runAt ?? j.scheduleDescription),
+  tz: j.timezone, next: j.nextRunAt,
   description: j.scheduleDescription,
 });
 const json = (text: string | undefined, what: string): unknown => {
@@ -386,7 +395,7 @@ program
 
 // --- jobs as code ----------------------------------------------------------------------------------
 const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
-const liveDefinition = (j: JobFieldsFragment): Definition => ({
+const liveDefinition = (j: LiveJob): Definition => ({
   target: j.target,
   scheduleType: j.scheduleType as Definition['scheduleType'],
   cronExpression: j.cronExpression ?? null,
@@ -404,12 +413,12 @@ const liveDefinition = (j: JobFieldsFragment): Definition => ({
 const comparable = (live: Definition, spec: JobSpec): Definition => (spec.anchorAt === undefined ? { ...live, anchorAt: null } : live);
 
 /** The live (ACTIVE or PAUSED) version of every job, by key. */
-async function liveJobs(): Promise<Map<string, JobFieldsFragment>> {
-  const live = new Map<string, JobFieldsFragment>();
+async function liveJobs(): Promise<Map<string, LiveJob>> {
+  const live = new Map<string, LiveJob>();
   let after: string | null | undefined;
   do {
-    const data = await request(endpoint(), JobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: JOBS_PAGE, after });
-    for (const e of data.jobs.edges) live.set(e.node.key, e.node);
+    const data = await request(endpoint(), LiveJobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: JOBS_PAGE, after });
+    for (const node of data.jobs.nodes) live.set(node.key, node);
     after = data.jobs.pageInfo.hasNextPage ? data.jobs.pageInfo.endCursor : null;
   } while (after);
   return live;
@@ -541,7 +550,7 @@ program
     const key = 'cronql.verify';
     const live = await liveJobs();
     const spec = { key, target: 'log', cron: '*/5 * * * *', payload: { message: 'cronql verify' } };
-    let job = live.get(key);
+    let job: ListedJob | undefined = live.get(key);
     if (!job) job = (await request(endpoint(), CreateJobDocument, { input: { key, target: 'log', scheduleType: 'RECURRING' as never, cronExpression: spec.cron, payload: spec.payload } })).createJob;
     else if (job.status === 'PAUSED') job = (await request(endpoint(), ResumeJobDocument, { id: job.id })).resumeJob;
     const deadline = Date.now() + Number(o.timeout) * 1000;

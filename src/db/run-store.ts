@@ -12,7 +12,7 @@ import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
 import { ProgressWrites, type ProgressReport, type Reported } from './runs/progress.js';
 import { HeldStarts } from './runs/started.js';
-import { retireExhausted } from './runs/exhausted.js';
+import { retireExhausted } from './runs/end-rules.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
@@ -144,9 +144,12 @@ export class RunStore {
     return retireExhausted(this.ctx, jobId, revision);
   }
 
-  /** PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). */
-  claim(ids: string[]): Promise<ClaimedRun[]> {
-    return claim(this.ctx, ids);
+  /**
+   * PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). With tracing,
+   * `newTrace` gives the runs without a trace context one.
+   */
+  claim(ids: string[], newTrace?: () => string): Promise<ClaimedRun[]> {
+    return claim(this.ctx, ids, newTrace);
   }
 
   /**
@@ -164,9 +167,12 @@ export class RunStore {
     return (await finishBatch(this.ctx, [ending(run, finish, startedAt)]))[0];
   }
 
-  /** A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`). */
-  insertManual(jobId: string, payload: unknown | undefined): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
-    return insertManual(this.ctx, jobId, payload);
+  /**
+   * A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`), with
+   * its trace context when tracing is on.
+   */
+  insertManual(jobId: string, payload: unknown | undefined, traceparent?: string | null): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
+    return insertManual(this.ctx, jobId, payload, traceparent);
   }
 
   /** One step of a backfill: its next slot's run created PENDING, when it may start (`runs/backfill.ts`). */

@@ -52,6 +52,12 @@ export interface RunRecord {
   heartbeatAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * The run's W3C trace context (docs/operations.md, "Tracing"): the span its own span continues
+   * (a run-now's mutation), or its trace id with a parent id of zeros when the trace starts at the
+   * run. Null when the run was created with tracing off.
+   */
+  traceparent: string | null;
 }
 
 /** A RUNNING run's progress report, as a change RUNNING → RUNNING at the beat that carried it. */

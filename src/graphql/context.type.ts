@@ -22,4 +22,6 @@ export interface GraphQLContext {
   onSlowConsumer?: () => void;
   /** WebSocket subscriptions: where the shared results of the operation are written. */
   delivery?: Delivery;
+  /** With tracing on: the W3C context of the operation's span, which the runs it creates continue. */
+  traceparent?: string;
 }

@@ -10,6 +10,7 @@ import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 import { RunStatus } from '../domain/enums.js';
 import { forRole } from './redact.js';
+import { traceIdOf } from '../tracing/traceparent.js';
 
 @Resolver(() => Run)
 export class RunResolver {
@@ -40,7 +41,8 @@ export class RunResolver {
     @Arg('payload', () => JSONScalar, { nullable: true }) payload: unknown,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RunRecord> {
-    return ctx.cronql.runs.runNow(id, payload);
+    // The run's span continues the operation's (tracing on).
+    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent });
   }
 
   @Authorized('ADMIN')
@@ -87,6 +89,14 @@ export class RunResolver {
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'While a retry waits (PENDING): when it starts.' })
   nextAttemptAt(@Root() run: RunRecord): Date | null {
     return run.status === RunStatus.PENDING && run.attempt > 1 ? run.dueAt : null;
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "The W3C trace id of the run's trace (OpenTelemetry): a run-now's continues its mutation's. Null when the run was created with tracing off.",
+  })
+  traceId(@Root() run: RunRecord): string | null {
+    return traceIdOf(run.traceparent);
   }
 
   @FieldResolver(() => Int, { nullable: true, description: 'finishedAt - startedAt, in milliseconds.' })

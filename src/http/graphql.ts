@@ -35,6 +35,7 @@ import { Loaders } from '../graphql/loaders.js';
 import { cronqlSchema } from '../graphql/schema.js';
 import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
 import { requestErrorStatusPlugin } from './response-status.js';
+import { WsOperationSpans, tracingPlugin } from './graphql-tracing.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -129,6 +130,7 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
       noStorePlugin(),
       operationGuardPlugin(),
       requestErrorStatusPlugin(),
+      tracingPlugin(cronql),
     ],
   });
   await apollo.start();
@@ -147,7 +149,7 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
   // Not `{ server, path }`: that form answers 400 to an upgrade on any other path, which would
   // break a host application's own WebSocket routes (attachCronql). The path is matched as ws does.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes });
-  const ws = useWebSocketApi(wss, schema, auth, contextFor, log, {
+  const ws = useWebSocketApi(wss, schema, auth, contextFor, log, new WsOperationSpans(cronql), {
     maxSubscriptions: options.maxSubscriptionsPerConnection ?? 50,
     maxConnections: options.maxConnections ?? 5_000,
     maxResponseBytes,
@@ -288,6 +290,7 @@ function useWebSocketApi(
   auth: TokenAuthenticator,
   contextFor: (principal: Principal) => GraphQLContext,
   log: Logger,
+  spans: WsOperationSpans,
   limits: WsLimits,
 ) {
   const principals = new WeakMap<object, Principal>();
@@ -376,6 +379,8 @@ function useWebSocketApi(
             },
           };
         }
+        // Apollo's plugins never see this operation: its span is started (and ended) here.
+        spans.started(ctx, _id, operation.operation, payload.operationName ?? operation.name?.value, payload.extensions, context);
         return {
           schema,
           document,
@@ -385,13 +390,18 @@ function useWebSocketApi(
         };
       },
       onNext(ctx, _id, _payload, _args, result) {
+        spans.errored(ctx, _id, result.errors);
         if (tooSlow(ctx.extra.socket)) return undefined; // closing: what is sent now is dropped
         if (exceedsBytes(result, limits.maxResponseBytes)) return { errors: [tooLargeError(limits.maxResponseBytes)] } as never;
         if (!result.errors) return undefined;
         return { ...result, errors: result.errors.map((e) => formatWsResultError(e, log)) };
       },
-      onError(_ctx, _id, _payload, errors) {
+      onError(ctx, id, _payload, errors) {
+        spans.errored(ctx, id, errors);
         return errors.map((e) => formatError(e.toJSON(), e, log));
+      },
+      onComplete(ctx, id) {
+        spans.completed(ctx, id);
       },
     },
     wss,

@@ -14,6 +14,7 @@ import { HeartbeatTimeoutsDuty } from './heartbeat-timeouts.js';
 import { InstancePruningDuty } from './instance-pruning.js';
 import { LeaseDuty } from './lease.js';
 import { LostRunsDuty } from './lost-runs.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { MaintainedRuntime } from './maintained-runtime.js';
 import { Outage } from './outage.js';
 import { OwnRunsDuty } from './own-runs.js';
@@ -49,6 +50,8 @@ export interface MaintenanceOptions {
   onPruned?: (deleted: number, at: Date) => void;
   /** Told of each run-log retention round's outcome (metrics). */
   onLogsPruned?: (deleted: number) => void;
+  /** With tracing on: the spans of runs the rescue ends for their lost runner. */
+  tracing?: Tracing;
 }
 
 /**
@@ -88,7 +91,7 @@ export class Maintenance {
     this.cluster = [
       // Before the lost-run rescue: a dead runner's silent runs fail HEARTBEAT_TIMEOUT, the more precise reason.
       new HeartbeatTimeoutsDuty(ctx, every('heartbeat-timeouts'), store),
-      new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs }),
+      new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs, tracing: o.tracing }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),
       new PauseEndsDuty(ctx, every('pause-ends'), { pool: o.pool, runtime, now, perPass }),

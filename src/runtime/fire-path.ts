@@ -9,6 +9,7 @@ import type { RuntimeEvents } from './events.js';
 import type { Ledger } from './ledger.js';
 import type { MisfireGrace } from './misfire-grace.js';
 import type { RunExecutor } from './run-executor.js';
+import { traceClock, type RunTrace, type Tracing } from '../tracing/tracing.js';
 
 export interface FirePathOptions {
   store: RunStore;
@@ -23,6 +24,8 @@ export interface FirePathOptions {
   firing(): boolean;
   /** Told of each slot handed to the database (one-time jobs are disarmed once fired). */
   fired(job: JobSnapshot): void;
+  /** Spans of the runs claimed here (docs/operations.md, "Tracing"); undefined: tracing is off. */
+  tracing?: Tracing;
 }
 
 /**
@@ -108,10 +111,12 @@ export class FirePath {
    */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
     if (!this.o.firing() || runIds.length === 0) return Promise.resolve([]);
+    const { tracing } = this.o;
+    const claimStart = tracing ? traceClock() : 0;
     return this.track(
-      this.o.store.claim(runIds).then(
+      this.o.store.claim(runIds, tracing && (() => tracing.newTrace())).then(
         (won) => {
-          for (const { run, limits } of won) this.execute(run, limits);
+          for (const { run, limits } of won) this.execute(run, limits, tracing?.claimed(run, claimStart));
           return won.map((c) => c.run);
         },
         (err) => {
@@ -127,7 +132,8 @@ export class FirePath {
   resume(runs: ClaimedRun[]): void {
     if (!this.o.firing()) return;
     const here = new Set(this.o.executor.runIds());
-    for (const { run, limits } of runs) if (!here.has(run.id)) this.execute(run, limits);
+    const now = this.o.tracing ? traceClock() : 0;
+    for (const { run, limits } of runs) if (!here.has(run.id)) this.execute(run, limits, this.o.tracing?.claimed(run, now));
   }
 
   /** Aborts a run in flight on this instance (its CANCELED state is already recorded). */
@@ -176,14 +182,16 @@ export class FirePath {
 
   /** Records one slot and starts its run; resolves with the store's answer (null: deferred or failed). */
   private record(job: JobSnapshot, slot: Date, deadline?: Date, dueAt?: Date): Promise<FireOutcome | null> {
-    const { store, ledger, log, events } = this.o;
+    const { store, ledger, log, events, tracing } = this.o;
+    // With tracing, the run's trace starts here: its id goes into the row the claim inserts.
+    const claimStart = tracing ? traceClock() : 0;
     return this.track(
-      store.fire({ jobId: job.id, slot, deadline, job, dueAt }).then(
+      store.fire(tracing ? { jobId: job.id, slot, deadline, job, dueAt, traceparent: tracing.newTrace() } : { jobId: job.id, slot, deadline, job, dueAt }).then(
         (outcome) => {
           if (outcome.kind === 'claimed') {
             // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
             for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
-            this.execute(outcome.run, job);
+            this.execute(outcome.run, job, tracing?.claimed(outcome.run, claimStart));
           } else if (outcome.kind === 'late') {
             // The database took longer than the grace period to take it: MISSED, not late.
             ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
@@ -206,8 +214,8 @@ export class FirePath {
     );
   }
 
-  private execute(run: RunRecord, limits: RunLimits): void {
-    this.o.executor.execute(run, limits).catch((err) => this.o.log.error({ err, runId: run.id }, 'run executor failed'));
+  private execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): void {
+    this.o.executor.execute(run, limits, trace).catch((err) => this.o.log.error({ err, runId: run.id }, 'run executor failed'));
   }
 }
 

@@ -9,6 +9,7 @@ import { redactingLogger } from '../secrets/redacting-logger.js';
 import { capturingLogger } from './run-logger.js';
 import type { RunLogWriter } from './run-log-writer.js';
 import { RunBeats } from './run-beats.js';
+import type { RunTrace } from '../tracing/tracing.js';
 
 /** Where the values of the secrets a payload references come from (read when the run starts). */
 export interface SecretResolver {
@@ -160,13 +161,16 @@ export class RunExecutor {
     return this.inFlight.get(runId)?.done ?? Promise.resolve();
   }
 
-  /** Starts a RUNNING run in the background; resolves when its terminal state is recorded. */
-  execute(run: RunRecord, limits: RunLimits): Promise<void> {
+  /**
+   * Starts a RUNNING run in the background; resolves when its terminal state is recorded. `trace`:
+   * the run's spans (tracing on), ended with the handler and the run.
+   */
+  execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): Promise<void> {
     const abort = newAbort();
     const done = new Promise<void>((resolve) => {
       // The first run of an answer schedules the start of all: a microtask queued behind the
       // answer's other outcomes, so each handler starts knowing the whole batch is claimed.
-      if (this.toStart.push(() => resolve(this.runHandler(run, abort, limits))) === 1) queueMicrotask(() => this.startAll());
+      if (this.toStart.push(() => resolve(this.runHandler(run, abort, limits, trace))) === 1) queueMicrotask(() => this.startAll());
     }).finally(() => this.inFlight.delete(run.id));
     // In flight from now on: it can be aborted, waited for and drained before its handler starts.
     this.inFlight.set(run.id, { run, controller: abort.controller, abort: abort.abort, done });
@@ -210,7 +214,7 @@ export class RunExecutor {
     this.stopped = true;
   }
 
-  private async runHandler(run: RunRecord, { controller, aborted, abort }: Abort, { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes }: RunLimits): Promise<void> {
+  private async runHandler(run: RunRecord, { controller, aborted, abort }: Abort, { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes }: RunLimits, trace: RunTrace | undefined): Promise<void> {
     // Bound to the run when a handler first asks for it: most never log, and a child costs.
     let log: Logger | undefined;
     const parent = this.log;
@@ -221,7 +225,7 @@ export class RunExecutor {
         status: RunStatus.FAILED,
         failureCode: FailureCode.UNKNOWN_TARGET,
         failureMessage: `target "${run.target}" is not in the registry of this instance`,
-      });
+      }, trace);
       return;
     }
     // `${secrets.NAME}` references resolve in the handler's own copy only; every value resolved
@@ -240,7 +244,7 @@ export class RunExecutor {
           status: RunStatus.FAILED,
           failureCode: unknown ? FailureCode.UNKNOWN_SECRET : FailureCode.HANDLER_ERROR,
           failureMessage: unknown ? (err as Error).message : `could not read the secrets the payload references: ${withoutNul(String((err as Error).message))}`,
-        });
+        }, trace);
         return;
       }
     }
@@ -280,6 +284,7 @@ export class RunExecutor {
       enteredAt = this.now();
       this.store.started(run.id, enteredAt);
       beats.entered(run, enteredAt);
+      const traceparent = trace?.enter();
       // A synchronous throw lands in the catch below like a rejection.
       const result: unknown = definition.handler({
         // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
@@ -290,6 +295,7 @@ export class RunExecutor {
         },
         progress: beats.progress,
         heartbeat: beats.heartbeat,
+        traceparent,
         run: {
           id: run.id,
           jobId: run.jobId,
@@ -321,10 +327,12 @@ export class RunExecutor {
     // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
     // handler's last report goes with the end (it may still be waiting for its write).
     const ended = beats.end(enteredAt ? { ...run, startedAt: enteredAt } : run);
+    const recorded = secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome;
+    trace?.left(recorded);
     // The run's lines are stored before its end is recorded (and published): a reader or a
     // subscriber who learns that it ended has every line. Immediate for a run that did not log.
     if (log) await logs?.close(run.id);
-    await this.record(ended, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
+    await this.record(ended, recorded, trace);
   }
 
   /**
@@ -334,7 +342,16 @@ export class RunExecutor {
    * that retrying cannot cure is answered by recording the run alone (outside its batch), and
    * then, if that fails too, as FAILED without its output.
    */
-  private async record(run: RunRecord, outcome: Finish): Promise<void> {
+  private async record(run: RunRecord, outcome: Finish, trace?: RunTrace): Promise<void> {
+    try {
+      await this.recordEnd(run, outcome);
+    } finally {
+      // The run's span ends when its end is written (or given up on): the span says how it ended here.
+      trace?.end(outcome);
+    }
+  }
+
+  private async recordEnd(run: RunRecord, outcome: Finish): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         await (attempt === 0 ? this.store.finish(run, outcome) : this.store.finishAlone(run, outcome));

@@ -26,6 +26,7 @@ import { Maintenance } from '../maintenance/maintenance.js';
 import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
 import type { MaintenanceListener } from '../maintenance/events.js';
 import type { TargetRegistry } from './targets/registry.js';
+import type { Tracing } from '../tracing/tracing.js';
 
 /**
  * What a runtime runs with. The tunables are required: their defaults are applied once, where
@@ -79,6 +80,8 @@ export interface RuntimeOptions {
    * one rule); the job as resumed, or null when someone else did or the pause changed.
    */
   resumePaused?: (jobId: string, until: Date) => Promise<JobSnapshot | null>;
+  /** Spans of runs (docs/operations.md, "Tracing"); undefined: tracing is off. */
+  tracing?: Tracing;
 }
 
 type State = 'new' | 'starting' | 'armed' | 'stopping' | 'stopped';
@@ -158,6 +161,7 @@ export class Runtime implements MaintainedRuntime {
       grace,
       firing,
       fired: (job) => this.scheduler.fired(job),
+      tracing: o.tracing,
     });
     this.identity = { id: o.instanceId, role: o.role, host: hostname(), pid: process.pid, version: o.version };
     this.membership = new Membership({
@@ -206,6 +210,7 @@ export class Runtime implements MaintainedRuntime {
         this.events.emit('maintenancePass', pass);
       },
       onPruned: o.onPruned,
+      tracing: o.tracing,
     });
   }
 
@@ -257,6 +262,8 @@ export class Runtime implements MaintainedRuntime {
     // are settled; windows that were never recorded are accounted for by the ledger when the
     // actors are armed.
     const staled = await this.store.settleStale(this.o.staleAfterMs);
+    // Their spans went with the process that ran them: emitted here (docs/operations.md, "Tracing").
+    for (const run of staled) this.o.tracing?.endedElsewhere(run);
     const retired = await this.store.retireEndedOneTimeJobs();
     if (staled.length || retired.length) log.info({ staled: staled.length, retired: retired.length }, 'recovery');
     if (this.state !== 'starting') return; // stopped meanwhile

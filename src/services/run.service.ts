@@ -1,5 +1,6 @@
 import { CronqlError } from '../errors.js';
 import type { Pool } from '../db/pool.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
@@ -27,6 +28,17 @@ export interface RunServiceDeps {
   jobs: JobService;
   maxPayloadBytes: number;
   runtime?: RuntimePort;
+  /** With tracing on: the trace contexts of the runs created on request. */
+  tracing?: Pick<Tracing, 'continueOrStart'>;
+}
+
+/** How a run is asked for, beyond its payload. */
+export interface RunNowOptions {
+  /**
+   * The W3C `traceparent` of the caller's span (the GraphQL operation's): the run's span continues
+   * it. Ignored while tracing is off; without it, with tracing on, the run starts its own trace.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -103,9 +115,10 @@ export class RunService {
    * active the job's overlap policy decides, as for a scheduled slot: SKIPPED (OVERLAP),
    * buffered, started in place of the active run, or started beside it.
    */
-  async runNow(jobId: string, payload?: unknown): Promise<RunRecord> {
+  async runNow(jobId: string, payload?: unknown, options: RunNowOptions = {}): Promise<RunRecord> {
     if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
-    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload) : null;
+    const traceparent = this.d.tracing?.continueOrStart(options.traceparent) ?? null;
+    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent) : null;
     // Replaced runs running here stop now; those elsewhere were told by the store (NOTIFY).
     for (const old of made?.replaced ?? []) this.d.runtime?.abortRun(old.id, 'replaced by a run-now (overlap: CANCEL_PREVIOUS)');
     const run = made?.run;

@@ -133,6 +133,31 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await page.locator('article[data-job-id]').innerText()).toContain('At 09:00, Monday through Friday (Europe/Berlin time)');
   });
 
+  it('an interval through the form: said in English, bounded by maxRuns, with its own grace; a bad length is refused next to its field', async () => {
+    await go('#/jobs/new');
+    await page.locator('#f-key').fill('form-interval'); // not "dash…": the screenshots list those
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('#f-english').fill('every 45 minutes');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await expect.poll(() => page.locator('#f-every').inputValue(), patient).toBe('45m');
+    expect(await page.locator('input[name=scheduleType][value=INTERVAL]').isChecked()).toBe(true);
+    await page.locator('#f-every').fill('0s');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const everyError = page.locator('[data-field=every] .field-error');
+    await everyError.waitFor();
+    expect(await everyError.getAttribute('data-code')).toBe('INVALID_SCHEDULE');
+    await page.locator('#f-every').fill('45m');
+    await page.locator('#f-maxRuns').fill('3');
+    await page.locator('#f-misfireGraceSeconds').fill('120');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    const article = await page.locator('article[data-job-id]').innerText();
+    expect(article).toContain('every 45m');
+    expect(article).toContain('Every 45 minutes, from');
+    expect(await page.locator('[data-testid=bounds]').innerText()).toContain('at most 3 runs');
+    expect(article).toContain('120 s');
+  });
+
   it('lists the instances, each with the jobs it arms (ADMIN)', async () => {
     await page.getByRole('link', { name: 'Instances' }).click();
     const rows = page.locator('[data-testid=instances-table] tbody tr[data-instance-id]');

@@ -31,6 +31,7 @@ const run = (id: string, status: RunStatus, jobKey = 'k'): RunRecord => ({
   runnerInstanceId: null,
   createdAt: at,
   updatedAt: at,
+  traceparent: null,
 });
 
 describe('runChangeFeed', () => {

@@ -65,7 +65,14 @@ describe('an INTERVAL job across a DST change, with jitter and a restart', () =>
 
 describe('several expressions, bounds and maxRuns', () => {
   let release: (() => void) | null = null;
+  let openAll: () => void = () => {};
+  const allHeld = new Promise<void>((r) => (openAll = r));
   const targets = {
+    // Holds every run until the test opens them all.
+    hold: async () => {
+      await allHeld;
+      return null;
+    },
     // Holds its run until released (when a test asks it to), so that a slot overlaps it.
     gate: async (ctx: TargetContext) => {
       if ((ctx.payload as { hold?: boolean } | null)?.hold && !release) await new Promise<void>((r) => (release = r));
@@ -130,6 +137,36 @@ describe('several expressions, bounds and maxRuns', () => {
     clock.set(slot(5));
     await t.cronql.runtime!.whenIdle();
     expect((await runsOf(t.cronql, job.id)).map((r) => r.status)).toEqual(['SUCCEEDED', 'SKIPPED', 'SUCCEEDED']);
+  });
+
+  it('maxRuns holds while its runs are still running (ALLOW): the database records no slot past it', async () => {
+    const start = clock.now().getTime();
+    const slot = (k: number) => new Date(Math.ceil(start / 10_000) * 10_000 + k * 10_000);
+    const job = await t.cronql.jobs.create({
+      key: 'max-runs-allow', target: 'hold', scheduleType: ScheduleType.RECURRING, cronExpression: '*/10 * * * * *', maxRuns: 2,
+      overlap: 'ALLOW' as never, maxConcurrentRuns: 5,
+    });
+    for (const k of [1, 2]) {
+      const running = nextChange(t.cronql, (c) => c.run.jobId === job.id && c.run.status === 'RUNNING', 20_000);
+      clock.set(slot(k));
+      await running;
+    }
+    // Two runs started and still running: the third slot is refused by the statement that records it.
+    const third = new Promise<string>((resolve) => {
+      const off = t.cronql.runtimeEvents.on('slotRecorded', (e) => {
+        if (e.jobId !== job.id) return;
+        off();
+        resolve(e.kind);
+      });
+    });
+    clock.set(slot(3));
+    expect(await third).toBe('taken');
+    expect((await runsOf(t.cronql, job.id)).map((r) => r.status)).toEqual(['RUNNING', 'RUNNING']);
+    openAll();
+    await eventually(async () => (await t.cronql.jobs.get(job.id))!.status === JobStatus.RETIRED);
+    expect((await runsOf(t.cronql, job.id)).map((r) => `${r.scheduledAt.toISOString()} ${r.status}`)).toEqual([
+      `${slot(1).toISOString()} SUCCEEDED`, `${slot(2).toISOString()} SUCCEEDED`,
+    ]);
   });
 
   it('a job resumed after its endAt has no slot left: it retires', async () => {

@@ -70,14 +70,37 @@ const RETRYABLE = `c.status = ${S.FAILED} AND d.status = ${JOB.ACTIVE} AND d.ret
       AND coalesce(c.failure_code, ${CODE.HANDLER_ERROR}) NOT IN (${CODE.NON_RETRYABLE})
       AND (d.retry_on IS NULL OR coalesce(c.failure_code, ${CODE.HANDLER_ERROR}) = ANY (d.retry_on))`;
 
+/**
+ * The retire rule's other half, for a job no run's end will retire: an ACTIVE job whose schedule
+ * has no slot left (its `endAt` passed, its expressions' years are past) and that has no run in
+ * progress — a job with a run in progress retires when that run ends, by the rules above. Conditional on the revision the caller saw, so a job changed meanwhile
+ * (resumed with a new version, its bounds moved) is left alone; every instance is told. Returns
+ * whether it retired the job.
+ */
+export async function retireExhausted(ctx: RunContext, jobId: string, revision: number): Promise<boolean> {
+  const at = ctx.now();
+  const res = await ctx.pool.query(
+    `WITH retired AS (
+       UPDATE cron_job_definitions d SET status = ${JOB.RETIRED}, pause_reason = NULL, updated_by = '${CRONQL}', updated_at = $3
+       WHERE d.id = $1 AND d.revision = $2 AND d.status = ${JOB.ACTIVE}
+         AND NOT EXISTS (SELECT 1 FROM cron_job_runs r WHERE r.job_definition_id = d.id AND r.status IN (${S.ACTIVE_RUN}))
+       RETURNING d.id)
+     SELECT count(pg_notify('${Channel.JOB_CHANGED}', id::text)) AS n FROM retired`,
+    [jobId, revision, at],
+  );
+  return Number(res.rows[0]?.n ?? 0) > 0;
+}
+
 /** Retries: the next attempt of each RETRYABLE run, PENDING in its lane, due after the backoff. */
 const retried = (changed: string, at: string) => `retried AS (
     INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
-      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at)
+      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at, traceparent)
     SELECT gen_random_uuid(), c.job_definition_id, c.job_key, c.job_version, c.target, c.payload_snapshot, c.trigger_type,
       c.scheduled_at, ${S.PENDING}, c.attempt + 1, c.id,
       -- whole milliseconds: the instant a timer of this process can be set for, and claim at
-      date_trunc('milliseconds', ${at}::timestamptz + make_interval(secs => ${BACKOFF_SECONDS})), c.lane, ${at}, ${at}
+      date_trunc('milliseconds', ${at}::timestamptz + make_interval(secs => ${BACKOFF_SECONDS})), c.lane, ${at}, ${at},
+      -- the next attempt's span continues what the first one's did: one trace per slot or run-now
+      c.traceparent
     FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
     WHERE ${RETRYABLE}
     ORDER BY c.job_definition_id, c.id

@@ -71,6 +71,8 @@ export interface DueSlot {
   dueAt?: Date;
   /** Not recorded at all once this instant has passed: the slot is then `late` (MISSED by the caller). */
   deadline?: Date;
+  /** With tracing on: the run's trace context, written with its row when the slot is claimed here. */
+  traceparent?: string;
 }
 
 /** A slot to record as SKIPPED/MISSED. */
@@ -105,6 +107,21 @@ export type FireOutcome =
 const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}
       AND (j.max_runs IS NULL OR ${startedRuns('j')} < j.max_runs)`;
+
+/**
+ * `DUE_SLOTS` with each slot's trace context (`$6`), for the inserts that claim (tracing on). A
+ * separate statement rather than a parameter of nulls: with tracing off the fire path sends
+ * exactly what it sent before tracing existed.
+ */
+const TRACED_DUE_SLOTS = `(SELECT job_id, slot, due, tp, NULL::jsonb AS payload
+      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $6::text[]) AS u(job_id, slot, due, tp)) s
+    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
+
+/** Whether any of the slots carries a trace context (tracing is on for all or none). */
+const traced = (slots: DueSlot[]): boolean => slots.some((s) => s.traceparent !== undefined);
+
+/** The claiming insert's parameters beyond `dueParams` and the runner ($5): the trace contexts ($6), when traced. */
+const traceParams = (slots: DueSlot[]): unknown[] => (traced(slots) ? [slots.map((s) => s.traceparent ?? null)] : []);
 
 /** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
 const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
@@ -146,13 +163,14 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   const slots = all.filter((s) => !late(s));
   if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
+  const tracing = traced(slots);
   const inserted = await trackFire(ctx, ctx.pool.query(
     insertRuns(
-      DUE_SLOTS,
-      { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}` },
+      tracing ? TRACED_DUE_SLOTS : DUE_SLOTS,
+      { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
       `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
     ),
-    [...dueParams(slots, now), ctx.instanceId],
+    [...dueParams(slots, now), ctx.instanceId, ...traceParams(slots)],
   ));
   const running = builtRuns(ctx, inserted.rows, slots, now);
   const changes: RunChange[] = [];
@@ -224,9 +242,10 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
     );
     if (taken.rowCount) return null;
     const canceled = await cancelActive(q, slot.jobId, now);
+    const tracing = traced([slot]);
     const ins = await q(
-      insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due' }),
-      [...dueParams([slot], now), ctx.instanceId],
+      insertRuns(tracing ? TRACED_DUE_SLOTS : DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
+      [...dueParams([slot], now), ctx.instanceId, ...traceParams([slot])],
     );
     return { canceled, inserted: ins.rows };
   });
@@ -254,7 +273,7 @@ function builtRuns(ctx: RunContext, rows: Record<string, unknown>[], slots: DueS
     const slotMs = row.slot_ms as number;
     const found = byJob.get(jobId)!;
     const due = Array.isArray(found) ? found.find((s) => s.slot.getTime() === slotMs && !runs.has(s))! : found;
-    runs.set(due, firedRun(row.id as string, jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null }, ctx.instanceId, now));
+    runs.set(due, firedRun(row.id as string, jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null, traceparent: due.traceparent }, ctx.instanceId, now));
   }
   return runs;
 }
@@ -286,19 +305,22 @@ export async function missedBatch(ctx: RunContext, slots: MissedSlot[]): Promise
  * PENDING → RUNNING for this instance; returns the runs it won (conditional update). A run is
  * claimed once due (a retry at the end of its backoff) and from a lane where runs run (not
  * BUFFER_ONE's waiting place); a retry only while its job is ACTIVE (`stopChains` ends the
- * others).
+ * others). With tracing on, `newTrace` gives a run created without a trace context (a buffered
+ * slot, a run made while tracing was off) one that starts at the run, written with the claim.
  */
-export async function claim(ctx: RunContext, ids: string[]): Promise<ClaimedRun[]> {
+export async function claim(ctx: RunContext, ids: string[], newTrace?: () => string): Promise<ClaimedRun[]> {
   if (ids.length === 0) return [];
   const runIds = [...ids].sort(); // one lock order across instances
   const now = ctx.now();
+  const traces = newTrace ? runIds.map(() => newTrace()) : undefined;
   const res = await ctx.pool.query(
     `UPDATE cron_job_runs r SET status = ${S.RUNNING}, started_at = $2, updated_at = $2, runner_instance_id = $3
-       FROM cron_job_definitions d
-       WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id
+         ${traces ? ', traceparent = coalesce(r.traceparent, t.tp)' : ''}
+       FROM cron_job_definitions d${traces ? ', unnest($1::uuid[], $4::text[]) AS t(id, tp)' : ''}
+       WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id${traces ? ' AND t.id = r.id' : ''}
          AND r.lane >= 0 AND (r.due_at IS NULL OR r.due_at <= $2) AND (r.attempt = 1 OR d.status = ${JOB.ACTIVE})
        RETURNING ${qualified('r')}, ${limitColumns('d')}`,
-    [runIds, now, ctx.instanceId],
+    traces ? [runIds, now, ctx.instanceId, traces] : [runIds, now, ctx.instanceId],
   );
   const won = res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
   ctx.claimed(won.map((c) => moved(c.run, RunStatus.PENDING)));

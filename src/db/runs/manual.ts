@@ -14,9 +14,15 @@ import { BUFFER_LANE, JOB, S, qualified } from './vocabulary.js';
  * Creates a MANUAL run of a job that is not RETIRED, or an AD_HOC one when a payload is given,
  * by the job's overlap policy like a slot: PENDING in a free lane; else buffered (BUFFER_ONE),
  * or in place of the active run (CANCEL_PREVIOUS: returned with the runs it `replaced`, for the
- * caller to abort), or SKIPPED/OVERLAP. Null when the job is RETIRED (or unknown).
+ * caller to abort), or SKIPPED/OVERLAP. Null when the job is RETIRED (or unknown). `traceparent`:
+ * the run's trace context (tracing on), written with its row.
  */
-export async function insertManual(ctx: RunContext, jobId: string, payload: unknown | undefined): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
+export async function insertManual(
+  ctx: RunContext,
+  jobId: string,
+  payload: unknown | undefined,
+  traceparent: string | null = null,
+): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
   const policy = await ctx.pool.query(`SELECT overlap FROM cron_job_definitions WHERE id = $1 AND status <> ${JOB.RETIRED}`, [jobId]);
   if (!policy.rows[0]) return null;
   const overlap = policy.rows[0].overlap as OverlapPolicy;
@@ -25,7 +31,7 @@ export async function insertManual(ctx: RunContext, jobId: string, payload: unkn
   const trigger = payload === undefined ? TriggerType.MANUAL : TriggerType.AD_HOC;
   const now = ctx.now();
   const insert = async (q: Query, status: RunStatus, code: string | null, message: string | null, lane: string, where?: string) => {
-    const res = await q(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3', lane, where }), [
+    const res = await q(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3', lane, where, traceparent: '$8::text' }), [
       jobId,
       trigger,
       now,
@@ -33,6 +39,7 @@ export async function insertManual(ctx: RunContext, jobId: string, payload: unkn
       status,
       code,
       message,
+      traceparent,
     ]);
     return res.rows[0] ? rowToRun(res.rows[0]) : null;
   };

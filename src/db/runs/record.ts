@@ -43,6 +43,7 @@ export function runRecord(f: RunFields): RunRecord {
     heartbeatAt: f.heartbeatAt ?? null,
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
+    traceparent: f.traceparent ?? null,
   };
 }
 
@@ -76,6 +77,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     heartbeatAt: dateOrNull(row.heartbeat_at),
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
+    traceparent: row.traceparent as string | null,
   });
 }
 
@@ -88,7 +90,7 @@ export function firedRun(
   id: string,
   jobId: string,
   job: Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'>,
-  slot: { scheduledAt: Date; dueAt: Date | null },
+  slot: { scheduledAt: Date; dueAt: Date | null; traceparent?: string },
   runnerInstanceId: string,
   now: Date,
 ): RunRecord {
@@ -107,6 +109,7 @@ export function firedRun(
     dueAt: slot.dueAt,
     createdAt: now,
     updatedAt: now,
+    traceparent: slot.traceparent,
   });
 }
 

@@ -35,6 +35,11 @@ export interface TargetContext<P = any> {
    * throws, never waits; call it as often as convenient.
    */
   heartbeat(): void;
+  /**
+   * The W3C `traceparent` of the handler's span, to pass on to what the handler calls (the `http`
+   * target sends it as a header); undefined while tracing is off (docs/operations.md, "Tracing").
+   */
+  traceparent?: string;
 }
 
 /**

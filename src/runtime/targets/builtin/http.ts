@@ -281,9 +281,11 @@ async function answer(
 /** The `http` built-in target. */
 export function createHttpTarget(options: HttpTargetOptions = {}): TargetDefinition {
   return {
-    description: 'Sends an HTTP request (payload: url, method = POST, headers, body, timeoutMs = 10000).',
+    description: 'Sends an HTTP request (payload: url, method = POST, headers, body, timeoutMs = 10000); with tracing on, a traceparent header.',
     async handler(ctx: TargetContext): Promise<HttpOutput> {
       const req = parsePayload(ctx.payload);
+      // The request continues the run's trace (W3C Trace Context), unless the payload sends its own.
+      if (ctx.traceparent && !req.headers.has('traceparent')) req.headers.set('traceparent', ctx.traceparent);
       const { timeoutMs } = req;
       // One budget for all hops, the guard's lookups and reading the body.
       const timeout = AbortSignal.timeout(timeoutMs);
