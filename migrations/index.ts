@@ -16,6 +16,7 @@ import { Migration20261126010000_maintenance_lease } from './Migration2026112601
 import { Migration20261127000000_schedule_kinds } from './Migration20261127000000_schedule_kinds.js';
 import { Migration20261127010000_calendars } from './Migration20261127010000_calendars.js';
 import { Migration20261127020000_backfills } from './Migration20261127020000_backfills.js';
+import { Migration20261127030000_pause_until_skip } from './Migration20261127030000_pause_until_skip.js';
 import { Migration20261127040000_run_logs } from './Migration20261127040000_run_logs.js';
 import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
@@ -44,6 +45,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261127000000_schedule_kinds,
   Migration20261127010000_calendars,
   Migration20261127020000_backfills,
+  Migration20261127030000_pause_until_skip,
   Migration20261127040000_run_logs,
   Migration20261127050000_heartbeats,
   Migration20261127060000_trace_ids,

@@ -22,6 +22,7 @@ export const MIGRATION_NAMES = [
   'Migration20261127000000_schedule_kinds',
   'Migration20261127010000_calendars',
   'Migration20261127020000_backfills',
+  'Migration20261127030000_pause_until_skip',
   'Migration20261127040000_run_logs',
   'Migration20261127050000_heartbeats',
   'Migration20261127060000_trace_ids',

@@ -8,7 +8,7 @@
 // - the root field's arguments are the operation's variables, named and typed as the arguments;
 // - of the returned type, every field that takes no argument (a field with arguments, such as
 //   `Job.runs`, is a query of its own: `runs(filter: { jobId })`);
-// - a connection: `totalCount`, `pageInfo` and `nodes` (not `edges`, which repeat the nodes);
+// - a connection: `totalCount` (when it has one), `pageInfo` and `nodes` (not `edges`, which repeat the nodes);
 // - an object without `id` (a value such as `RetryPolicy` or `HealthCheck`): all of it, by the
 //   same rules;
 // - an object with `id` (an entity such as `Job` or `Run`): all of it when it is what the
@@ -65,7 +65,8 @@ function selection(type, indent, insideEntity, path, row = false) {
     const node = getNamedType(type.getFields().nodes.type);
     const pageInfo = getNamedType(type.getFields().pageInfo.type);
     return [
-      `${indent}totalCount`,
+      // A timeline (upcoming) has no total: the window may hold any number of slots.
+      ...('totalCount' in type.getFields() ? [`${indent}totalCount`] : []),
       `${indent}pageInfo {\n${selection(pageInfo, `${indent}  `, false, [...path, type.name])}\n${indent}}`,
       `${indent}nodes {\n${selection(node, `${indent}  `, false, [...path, type.name], true)}\n${indent}}`,
     ].join('\n');

@@ -24,7 +24,9 @@ import { RunLogEvents } from './runtime/run-log-events.js';
 import { RunLogRelay } from './runtime/run-log-relay.js';
 import { RunLogWriter } from './runtime/run-log-writer.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
-import { JobService } from './services/job.service.js';
+import { JobService, toSnapshot } from './services/job.service.js';
+import { UpcomingService } from './services/upcoming.service.js';
+import { loadCounts } from './db/upcoming-jobs.js';
 import { RunService } from './services/run.service.js';
 import { RunLogService } from './services/run-log.service.js';
 import { BackfillService } from './services/backfill.service.js';
@@ -65,6 +67,7 @@ export class Cronql {
   private probe?: Pool;
   private _jobs?: JobService;
   private _runs?: RunService;
+  private _upcoming?: UpcomingService;
   private _runLogs?: RunLogService;
   /** Keeps handlers' `ctx.log` lines with their runs (runtime roles). */
   private logWriter?: RunLogWriter;
@@ -107,6 +110,11 @@ export class Cronql {
   get runs(): RunService {
     return this.need(this._runs);
   }
+  /** The upcoming timeline: every job's slots that will run in a window. */
+  get upcoming(): UpcomingService {
+    return this.need(this._upcoming);
+  }
+
   /** Run logs: pages of a run's lines, and a run's lines followed live (docs/run-logs.md). */
   get runLogs(): RunLogService {
     return this.need(this._runLogs);
@@ -201,7 +209,15 @@ export class Cronql {
       onProgressError: (err) => this.log.warn({ err }, 'could not record progress reports; they are written with the runs\' next write'),
     });
     if (o.listen) {
-      this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
+      this.notifier = new Notifier(
+        url,
+        this.log,
+        () => {
+          this._upcoming?.invalidate();
+          void this._runtime?.resync();
+        },
+        { bounds },
+      );
       await this.notifier.start();
       this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
       this.relay.start();
@@ -247,6 +263,11 @@ export class Cronql {
         onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
         events: this.runtimeEvents,
         tracing: this._tracing,
+        // The services' resume (one rule), for the pauses that end by themselves.
+        resumePaused: async (jobId, until) => {
+          const job = await this.jobs.resumeEnded(jobId, until);
+          return job && toSnapshot(job);
+        },
       });
     }
     const pool = this._pool;
@@ -261,7 +282,20 @@ export class Cronql {
       const [{ JobStore }, orm] = await Promise.all([import('./db/job-store.js'), this.openOrm(url!, bounds)]);
       return new JobStore(orm, pool, publish);
     };
-    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    // The timeline's jobs are kept between requests: every job change (here, or another instance's
+    // notification) has it re-read that job, and a lost notification connection everything.
+    const upcoming = (this._upcoming = new UpcomingService({ pool, clock: this.clock }));
+    this.notifier?.on(Channel.JOB_CHANGED, (id) => upcoming.invalidate(id));
+    const deps = {
+      jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)),
+      targets: this.targets,
+      clock: this.clock,
+      maxPayloadBytes: this.maxPayloadBytes,
+      runtime: this._runtime,
+      secrets: this._secrets,
+      jobsChanged: (jobs: readonly JobRecord[]) => jobs.forEach((j) => upcoming.invalidate(j.id)),
+      counts: (ids: readonly string[]) => loadCounts(pool, ids),
+    };
     this._jobs = new JobService(deps);
     this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => this._runtime?.calendarChanged(name) });
     this._runs = new RunService({

@@ -99,6 +99,8 @@ export type Tunable = keyof typeof TUNABLES;
 export const RUNTIME_BOUNDS = {
   /** Alarms for waiting runs (retries) at most; past it the retry-wakeups duty claims the rest, a heartbeat late at most. */
   maxRetryWakers: 100_000,
+  /** Alarms for pauses that end by themselves at most; past it the pause-ends duty sets the rest as their ends come near. */
+  maxPauseAlarms: 100_000,
   /** On stop, how long slots being recorded may take to start their runs (at most the shutdown grace). */
   stopRecordingMs: 5_000,
   /** A heartbeat is fresh within two heartbeats and this much. */
@@ -124,6 +126,7 @@ export const MAINTENANCE = {
     'lost-runs': 1,
     'pending-runs': 1,
     'retry-wakeups': 1,
+    'pause-ends': 1,
     'stranded-buffers': 1,
     'chain-stops': 1,
     backfills: 1,

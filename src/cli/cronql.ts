@@ -21,6 +21,8 @@ import {
   RunLogLinesDocument,
   RunLogPageDocument,
   RunsDocument,
+  SkipNextRunsDocument,
+  UpcomingDocument,
   type RunLogLineFieldsFragment,
   type RunLogPageQuery,
   TargetsDocument,
@@ -167,10 +169,23 @@ jobs
     });
     output(data.createJob, [jobRow(data.createJob)]);
   });
-jobs.command('pause <id>').requiredOption('--reason <reason>').action(async (id: string, o: { reason: string }) => {
-  const data = await request(endpoint(), PauseJobDocument, { id, reason: o.reason });
-  output(data.pauseJob, [jobRow(data.pauseJob)]);
-});
+jobs
+  .command('pause <id>')
+  .requiredOption('--reason <reason>')
+  .option('--until <when>', 'resume by itself then: an ISO 8601 instant, or from now: +30m, +12h, +2d')
+  .action(async (id: string, o: { reason: string; until?: string }) => {
+    const data = await request(endpoint(), PauseJobDocument, { id, reason: o.reason, until: o.until ? moment(o.until, '--until') : undefined });
+    output(data.pauseJob, [jobRow(data.pauseJob)]);
+  });
+jobs
+  .command('skip <id>')
+  .description('record the next N slots SKIPPED (SKIPPED_BY_ADMIN) instead of running them; 0 cancels')
+  .requiredOption('--count <n>')
+  .requiredOption('--reason <reason>')
+  .action(async (id: string, o: { count: string; reason: string }) => {
+    const data = await request(endpoint(), SkipNextRunsDocument, { id, count: Number(o.count), reason: o.reason });
+    output(data.skipNextRuns, [{ ...jobRow(data.skipNextRuns), skipRemaining: data.skipNextRuns.skipRemaining }]);
+  });
 jobs.command('resume <id>').action(async (id: string) => {
   const data = await request(endpoint(), ResumeJobDocument, { id });
   output(data.resumeJob, [jobRow(data.resumeJob)]);
@@ -339,6 +354,35 @@ program
     if (!asJson()) console.log(`${p.cronExpression ?? `every ${p.every}`}  (${p.scheduleType === 'INTERVAL' ? 'absolute time' : p.timezone})  ${p.description}`);
     output(p, p.next.map((at) => ({ at })));
   });
+
+program
+  .command('upcoming')
+  .description('every job\'s slots that will run in a window, in time order ("what runs tonight?")')
+  .option('--from <when>', 'the window\'s start: an ISO 8601 instant or +30m, +12h, +2d (default: now)')
+  .requiredOption('--to <when>', 'the window\'s end: an ISO 8601 instant or +30m, +12h, +2d')
+  .option('--key-contains <text>', 'only jobs whose key contains this')
+  .option('--limit <n>', 'at most this many slots', '100')
+  .action(async (o: { from?: string; to: string; keyContains?: string; limit: string }) => {
+    const limit = Number(o.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new CliError('BAD_USER_INPUT', '--limit must be a positive whole number');
+    const vars = { from: o.from ? moment(o.from, '--from') : undefined, to: moment(o.to, '--to'), filter: o.keyContains ? { keyContains: o.keyContains } : undefined };
+    const slots: { slot: string; dueAt: string; job: { id: string; key: string; target: string } }[] = [];
+    let after: string | null | undefined;
+    do {
+      const data = await request(endpoint(), UpcomingDocument, { ...vars, first: Math.min(500, limit - slots.length), after });
+      slots.push(...data.upcoming.nodes);
+      after = data.upcoming.pageInfo.hasNextPage ? data.upcoming.pageInfo.endCursor : null;
+    } while (after && slots.length < limit);
+    output(slots, slots.map((s) => ({ slot: s.slot, dueAt: s.dueAt === s.slot ? '' : s.dueAt, key: s.job.key, target: s.job.target })));
+  });
+
+/** An instant given on the command line: from now (+30m, +12h, +2d), or as `instant` reads it. */
+function moment(text: string, option: string): string {
+  const relative = /^\+(\d+)(s|m|h|d)$/.exec(text.trim());
+  if (!relative) return instant(text, option);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+  return new Date(Date.now() + Number(relative[1]) * unit).toISOString();
+}
 
 // --- backfill ----------------------------------------------------------------------------------
 const SCOPES: BackfillScope[] = ['MISSING', 'NOT_SUCCEEDED', 'ALL'];

@@ -39,7 +39,7 @@ export async function loadJobs(pool: Pool, jobIds: readonly string[]): Promise<J
  * A job record's columns beyond the snapshot's, and its last success (read from the runs, as the
  * entity's formula does), for a query over `cron_job_definitions j`.
  */
-const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_at, j.pause_reason, j.supersedes_job_id,
+const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_at, j.pause_reason, j.skip_remaining, j.skip_reason, j.supersedes_job_id,
   j.created_by, j.updated_by, j.created_at,
   (SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.status = ${S.SUCCEEDED}) AS last_success_at`;
 
@@ -66,6 +66,8 @@ export function rowToJobRecord(row: Record<string, unknown>): JobRecord {
     lastSuccessAt: at(row.last_success_at),
     lastFailureAt: at(row.last_failure_at),
     pauseReason: (row.pause_reason as string | null) ?? null,
+    skipRemaining: Number(row.skip_remaining ?? 0),
+    skipReason: (row.skip_reason as string | null) ?? null,
     supersedesId: (row.supersedes_job_id as string | null) ?? null,
     createdBy: (row.created_by as string | null) ?? null,
     updatedBy: (row.updated_by as string | null) ?? null,

@@ -31,7 +31,7 @@ function columns({ retry, ...rest }: JobFields) {
 const storedExpressions = (list: readonly string[] | null | undefined): string[] | null => (list && list.length > 1 ? [...list] : null);
 
 /** A state change of a job the caller asked for (its status, and what goes with it). */
-export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'consecutiveFailures'>>;
+export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'pausedUntil' | 'consecutiveFailures' | 'skipRemaining' | 'skipReason'>>;
 
 /** Which job versions a list shows (the caller checked the text). */
 export interface JobQuery {
@@ -63,6 +63,8 @@ export function toJobRecord(job: JobDefinition): JobRecord {
     lastSuccessAt: job.lastSuccessAt ?? null,
     lastFailureAt: job.lastFailureAt ?? null,
     pauseReason: job.pauseReason ?? null,
+    skipRemaining: job.skipRemaining,
+    skipReason: job.skipReason ?? null,
     supersedesId: job.supersedes?.id ?? null,
     createdBy: job.createdBy ?? null,
     updatedBy: job.updatedBy ?? null,
@@ -173,7 +175,7 @@ export class JobStore {
         const n = await tx.nativeUpdate(
           JobDefinition,
           { id: old.id, status: { $ne: JobStatus.RETIRED } },
-          { status: JobStatus.RETIRED, pauseReason: null, updatedBy: actor, updatedAt: now },
+          { status: JobStatus.RETIRED, pauseReason: null, pausedUntil: null, updatedBy: actor, updatedAt: now },
         );
         if (n === 0) throw new JobWriteRefused('NOT_IN_STATE');
         // The live version is the newest one: every new version retires the one it replaces.
@@ -202,11 +204,16 @@ export class JobStore {
     return records;
   }
 
-  /** `change` if the job's status is one of `from`; the updated row, or null when it was not. */
-  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date): Promise<JobRecord | null> {
+  /**
+   * `change` if the job's status is one of `from` (and, with `pausedUntil`, its pause still ends
+   * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
+   * row, or null when it was not.
+   */
+  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, pausedUntil?: Date): Promise<JobRecord | null> {
     let updated: JobDefinition | null = null;
     await this.em().transactional(async (tx) => {
-      const n = await tx.nativeUpdate(JobDefinition, { id, status: { $in: from } }, { ...change, updatedBy: actor, updatedAt: now });
+      const where: FilterQuery<JobDefinition> = pausedUntil ? { id, status: { $in: from }, pausedUntil } : { id, status: { $in: from } };
+      const n = await tx.nativeUpdate(JobDefinition, where, { ...change, updatedBy: actor, updatedAt: now });
       if (n === 0) return;
       updated = await tx.findOne(JobDefinition, { id }, { refresh: true });
       await notify(tx, id);

@@ -130,6 +130,8 @@ export const FailureCode = {
   HTTP_BLOCKED: 'HTTP_BLOCKED',
   /** The payload names a secret that does not exist (any more). */
   UNKNOWN_SECRET: 'UNKNOWN_SECRET',
+  /** Skip reason: an admin asked to skip the job's next slots (skipNextRuns); the message is their reason. */
+  SKIPPED_BY_ADMIN: 'SKIPPED_BY_ADMIN',
   /** The handler did not beat (`ctx.heartbeat`, `ctx.progress`) for its job's `heartbeatTimeoutSeconds`. */
   HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
 } as const;

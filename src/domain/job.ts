@@ -70,6 +70,8 @@ export interface JobSnapshot extends JobSettings, ScheduleExtras {
   runAt: Date | null;
   timezone: string;
   status: JobStatus;
+  /** A PAUSED job with this set resumes by itself at this instant. */
+  pausedUntil: Date | null;
   /** Bumped by the database on every change: snapshots apply in revision order. */
   revision: number;
   updatedAt: Date;
@@ -95,7 +97,7 @@ export const RETRY_PARTS = {
 
 /** The columns a snapshot is read from (the settings' from the settings table). */
 export const JOB_COLUMNS = [
-  'id', 'job_key', 'version', 'target', 'schedule_type', 'cron_expression', 'run_at', 'timezone', 'status',
+  'id', 'job_key', 'version', 'target', 'schedule_type', 'cron_expression', 'run_at', 'timezone', 'status', 'paused_until',
   'cron_expressions', 'every_ms', 'anchor_at', 'start_at', 'end_at',
   ...SETTING_NAMES.flatMap((name) => (JOB_SETTINGS[name].kind === 'retry' ? Object.values(RETRY_PARTS).map(([, column]) => column) : [JOB_SETTINGS[name].column])),
   'revision', 'updated_at',
@@ -155,6 +157,7 @@ export function jobSnapshot(read: JobReader): JobSnapshot {
     timezone: read('timezone', 'timezone') as string,
     ...scheduleExtrasOf(read, at),
     status: read('status', 'status') as JobStatus,
+    pausedUntil: at('pausedUntil', 'paused_until'),
     ...settingsOf(read),
     revision: Number(read('revision', 'revision')),
     updatedAt: at('updatedAt', 'updated_at')!,
@@ -196,6 +199,9 @@ export interface JobRecord extends JobSnapshot {
   lastSuccessAt: Date | null;
   lastFailureAt: Date | null;
   pauseReason: string | null;
+  /** The job's next slots still to be recorded SKIPPED (SKIPPED_BY_ADMIN), and why. */
+  skipRemaining: number;
+  skipReason: string | null;
   /** The version this one replaced. */
   supersedesId: string | null;
   createdBy: string | null;

@@ -75,9 +75,21 @@ export class JobResolver {
   async pauseJob(
     @Arg('id', () => ID) id: string,
     @Arg('reason', () => String) reason: string,
+    @Arg('until', () => DateTimeScalar, { nullable: true, description: 'The job resumes by itself at this instant (in the future); the slot at it runs.' }) until: Date | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name);
+    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null);
+  }
+
+  @Authorized('ADMIN')
+  @Mutation(() => Job, { description: 'The next `count` slots of the job are recorded SKIPPED (code SKIPPED_BY_ADMIN, the reason as message) when they come, instead of running; replaces an earlier request (0 cancels it; at most 1000).' })
+  async skipNextRuns(
+    @Arg('id', () => ID) id: string,
+    @Arg('count', () => Int) count: number,
+    @Arg('reason', () => String) reason: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<JobRecord> {
+    return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name);
   }
 
   @Authorized('ADMIN')
@@ -146,9 +158,21 @@ export class JobResolver {
     return ctx.loaders.successor.load(job.id);
   }
 
-  @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'Null unless ACTIVE.' })
+  @FieldResolver(() => DateTimeScalar, {
+    nullable: true,
+    description: 'The next slot that will run: bounds, skipped slots and a pause that ends applied (a job paused until an instant answers its first slot from then). Null for a job paused for good, retired, or with no slot left.',
+  })
   nextRunAt(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Date | null {
     return ctx.cronql.jobs.nextRunAt(job);
+  }
+
+  @FieldResolver(() => [DateTimeScalar], { description: 'The next slots that will run (as nextRunAt; calendars, bounds, maxRuns, skipped slots and pause-until applied); at most 100.' })
+  async nextRuns(
+    @Root() job: JobRecord,
+    @Arg('count', () => Int, { nullable: true, defaultValue: 10 }) count: number | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Date[]> {
+    return ctx.cronql.jobs.nextRuns(job, count ?? 10);
   }
 
   @FieldResolver(() => Run, { nullable: true, description: 'The run with the latest scheduledAt.' })

@@ -87,6 +87,15 @@ export class Job {
   @Field(() => String, { nullable: true })
   pauseReason?: string | null;
 
+  @Field(() => DateTimeScalar, { nullable: true, description: 'A PAUSED job resumes by itself at this instant (pauseJob until); the slot at it runs.' })
+  pausedUntil?: Date | null;
+
+  @Field(() => Int, { description: 'Its next slots still to be recorded SKIPPED (code SKIPPED_BY_ADMIN) instead of run (skipNextRuns).' })
+  skipRemaining!: number;
+
+  @Field(() => String, { nullable: true, description: 'The reason given with skipNextRuns: the message of the slots it skips.' })
+  skipReason?: string | null;
+
   @Field(() => String, { nullable: true, description: 'Role or token name of the caller that created it.' })
   createdBy?: string | null;
 

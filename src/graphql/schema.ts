@@ -16,6 +16,7 @@ import { ScheduleResolver } from './schedule.resolver.js';
 import { DateTimeScalar } from './scalars.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
 import { TargetResolver } from './target.resolver.js';
+import { UpcomingResolver } from './upcoming.resolver.js';
 
 /** Where the committed SDL lives, relative to the package root. */
 export const SCHEMA_FILE = 'schema/schema.graphql';
@@ -28,7 +29,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, CalendarResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

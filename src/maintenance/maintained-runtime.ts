@@ -15,6 +15,8 @@ export interface MaintainedRuntime {
   setOutage(outage: boolean): void;
   /** Sets alarms that claim waiting runs (retries) when due. */
   wake(runs: readonly WaitingRun[]): void;
+  /** Sets alarms that resume paused jobs when their pause ends (pauseJob's `until`). */
+  endPauses(pauses: readonly { jobId: string; until: Date }[]): void;
   /** Moves the backfills in flight on (their next slots started and run here). */
   advanceBackfills(): Promise<void>;
   /** Recomputes which jobs this instance arms from the live schedulers. */

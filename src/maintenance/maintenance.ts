@@ -18,6 +18,7 @@ import type { Tracing } from '../tracing/tracing.js';
 import type { MaintainedRuntime } from './maintained-runtime.js';
 import { Outage } from './outage.js';
 import { OwnRunsDuty } from './own-runs.js';
+import { PauseEndsDuty } from './pause-ends.js';
 import { PendingRunsDuty } from './pending-runs.js';
 import { RebalanceDuty } from './rebalance.js';
 import { Retention, RetentionDuty } from './retention.js';
@@ -57,7 +58,7 @@ export interface MaintenanceOptions {
  * The maintenance of one runtime: small services (src/maintenance/*.ts), each with its period,
  * started and stopped here in an explicit order. Instance duties run on every instance (its
  * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (heartbeat
- * timeouts, lost-run rescue, pending claims, retry wake-ups, stranded buffers, chain stops, backfills, instance pruning,
+ * timeouts, lost-run rescue, pending claims, retry wake-ups, pause ends, stranded buffers, chain stops, backfills, instance pruning,
  * retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
@@ -93,6 +94,7 @@ export class Maintenance {
       new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs, tracing: o.tracing }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),
+      new PauseEndsDuty(ctx, every('pause-ends'), { pool: o.pool, runtime, now, perPass }),
       new StrandedBuffersDuty(ctx, every('stranded-buffers'), { store, runtime, perPass }),
       new ChainStopsDuty(ctx, every('chain-stops'), store),
       new BackfillsDuty(ctx, every('backfills'), runtime),

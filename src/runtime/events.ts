@@ -21,6 +21,8 @@ export interface RuntimeEventMap {
   databaseUnreachable: { at: Date };
   /** The database answers again (the deferred slots are being accounted for). */
   databaseReachable: { at: Date };
+  /** This instance ended a job's pause at its `until` (pauseJob until): the job is ACTIVE again. */
+  pauseEnded: { jobId: string; jobKey: string; until: Date; at: Date };
   /** The runtime is armed: recovery done, this instance's share of the ACTIVE jobs armed. */
   armed: { jobs: number; partitions: number };
   /** One pass of a maintenance duty ran (src/maintenance/events.ts): which, where, how it went. */

@@ -5,7 +5,7 @@ import { beat, markArmed, type InstanceIdentity } from '../db/instances.js';
 import type { Pool } from '../db/pool.js';
 import type { Notifier } from '../db/notifier.js';
 import { bounded } from '../domain/bounded.js';
-import { JobStatus, TriggerType } from '../domain/enums.js';
+import { JobStatus, MissedReason, TriggerType } from '../domain/enums.js';
 import type { ClaimedRun, RunStore, WaitingRun } from '../db/run-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
@@ -19,6 +19,7 @@ import { Ledger } from './ledger.js';
 import { Membership } from './membership.js';
 import { Notifications } from './notifications.js';
 import { RetryWakers } from './retry-wakers.js';
+import { PauseEnds, type EndingPause } from './pause-ends.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import type { RunLogWriter } from './run-log-writer.js';
 import { Scheduler } from './scheduler.js';
@@ -76,6 +77,11 @@ export interface RuntimeOptions {
   onMaintenancePass?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /**
+   * Resumes a job whose pause ends now, if it is still paused until then (the services' resume:
+   * one rule); the job as resumed, or null when someone else did or the pause changed.
+   */
+  resumePaused?: (jobId: string, until: Date) => Promise<JobSnapshot | null>;
   /** Spans of runs (docs/operations.md, "Tracing"); undefined: tracing is off. */
   tracing?: Tracing;
 }
@@ -107,6 +113,7 @@ export class Runtime implements MaintainedRuntime {
   private readonly calendarSkips: CalendarSkips;
   private readonly membership: Membership;
   private readonly wakers: RetryWakers;
+  private readonly pauseEnds: PauseEnds;
   private readonly notifications: Notifications;
   private readonly maintenance: Maintenance;
   private readonly backfills: Backfills;
@@ -194,6 +201,7 @@ export class Runtime implements MaintainedRuntime {
     this.backfills = new Backfills({ pool: o.pool, store, log, claimAndExecute: (ids) => this.claimAndExecute(ids), perRound: MAINTENANCE.perPass });
     this.wakers = new RetryWakers({ clock, max: RUNTIME_BOUNDS.maxRetryWakers, claim: (id) => void this.claimAndExecute([id]) });
     this.store.onWaiting((runs) => this.wake(runs));
+    this.pauseEnds = new PauseEnds({ clock, max: RUNTIME_BOUNDS.maxPauseAlarms, resume: (pause) => void this.firePath.track(this.endPause(pause)) });
     this.notifications = new Notifications({
       pool: o.pool,
       store,
@@ -330,8 +338,12 @@ export class Runtime implements MaintainedRuntime {
    * buffered slot (the sweep does it too, should this instance stop first).
    */
   private apply(job: JobSnapshot, ledger: Date | null = null): void {
-    if (this.membership.owns(job)) this.scheduler.upsert(job, ledger);
+    const owned = this.membership.owns(job);
+    if (owned) this.scheduler.upsert(job, ledger);
     else this.scheduler.remove(job.id);
+    // A pause that ends by itself: the instance arming the job rings for its end.
+    if (owned && job.status === JobStatus.PAUSED && job.pausedUntil) this.pauseEnds.set([{ jobId: job.id, until: job.pausedUntil }]);
+    else this.pauseEnds.clear(job.id);
     if (job.status !== JobStatus.ACTIVE && this.state === 'armed') {
       void this.firePath.track(this.store.stopChains([job.id])).catch((err) => this.o.log.warn({ err, jobId: job.id }, 'could not end the waiting runs of a stopped job'));
     }
@@ -364,6 +376,34 @@ export class Runtime implements MaintainedRuntime {
     this.wakers.wake(runs);
   }
 
+  /** Sets alarms that resume paused jobs when their pause ends (the pause-ends duty). */
+  endPauses(pauses: readonly EndingPause[]): void {
+    if (this.state !== 'armed') return;
+    this.pauseEnds.set(pauses);
+  }
+
+  /**
+   * A pause's end rang: the job is resumed (if nobody did, and the pause did not change), and
+   * the slots from `until` on are the ledger's — the resume's notification arms the job from
+   * now, so the slot at `until` (and any after it, should the resume come late) is accounted for
+   * here: run if still within the grace, else by the job's catch-up policy. A slot both hand on
+   * is recorded once (the slot key). Never rejects.
+   */
+  private async endPause(pause: EndingPause): Promise<void> {
+    const { resumePaused, log, clock } = this.o;
+    if (!resumePaused || this.state !== 'armed') return;
+    try {
+      const job = await resumePaused(pause.jobId, pause.until);
+      if (!job || this.state !== 'armed') return;
+      log.info({ jobKey: job.jobKey, until: pause.until }, 'pause ended; job resumed');
+      this.events.emit('pauseEnded', { jobId: job.id, jobKey: job.jobKey, until: pause.until, at: clock.now() });
+      await this.ledger.account(job, new Date(pause.until.getTime() - 1), clock.now(), MissedReason.PROCESS_DOWN);
+    } catch (err) {
+      // The duty's next pass finds the pause still ending (a conditional update committed nothing).
+      log.error({ err, jobId: pause.jobId }, 'could not end a pause');
+    }
+  }
+
   /** Executes runs recorded RUNNING for this instance whose start was never confirmed here. */
   resume(runs: ClaimedRun[]): void {
     this.firePath.resume(runs);
@@ -392,6 +432,7 @@ export class Runtime implements MaintainedRuntime {
     this.state = 'stopping';
     this.scheduler.stop();
     this.wakers.close();
+    this.pauseEnds.close();
     // The cluster-wide maintenance moves to another instance now, not after the drain.
     void this.maintenance.stepDown();
   }

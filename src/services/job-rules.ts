@@ -1,5 +1,5 @@
 import { CronqlError } from '../errors.js';
-import { BackoffKind, ScheduleType } from '../domain/enums.js';
+import { BackoffKind, JobStatus, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
 import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
@@ -95,6 +95,35 @@ export function validateReason(reason: unknown, action = 'pausing a job'): strin
   if (reason.length > 2_000) throw new CronqlError('BAD_USER_INPUT', 'reason must be at most 2000 characters');
   checkText('reason', reason);
   return reason.trim();
+}
+
+/**
+ * What a resume does, by hand (resumeJob) or at the end of a pause (pauseJob's `until`): the job
+ * is ACTIVE again, with no pause, and counts failures afresh (it may have been auto-paused).
+ */
+export const RESUMED = { status: JobStatus.ACTIVE, pauseReason: null, pausedUntil: null, consecutiveFailures: 0 } as const;
+
+/** The end of a pause: none, or an instant after `now`. */
+export function validatePauseEnd(until: unknown, now: Date): Date | null {
+  if (until == null) return null;
+  if (!(until instanceof Date) || Number.isNaN(until.getTime())) {
+    throw new CronqlError('BAD_USER_INPUT', 'until must be an instant (ISO 8601)', { field: 'until' });
+  }
+  if (until.getTime() <= now.getTime()) {
+    throw new CronqlError('BAD_USER_INPUT', `until must be in the future (it is ${until.toISOString()}; now is ${now.toISOString()})`, { field: 'until' });
+  }
+  return until;
+}
+
+/** The most slots one skipNextRuns may skip. */
+export const MAX_SKIP_COUNT = 1_000;
+
+/** How many next slots to skip: 0 (cancel an earlier request) to MAX_SKIP_COUNT. */
+export function validateSkipCount(count: unknown): number {
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_SKIP_COUNT) {
+    throw new CronqlError('BAD_USER_INPUT', `count must be a whole number from 0 to ${MAX_SKIP_COUNT} (got ${String(count)})`, { field: 'count', max: MAX_SKIP_COUNT });
+  }
+  return count;
 }
 
 export function validateDefinition(input: DefinitionInput, o: RuleOptions): ValidDefinition {

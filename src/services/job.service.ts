@@ -5,12 +5,12 @@ import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
 import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
 import { JobWriteRefused } from '../db/job-write-refused.js';
-import { nextSlot } from '../schedule/job-schedule.js';
-import { jobScheduleOf } from '../domain/job-schedule.js';
+import { nextDueSlots, NO_CALENDARS, type CalendarsOf, type DueJob } from '../domain/due-slots.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
-import { settingsOfNewVersion, validateDefinition, validateKey, validateReason, type DefinitionInput } from './job-rules.js';
+import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
+import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
 import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
@@ -34,11 +34,17 @@ export interface ServiceDeps {
   runtime?: RuntimePort;
   /** Checks that the secrets a payload references exist. */
   secrets?: { assertExist(names: Iterable<string>): Promise<void> };
+  /** Told of the job rows this process's writes changed (after the runtime). */
+  jobsChanged?: (jobs: readonly JobRecord[]) => void;
+  /** The rules of the calendars a job names (none until calendars are wired in). */
+  calendarsOf?: CalendarsOf;
+  /** The counts that move without a notification: slots left to skip, runs left under maxRuns. */
+  counts?: (ids: readonly string[]) => Promise<Map<string, { skipRemaining: number; runsLeft: number | null }>>;
 }
 
 /** What the runtime needs of a job version: its record less what only the API shows. */
 export function toSnapshot(job: JobRecord): JobSnapshot {
-  const { finalSlotAt: _f, consecutiveFailures: _c, lastSuccessAt: _s, lastFailureAt: _l, pauseReason: _p, supersedesId: _i, createdBy: _cb, updatedBy: _ub, createdAt: _ca, ...snapshot } = job;
+  const { finalSlotAt: _f, consecutiveFailures: _c, lastSuccessAt: _s, lastFailureAt: _l, pauseReason: _p, skipRemaining: _sr, skipReason: _sw, supersedesId: _i, createdBy: _cb, updatedBy: _ub, createdAt: _ca, ...snapshot } = job;
   return snapshot;
 }
 
@@ -58,6 +64,7 @@ export class JobService {
     // This process's runtime hears of the writes here; the others through the store's NOTIFY.
     this.store = d.jobStore((jobs) => {
       for (const job of jobs) d.runtime?.jobChanged(toSnapshot(job));
+      d.jobsChanged?.(jobs);
     });
   }
 
@@ -94,13 +101,28 @@ export class JobService {
     return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
   }
 
-  /** The next slot of an ACTIVE job: from this instance's actor, else from the schedule math. */
+  /**
+   * The next slot of the job that will run (domain/due-slots.ts: bounds, a pause that ends,
+   * skipped slots applied): null for a job paused for good or retired. A job armed here with
+   * nothing to subtract answers from its actor (the slot its alarm is set for).
+   */
   nextRunAt(job: JobRecord): Date | null {
-    if (job.status !== JobStatus.ACTIVE) return null;
-    const armed = this.d.runtime?.nextRunAt(job.id);
-    if (armed) return armed;
-    const { schedule, bounds } = jobScheduleOf(job);
-    return nextSlot(schedule, bounds, this.d.clock.now());
+    const due = dueJobOf(job, null, this.d.calendarsOf);
+    if (job.status === JobStatus.ACTIVE && job.skipRemaining === 0 && due.calendars.length === 0 && job.scheduleType !== ScheduleType.ONE_TIME) {
+      const armed = this.d.runtime?.nextRunAt(job.id);
+      if (armed) return armed;
+    }
+    if (job.status === JobStatus.ACTIVE && job.scheduleType === ScheduleType.ONE_TIME) return job.runAt ?? null;
+    return nextDueSlots(due, this.d.clock.now(), 1)[0] ?? null;
+  }
+
+  /** The next `count` slots of the job that will run (see `nextRunAt`), its runs left under maxRuns counted. */
+  async nextRuns(job: JobRecord, count: number): Promise<Date[]> {
+    if (!Number.isInteger(count) || count < 0) throw new CronqlError('BAD_USER_INPUT', `count must be a whole number (at most ${MAX_NEXT_RUNS} are answered)`, { field: 'count', max: MAX_NEXT_RUNS });
+    const n = Math.min(count, MAX_NEXT_RUNS);
+    let fresh = { skipRemaining: job.skipRemaining, runsLeft: null as number | null };
+    if ((job.maxRuns !== null || job.skipRemaining > 0) && this.d.counts) fresh = (await this.d.counts([job.id])).get(job.id) ?? fresh;
+    return nextDueSlots({ ...dueJobOf(job, fresh.runsLeft, this.d.calendarsOf), skipRemaining: fresh.skipRemaining }, this.d.clock.now(), n);
   }
 
   async create(input: CreateJobInput, actor: string | null = null): Promise<JobRecord> {
@@ -173,14 +195,37 @@ export class JobService {
     }
   }
 
-  async pause(id: string, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+  /** Pauses an ACTIVE job; with `until` (a future instant) it resumes by itself then (`resumeEnded`). */
+  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null): Promise<JobRecord> {
     const why = validateReason(reason);
-    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why }, actor, 'pause');
+    const end = validatePauseEnd(until, this.d.clock.now());
+    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause');
   }
 
   async resume(id: string, actor: string | null = null): Promise<JobRecord> {
-    // A resumed job starts counting failures afresh (it may have been auto-paused).
-    return this.transition(id, [JobStatus.PAUSED], { status: JobStatus.ACTIVE, pauseReason: null, consecutiveFailures: 0 }, actor, 'resume');
+    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume');
+  }
+
+  /**
+   * The end of a pause given an `until`: the same resume as `resume`, by cronql, if the job is
+   * still PAUSED with that end — a conditional update, so of the instances whose alarm rang for
+   * it exactly one resumes it, and a pause changed meanwhile (resumed by hand, paused again) is
+   * left alone. Null when there was nothing to resume.
+   */
+  async resumeEnded(id: string, until: Date): Promise<JobRecord | null> {
+    if (!isUuid(id)) return null;
+    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL, this.d.clock.now(), until);
+  }
+
+  /**
+   * The job's next `count` slots are recorded SKIPPED (SKIPPED_BY_ADMIN) with `reason` when they
+   * come, instead of running; replaces an earlier request (0 cancels it). ACTIVE or PAUSED jobs
+   * (a paused job skips the slots after its resume).
+   */
+  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+    const n = validateSkipCount(count);
+    const why = validateReason(reason, 'skipping slots');
+    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of');
   }
 
   async retire(id: string, actor: string | null = null): Promise<JobRecord> {
@@ -250,6 +295,14 @@ export class JobService {
     }
     return updated;
   }
+}
+
+/** The most slots `nextRuns` answers. */
+export const MAX_NEXT_RUNS = 100;
+
+/** A job record as the due-slots rule reads it. */
+function dueJobOf(job: JobRecord, runsLeft: number | null, calendarsOf: CalendarsOf = NO_CALENDARS): DueJob {
+  return { ...job, runsLeft, calendars: calendarsOf(job) };
 }
 
 /** The expressions of a new version: given (the list, or one alone), or copied unless the type switched. */

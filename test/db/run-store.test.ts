@@ -299,7 +299,7 @@ describe('run store: one writer, one change per transition', () => {
       /(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+cron_job_definitions\b|nativeUpdate\(|nativeDelete\(|\.persist\(/i.test(readFileSync(f, 'utf8')),
     );
     expect(jobWriters.filter((f) => !f.startsWith(store))).toEqual([join('src', 'db', 'job-store.ts')]);
-    expect(jobWriters.filter((f) => f.startsWith(store)).sort()).toEqual([join(store, 'end-rules.ts'), join(store, 'maintenance.ts')]);
+    expect(jobWriters.filter((f) => f.startsWith(store)).sort()).toEqual([join(store, 'admin-skips.ts'), join(store, 'end-rules.ts'), join(store, 'maintenance.ts')]);
     // Run changes (RunEvents: `publish(changes)`, `emit(change)`); the runtime's own typed events are named (`emit('slotsMissed', …)`).
     const publishers = files.filter((f) => /events\.(publish|emit)\((?!')/.test(readFileSync(f, 'utf8')));
     expect(publishers.sort()).toEqual([join('src', 'app.ts'), join('src', 'runtime', 'run-event-relay.ts')]);

@@ -21,6 +21,7 @@ const job = (fields: Partial<JobSnapshot>): JobSnapshot => ({
   ...DEFAULT_SETTINGS,
   ...NO_SCHEDULE_EXTRAS,
   calendars: ['freeze'],
+  pausedUntil: null,
   revision: 1,
   updatedAt: new Date('2026-01-01T00:00:00Z'),
   ...fields,

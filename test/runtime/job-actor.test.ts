@@ -12,7 +12,7 @@ const job: JobSnapshot = {
   ...NO_SCHEDULE_EXTRAS,
   id: '22222222-2222-4222-8222-222222222222', jobKey: 'actor', version: 1, target: 'log', payload: null,
   scheduleType: ScheduleType.RECURRING, cronExpression: '*/10 * * * * *', runAt: null, timezone: 'UTC', timeoutSeconds: null,
-  status: JobStatus.ACTIVE, catchUp: CatchUpPolicy.NONE, catchUpLimit: null, retry: null, overlap: OverlapPolicy.SKIP, maxConcurrentRuns: 1, jitterSeconds: 0, captureBytes: 4096, revision: 1, updatedAt: new Date('2026-06-01T12:00:00Z'),
+  status: JobStatus.ACTIVE, pausedUntil: null, catchUp: CatchUpPolicy.NONE, catchUpLimit: null, retry: null, overlap: OverlapPolicy.SKIP, maxConcurrentRuns: 1, jitterSeconds: 0, captureBytes: 4096, revision: 1, updatedAt: new Date('2026-06-01T12:00:00Z'),
 };
 
 describe('a job actor', () => {

@@ -24,6 +24,7 @@ const snapshot = (status: JobStatus, revision: number, updatedAt = '2026-06-01T0
   cronExpression: '* * * * *',
   runAt: null,
   timezone: 'UTC',
+  pausedUntil: null,
   timeoutSeconds: null,
   status,
   catchUp: CatchUpPolicy.NONE,

@@ -4,6 +4,7 @@ import { JobDetailView } from './JobDetailView.js';
 import { JobFormView } from './JobForm.js';
 import { InstancesView } from './InstancesView.js';
 import { CalendarsView } from './CalendarsView.js';
+import { UpcomingView } from './UpcomingView.js';
 import { JobsView } from './JobsView.js';
 import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
 import { Q } from './queries.js';
@@ -100,9 +101,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'calendars' ? 'calendars' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'calendars' ? 'Calendars' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -117,6 +118,9 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
           </a>
           <a href={href.runs()} aria-current={section === 'runs' ? 'page' : undefined}>
             Execution jobs
+          </a>
+          <a href={href.upcoming()} aria-current={section === 'upcoming' ? 'page' : undefined}>
+            Upcoming
           </a>
           <a href={href.calendars()} aria-current={section === 'calendars' ? 'page' : undefined}>
             Calendars
@@ -144,6 +148,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'run' && <RunDetailView key={route.id} id={route.id} />}
         {route.view === 'instances' && <InstancesView />}
         {route.view === 'calendars' && <CalendarsView />}
+        {route.view === 'upcoming' && <UpcomingView />}
       </main>
     </>
   );

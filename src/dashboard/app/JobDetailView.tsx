@@ -34,6 +34,17 @@ export function JobDetailView({ id }: { id: string }) {
       {job.pauseReason && (
         <p class="pause-reason" data-testid="pause-reason">
           Paused: {job.pauseReason}
+          {job.pausedUntil && (
+            <>
+              {' '}
+              — resumes by itself at <Time iso={job.pausedUntil} />
+            </>
+          )}
+        </p>
+      )}
+      {job.skipRemaining > 0 && (
+        <p class="pause-reason" data-testid="skip-remaining">
+          Its next {job.skipRemaining === 1 ? 'slot' : `${job.skipRemaining} slots`} will be skipped: {job.skipReason}
         </p>
       )}
       <div class="columns">
@@ -163,8 +174,23 @@ export function JobDetailView({ id }: { id: string }) {
           <h3>Payload</h3>
           <Json value={job.payload} label="Payload" />
         </section>
+        <section aria-labelledby="next-runs-title">
+          <h2 id="next-runs-title">Next runs</h2>
+          <p class="muted">The slots that will run: bounds, calendars, a pause that ends and skipped slots applied.</p>
+          {job.nextRuns.length === 0 ? (
+            <p>None: {job.status === 'ACTIVE' ? 'the schedule has no slot left' : `the job is ${job.status}`}.</p>
+          ) : (
+            <ol data-testid="next-runs">
+              {job.nextRuns.map((at) => (
+                <li>
+                  <Time iso={at} />
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
         <section aria-labelledby="preview-title">
-          <h2 id="preview-title">Next slots</h2>
+          <h2 id="preview-title">Next slots of the expression</h2>
           <Preview job={job} />
         </section>
       </div>

@@ -13,7 +13,7 @@ import { Dialog, ErrorBox, FieldError } from './ui.js';
  */
 export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' | 'status'>; onChanged(): void }) {
   const { api, role } = useSession();
-  const [dialog, setDialog] = useState<null | 'pause' | 'run' | 'retire'>(null);
+  const [dialog, setDialog] = useState<null | 'pause' | 'skip' | 'run' | 'retire'>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [started, setStarted] = useState<RunRow | null>(null);
@@ -46,6 +46,9 @@ export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' 
       )}
       {job.status !== 'RETIRED' && (
         <>
+          <button type="button" onClick={() => setDialog('skip')}>
+            Skip next…
+          </button>
           <button type="button" onClick={() => setDialog('run')}>
             Run now…
           </button>
@@ -65,6 +68,7 @@ export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' 
         </span>
       )}
       {dialog === 'pause' && <PauseDialog jobId={job.id} jobKey={job.key} onClose={() => setDialog(null)} onDone={onChanged} />}
+      {dialog === 'skip' && <SkipDialog jobId={job.id} jobKey={job.key} onClose={() => setDialog(null)} onDone={onChanged} />}
       {dialog === 'run' && (
         <RunNowDialog
           jobId={job.id}
@@ -84,6 +88,7 @@ export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' 
 function PauseDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(): void }) {
   const { api } = useSession();
   const [reason, setReason] = useState('');
+  const [until, setUntil] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   // The reason is sent as typed, even empty: "a pause needs a reason" is the API's rule (REASON_REQUIRED).
@@ -92,7 +97,8 @@ function PauseDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey
     setBusy(true);
     setError(null);
     try {
-      await api.request(Q.pauseJob, { id: jobId, reason });
+      // datetime-local is the browser's local time; the API takes an instant.
+      await api.request(Q.pauseJob, { id: jobId, reason, until: until ? new Date(until).toISOString() : undefined });
       onClose();
       onDone();
     } catch (err) {
@@ -108,10 +114,58 @@ function PauseDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey
         <label for="pause-reason">Reason (kept on the job, shown to everyone)</label>
         <textarea id="pause-reason" name="reason" rows={3} value={reason} aria-describedby={fieldError ? 'pause-reason-error' : undefined} aria-invalid={!!fieldError} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
         <FieldError error={fieldError} id="pause-reason-error" />
+        <label for="pause-until">Resume by itself at (your local time; empty: paused until resumed by hand)</label>
+        <input id="pause-until" name="until" type="datetime-local" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} />
         {!fieldError && <ErrorBox error={error} />}
         <div class="dialog-buttons">
           <button type="submit" class="primary" disabled={busy}>
             Pause
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** skipNextRuns: the next N slots are recorded SKIPPED (SKIPPED_BY_ADMIN) with the reason; 0 cancels an earlier request. */
+function SkipDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(): void }) {
+  const { api } = useSession();
+  const [count, setCount] = useState('1');
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.request(Q.skipNextRuns, { id: jobId, count: Number(count), reason });
+      onClose();
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const reasonError = error instanceof ApiError && (error.code === 'REASON_REQUIRED' || error.field === 'reason') ? error : undefined;
+  const countError = error instanceof ApiError && error.field === 'count' ? error : undefined;
+  return (
+    <Dialog title={`Skip the next runs of ${jobKey}`} onClose={onClose} testId="skip-dialog">
+      <form onSubmit={submit}>
+        <label for="skip-count">How many of its next slots (0 cancels an earlier request)</label>
+        <input id="skip-count" name="count" type="number" min="0" max="1000" value={count} aria-invalid={!!countError} onInput={(e) => setCount((e.target as HTMLInputElement).value)} />
+        <FieldError error={countError} id="skip-count-error" />
+        <label for="skip-reason">Reason (each skipped slot's message)</label>
+        <textarea id="skip-reason" name="reason" rows={2} value={reason} aria-invalid={!!reasonError} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
+        <FieldError error={reasonError} id="skip-reason-error" />
+        {!reasonError && !countError && <ErrorBox error={error} />}
+        <div class="dialog-buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            Skip
           </button>
           <button type="button" onClick={onClose}>
             Cancel

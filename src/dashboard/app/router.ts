@@ -12,7 +12,8 @@ export type Route =
   | { view: 'new-version'; id: string }
   | { view: 'run'; id: string }
   | { view: 'instances' }
-  | { view: 'calendars' };
+  | { view: 'calendars' }
+  | { view: 'upcoming' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0]!.replace(/\/+$/, '');
@@ -21,6 +22,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'runs') return { view: 'runs' };
   if (parts[0] === 'instances') return { view: 'instances' };
   if (parts[0] === 'calendars') return { view: 'calendars' };
+  if (parts[0] === 'upcoming') return { view: 'upcoming' };
   if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
   if (parts[0] === 'jobs' && parts[1] && parts[2] === 'new-version') return { view: 'new-version', id: parts[1] };
   if (parts[0] === 'jobs' && parts[1]) return { view: 'job', id: parts[1] };
@@ -36,6 +38,7 @@ export const href = {
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
   instances: () => '#/instances',
   calendars: () => '#/calendars',
+  upcoming: () => '#/upcoming',
 };
 
 export function navigate(to: string): void {

@@ -104,6 +104,18 @@ export class JobDefinition {
   @Property({ type: 'text', nullable: true })
   pauseReason?: string | null;
 
+  /** A PAUSED job with this set resumes by itself at this instant (pauseJob's `until`). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  pausedUntil?: Date | null;
+
+  /** The job's next slots still to record SKIPPED (skipNextRuns); the fire path counts it down. */
+  @Property({ type: 'integer', default: 0 })
+  skipRemaining: number & Opt = 0;
+
+  /** The reason given with skipNextRuns: the message of the slots it skips. */
+  @Property({ type: 'text', nullable: true })
+  skipReason?: string | null;
+
   @ManyToOne(() => JobDefinition, { fieldName: 'supersedes_job_id', nullable: true, ref: false })
   supersedes?: JobDefinition | null;
 

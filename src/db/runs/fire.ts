@@ -4,6 +4,7 @@ import { created, moved, type RunChange, type RunRecord } from '../../domain/run
 import { inTransaction, type RunContext } from './context.js';
 import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
+import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
 import { asOf, firedRun, limitColumns, limitsOf, rowToRun, type RunLimits } from './record.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
@@ -168,7 +169,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   const inserted = await trackFire(ctx, ctx.pool.query(
     insertRuns(
       tracing ? TRACED_DUE_SLOTS : DUE_SLOTS,
-      { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: NOT_BEHIND_BUFFER, traceparent: tracing ? 's.tp' : undefined },
+      { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
       `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
     ),
     [...dueParams(slots, now), ctx.instanceId, ...traceParams(slots)],
@@ -188,6 +189,12 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
       if (run && !outcomes.has(s)) outcomes.set(s, { kind, run });
     }
   };
+  if (rest.length > 0) {
+    // A slot that inserted nothing may be one an admin asked to skip (admin-skips.ts): recorded
+    // SKIPPED before the overlap policy sees it (a skipped slot neither buffers nor replaces).
+    settle(rest, await recordAdminSkips(ctx, rest, now), 'skipped');
+    rest = rest.filter((s) => !outcomes.has(s));
+  }
   const byPolicy = (policy: OverlapPolicy) => rest.filter((s) => s.job.overlap === policy);
   const buffering = byPolicy(OverlapPolicy.BUFFER_ONE);
   if (buffering.length > 0) settle(buffering, await buffer(ctx, buffering, now), 'buffered');

@@ -249,7 +249,7 @@ export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: 
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, calendars: Array<string> | null, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, calendars: Array<string> | null, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -280,7 +280,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, calendars: Array<string> | null, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, calendars: Array<string> | null, heartbeatTimeoutSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -363,10 +363,30 @@ export type DashboardNewVersionMutation = { createJobVersion: { id: string } };
 export type DashboardPauseMutationVariables = Exact<{
   id: string | number;
   reason: string;
+  until?: string | null | undefined;
 }>;
 
 
-export type DashboardPauseMutation = { pauseJob: { id: string, status: JobStatus, pauseReason: string | null } };
+export type DashboardPauseMutation = { pauseJob: { id: string, status: JobStatus, pauseReason: string | null, pausedUntil: string | null } };
+
+export type DashboardSkipNextMutationVariables = Exact<{
+  id: string | number;
+  count: number;
+  reason: string;
+}>;
+
+
+export type DashboardSkipNextMutation = { skipNextRuns: { id: string, skipRemaining: number, skipReason: string | null } };
+
+export type DashboardUpcomingQueryVariables = Exact<{
+  to: string;
+  filter?: JobFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardUpcomingQuery = { upcoming: { nodes: Array<{ slot: string, dueAt: string, job: { id: string, key: string, target: string, timezone: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type DashboardResumeMutationVariables = Exact<{
   id: string | number;
@@ -600,6 +620,10 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   ...JobScheduleFields
   lastSuccessAt
   lastFailureAt
+  pausedUntil
+  skipRemaining
+  skipReason
+  nextRuns(count: 10)
 }
     fragment JobFields on Job {
   id
@@ -883,6 +907,10 @@ fragment DashboardJobDetail on Job {
   ...JobScheduleFields
   lastSuccessAt
   lastFailureAt
+  pausedUntil
+  skipRemaining
+  skipReason
+  nextRuns(count: 10)
 }`) as unknown as TypedDocumentString<DashboardJobQuery, DashboardJobQueryVariables>;
 export const DashboardJobVersionsDocument = new TypedDocumentString(`
     query DashboardJobVersions($key: String!) {
@@ -1073,14 +1101,44 @@ export const DashboardNewVersionDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<DashboardNewVersionMutation, DashboardNewVersionMutationVariables>;
 export const DashboardPauseDocument = new TypedDocumentString(`
-    mutation DashboardPause($id: ID!, $reason: String!) {
-  pauseJob(id: $id, reason: $reason) {
+    mutation DashboardPause($id: ID!, $reason: String!, $until: DateTime) {
+  pauseJob(id: $id, reason: $reason, until: $until) {
     id
     status
     pauseReason
+    pausedUntil
   }
 }
     `) as unknown as TypedDocumentString<DashboardPauseMutation, DashboardPauseMutationVariables>;
+export const DashboardSkipNextDocument = new TypedDocumentString(`
+    mutation DashboardSkipNext($id: ID!, $count: Int!, $reason: String!) {
+  skipNextRuns(id: $id, count: $count, reason: $reason) {
+    id
+    skipRemaining
+    skipReason
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardSkipNextMutation, DashboardSkipNextMutationVariables>;
+export const DashboardUpcomingDocument = new TypedDocumentString(`
+    query DashboardUpcoming($to: DateTime!, $filter: JobFilter, $first: Int, $after: String) {
+  upcoming(to: $to, filter: $filter, first: $first, after: $after) {
+    nodes {
+      slot
+      dueAt
+      job {
+        id
+        key
+        target
+        timezone
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardUpcomingQuery, DashboardUpcomingQueryVariables>;
 export const DashboardResumeDocument = new TypedDocumentString(`
     mutation DashboardResume($id: ID!) {
   resumeJob(id: $id) {

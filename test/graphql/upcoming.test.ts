@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cronql } from '../../src/app.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { ScheduleType } from '../../src/domain/enums.js';
+import type { JobRecord } from '../../src/domain/job.js';
+import { nextSlots } from '../../src/schedule/slots.js';
+import { jitterOffsetMs } from '../../src/schedule/jitter.js';
+import { gql, startApi, type Api } from './support.js';
+
+/**
+ * `upcoming` against a reference built another way: the union, over the generated jobs, of each
+ * expression's preview (schedule/slots.ts `nextSlots`, what previewSchedule answers) less what the
+ * job's state removes (a pause until an instant, the slots asked skipped, its start/end bounds),
+ * paged through with cursors of random sizes: no slot lost, none twice, the order (slot, job id).
+ */
+const NOW = '2026-03-07T12:00:00.000Z'; // the day before the US spring-forward
+const HOUR = 3_600_000;
+
+/** A small deterministic generator (mulberry32): the same jobs every run, varied. */
+function random(seed: number) {
+  let a = seed;
+  return () => {
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('upcoming', () => {
+  let api: Api;
+  let cronql: Cronql;
+  const clock = new ManualClock(NOW);
+  const jobs: JobRecord[] = [];
+
+  beforeAll(async () => {
+    // An API-only instance: nothing fires, the jobs' state is what the test made it.
+    api = await startApi({ clock, role: 'api' });
+    cronql = api.cronql;
+    const rnd = random(26);
+    const pick = <T,>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+    const expressions = ['*/7 * * * *', '0 * * * *', '30 2 * * *', '15 */3 * * *', '0 9 * * 1-5', '10 */5 * * * *', '0 0 * * 0', '45 1,2,3 * * *'];
+    const zones = ['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata'];
+    const now = clock.now().getTime();
+    for (let i = 0; i < 40; i++) {
+      const oneTime = i % 13 === 12;
+      const created = await cronql.jobs.create({
+        key: `gen-${i}`,
+        target: 'log',
+        scheduleType: oneTime ? ScheduleType.ONE_TIME : ScheduleType.RECURRING,
+        cronExpression: oneTime ? null : pick(expressions),
+        runAt: oneTime ? new Date(now + Math.floor(rnd() * 30) * HOUR + 1000) : null,
+        timezone: pick(zones),
+        jitterSeconds: rnd() < 0.3 ? 10 : 0,
+        startAt: !oneTime && rnd() < 0.15 ? new Date(now + Math.floor(rnd() * 20) * HOUR) : null,
+        endAt: !oneTime && rnd() < 0.15 ? new Date(now + Math.floor(10 + rnd() * 20) * HOUR) : null,
+      });
+      let job = created;
+      const state = rnd();
+      if (state < 0.15) job = await cronql.jobs.pause(job.id, 'until later', 'admin', new Date(now + Math.floor(1 + rnd() * 30) * HOUR + 500));
+      else if (state < 0.25) job = await cronql.jobs.pause(job.id, 'for good', 'admin');
+      else if (state < 0.4) job = await cronql.jobs.skipNext(job.id, 1 + Math.floor(rnd() * 5), 'skip some', 'admin');
+      jobs.push(job);
+    }
+    // A retired job has no slot.
+    const retired = await cronql.jobs.create({ key: 'retired', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * *' });
+    await cronql.jobs.retire(retired.id);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  /** The reference: each job's preview in [from, to], less what its state removes. */
+  function reference(from: Date, to: Date): string[] {
+    const out: { at: number; id: string }[] = [];
+    const now = clock.now();
+    for (const job of jobs) {
+      if (job.status === 'PAUSED' && !job.pausedUntil) continue;
+      const raw = job.scheduleType === ScheduleType.ONE_TIME ? [job.runAt!] : nextSlots(job.cronExpression!, job.timezone, new Date(now.getTime() - 1), 3000);
+      // Shown from the pause's end; skips count from the first slot after now (or the pause's end).
+      const start = job.pausedUntil ? Math.max(now.getTime(), job.pausedUntil.getTime()) : now.getTime();
+      const countFrom = job.pausedUntil ? Math.max(now.getTime() + 1, job.pausedUntil.getTime()) : now.getTime() + 1;
+      let skips = job.skipRemaining;
+      for (const slot of raw) {
+        const t = slot.getTime();
+        if (t < start || t > to.getTime()) continue;
+        if ((job.startAt && t < job.startAt.getTime()) || (job.endAt && t > job.endAt.getTime())) continue;
+        if (skips > 0 && t >= countFrom) {
+          skips--;
+          continue;
+        }
+        if (t >= from.getTime()) out.push({ at: t, id: job.id });
+      }
+    }
+    out.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return out.map((s) => `${new Date(s.at).toISOString()} ${s.id}`);
+  }
+
+  it('agrees with the union of each job\'s preview less its pause, skips and bounds, paged through with cursors', async () => {
+    const rnd = random(7);
+    for (const [from, to] of [
+      [new Date(NOW), new Date(Date.parse(NOW) + 30 * HOUR)],
+      [new Date(Date.parse(NOW) + 5 * HOUR + 1), new Date(Date.parse(NOW) + 20 * HOUR)],
+    ] as const) {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (let pages = 0; pages < 10_000; pages++) {
+        const page = await cronql.upcoming.page({ from, to, first: 1 + Math.floor(rnd() * 400), after });
+        for (const n of page.nodes) {
+          seen.push(`${n.slot.toISOString()} ${n.jobId}`);
+          const jitter = jobs.find((j) => j.id === n.jobId)!.jitterSeconds;
+          expect(n.dueAt.getTime() - n.slot.getTime()).toBe(jitterOffsetMs(n.jobId, n.slot, jitter));
+        }
+        if (!page.hasNextPage) break;
+        after = page.endCursor;
+      }
+      const expected = reference(from, to);
+      expect(expected.length).toBeGreaterThan(100);
+      expect(seen).toEqual(expected);
+    }
+  });
+
+  it('sees a job changed since the last request (the job-change notification), and filters', async () => {
+    const from = new Date(NOW);
+    const to = new Date(Date.parse(NOW) + 2 * HOUR);
+    const filter = { keyContains: 'LATE-' };
+    expect((await cronql.upcoming.page({ from, to, filter })).nodes).toEqual([]);
+    const job = await cronql.jobs.create({ key: 'late-comer', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 13 * * *' });
+    const after = await cronql.upcoming.page({ from, to, filter });
+    expect(after.nodes.map((n) => [n.jobId, n.slot.toISOString()])).toEqual([[job.id, '2026-03-07T13:00:00.000Z']]);
+    expect((await cronql.upcoming.page({ from, to, filter: { ...filter, target: 'http' } })).nodes).toEqual([]);
+    await cronql.jobs.pause(job.id, 'gone again', 'admin');
+    expect((await cronql.upcoming.page({ from, to, filter })).nodes).toEqual([]);
+  });
+
+  it('first: literal, variable, null, omitted, 0, over the cap; a bad cursor, a window backwards', async () => {
+    const to = new Date(Date.parse(NOW) + 48 * HOUR).toISOString();
+    const count = async (query: string, variables: Record<string, unknown> = {}) => {
+      const res = await gql<{ upcoming: { nodes: { slot: string }[]; pageInfo: { hasNextPage: boolean } } }, Record<string, unknown>>(api.url, query, { to, ...variables }, api.adminToken);
+      return res.errors ? res.errors[0].extensions?.code : res.data!.upcoming.nodes.length;
+    };
+    const q = (args: string) => {
+      const vars = [args.includes('$n') ? ', $n: Int' : '', args.includes('$after') ? ', $after: String' : ''].join('');
+      return `query($to: DateTime!${vars}) { upcoming(to: $to${args}) { nodes { slot dueAt job { key } } pageInfo { hasNextPage endCursor } } }`;
+    };
+    expect(await count(q(''))).toBe(50); // omitted: the default
+    expect(await count(q(', first: 7'))).toBe(7); // literal
+    expect(await count(q(', first: $n'), { n: 9 })).toBe(9); // variable
+    expect(await count(q(', first: $n'), { n: null })).toBe(50); // null: the default
+    expect(await count(q(', first: null'))).toBe(50);
+    expect(await count(q(', first: 0'))).toBe(0);
+    expect(await count(q(', first: 501'))).toBe(500); // capped, as every page of the API
+    expect(await count(q(', first: $n'), { n: 501 })).toBe(500);
+    expect(await count(q(', first: -1'))).toBe('BAD_USER_INPUT');
+    expect(await count(q(', after: $after'), { after: 'not-a-cursor' })).toBe('BAD_USER_INPUT');
+    expect(await count(q(', from: "2026-03-10T00:00:00Z"'))).toBe('BAD_USER_INPUT'); // to before from
+  });
+});
