@@ -233,7 +233,7 @@ export class Cronql {
         pool: this._pool,
         instanceId: this.instanceId,
         now: () => this.clock.now(),
-        events: this.runLogEvents,
+        lines: this.runLogEvents,
         log: this.log,
         onStored: (n) => this._metrics?.runLogLines(n),
         onDropped: (n, reason) => this._metrics?.runLogLinesDropped(n, reason),

@@ -18,7 +18,7 @@ export class RunLogRelay {
 
   constructor(
     private readonly pool: Pool,
-    private readonly events: RunLogEvents,
+    private readonly lines: RunLogEvents,
     private readonly notifier: Notifier,
     instanceId: string,
     private readonly log: Logger,
@@ -46,9 +46,9 @@ export class RunLogRelay {
         this.log.warn('ignored a malformed run-log notification');
         return;
       }
-      const wanted = message.ranges.filter((r) => this.events.follows(r.runId));
+      const wanted = message.ranges.filter((r) => this.lines.follows(r.runId));
       if (wanted.length === 0) return;
-      this.events.publish(await readRanges(this.pool, wanted));
+      this.lines.publish(await readRanges(this.pool, wanted));
     } catch (err) {
       // A subscriber fills the gap from the table with its next lines or at the run's end.
       this.log.warn({ err }, 'could not read relayed run log lines');

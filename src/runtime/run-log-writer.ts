@@ -15,7 +15,7 @@ export interface RunLogWriterOptions {
   /** The runtime's clock: a line's `at`. */
   now: () => Date;
   /** Where the lines go once stored (this process's subscribers). */
-  events: RunLogEvents;
+  lines: RunLogEvents;
   log: Logger;
   /** Told of the lines each statement stored (metrics). */
   onStored?: (lines: number) => void;
@@ -230,10 +230,10 @@ export class RunLogWriter {
   private publish(rows: readonly LineRow[]): void {
     const lines: RunLogLine[] = [];
     for (const row of rows) {
-      if (!this.o.events.follows(row.runId)) continue;
+      if (!this.o.lines.follows(row.runId)) continue;
       lines.push({ runId: row.runId, sequence: row.sequence, at: row.at, level: row.level, message: row.message, fields: row.fieldsJson === null ? null : JSON.parse(row.fieldsJson), dropped: row.dropped });
     }
-    this.o.events.publish(lines);
+    this.o.lines.publish(lines);
   }
 }
 

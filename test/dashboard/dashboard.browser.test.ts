@@ -251,7 +251,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
 
   it("a running run's page follows its log live, then shows it whole once the run has ended", async () => {
     gate = gateOpened();
-    const job = await api.cronql.jobs.create({ key: 'dash-log-gated', target: 'log-gated', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 1 1 *' });
+    const job = await api.cronql.jobs.create({ key: 'board-log-gated', target: 'log-gated', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 1 1 *' });
     const running = await api.cronql.runs.runNow(job.id);
     await go(`#/runs/${running.id}`);
     const logs = page.locator('[data-testid=run-logs]');
@@ -270,7 +270,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
   it('backfill from a job\'s page shows its plan before it runs; a failed run\'s page offers "run this slot again"', async () => {
     // Every run of this job fails: the http target refuses a loopback address (HTTP_BLOCKED).
     const made = await api.cronql.jobs.create(
-      { key: 'dash.backfill', target: 'http', scheduleType: ScheduleType.RECURRING, cronExpression: '0 * * * *', payload: { url: 'http://127.0.0.1:9/' } },
+      { key: 'board.backfill', target: 'http', scheduleType: ScheduleType.RECURRING, cronExpression: '0 * * * *', payload: { url: 'http://127.0.0.1:9/' } },
       'test',
     );
     const job = await api.cronql.jobs.pause(made.id, 'only backfills run', 'test');
@@ -286,11 +286,11 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await plan.innerText()).toContain('Would run 3 slot(s) (NOT_SUCCEEDED); 0 of the range left out.');
     expect(await plan.locator('[data-testid=backfill-slots] li').count()).toBe(3);
     await panel.screenshot({ path: join(ARTIFACTS, 'job-backfill-plan.png') });
-    expect(await api.cronql.backfills.ofJob('dash.backfill')).toEqual([]); // the plan wrote nothing
+    expect(await api.cronql.backfills.ofJob('board.backfill')).toEqual([]); // the plan wrote nothing
     await panel.locator('#backfill-reason').fill('after the fix');
     await plan.getByRole('button', { name: 'Run 3 slot(s)' }).click();
     await panel.locator('[data-testid=backfill-started]').waitFor();
-    const [backfill] = await api.cronql.backfills.ofJob('dash.backfill');
+    const [backfill] = await api.cronql.backfills.ofJob('board.backfill');
     await expect.poll(async () => (await api.cronql.backfills.get(backfill.id))?.state, patient).toBe('DONE');
 
     const failed = (await api.cronql.runs.list({ jobId: job.id, triggerType: ['BACKFILL' as never] }, 10)).nodes[0];
@@ -300,7 +300,7 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     await page.locator('[data-testid=slot-again-dialog]').getByRole('button', { name: 'Run it again' }).click();
     await page.locator('[data-testid=slot-again]').waitFor();
     expect(await page.locator('[data-testid=slot-again]').innerText()).toContain('the slot runs again');
-    const again = await api.cronql.backfills.ofJob('dash.backfill');
+    const again = await api.cronql.backfills.ofJob('board.backfill');
     expect(again).toHaveLength(2);
     expect(again[0].slots.map((d) => d.toISOString())).toEqual([failed.scheduledAt.toISOString()]);
   });
