@@ -12,7 +12,10 @@ import type { MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
-import { Alerter } from './alerts/alerter.js';
+import { Deliverer } from './alerts/deliverer.js';
+import { NOTIFICATIONS } from './config.js';
+import { notificationMetrics } from './metrics/notifications.js';
+import { ChannelService } from './services/channel.service.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
@@ -59,7 +62,8 @@ export class Cronql {
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
-  private alerter?: Alerter;
+  private _channels?: ChannelService;
+  private deliverer?: Deliverer;
   private relay?: RunEventRelay;
   private started = false;
   private stopping?: Promise<void>;
@@ -92,6 +96,14 @@ export class Cronql {
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
     return this.need(this._secrets);
+  }
+  /** Notification channels: set, delete, list (never a URL nor a secret). */
+  get channels(): ChannelService {
+    return this.need(this._channels);
+  }
+  /** The outbox's deliverer of this process: `test(name)` sends a test alert now; `idle()` waits for a round. */
+  get notifications(): Deliverer {
+    return this.need(this.deliverer);
   }
   get pool(): Pool {
     return this.need(this._pool);
@@ -170,6 +182,9 @@ export class Cronql {
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
     await this._secrets.init();
+    this._channels = new ChannelService({ pool: this._pool, now: () => this.clock.now(), credentials: this._secrets });
+    // CRONQL_ALERT_WEBHOOK_URL is the channel `default`, written (or removed) from the environment at each start.
+    await this._channels.syncEnvChannel(o.alertWebhookUrl, o.alertWebhookSecret);
     t.mark('listenAndSecrets');
     if (this.role !== 'api') {
       this._runtime = new Runtime({
@@ -207,7 +222,7 @@ export class Cronql {
       const [{ JobStore }, orm] = await Promise.all([import('./db/job-store.js'), this.openOrm(url!, bounds)]);
       return new JobStore(orm, pool, publish);
     };
-    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets };
+    const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets, channels: this._channels };
     this._jobs = new JobService(deps);
     this._runs = new RunService({
       pool: this._pool,
@@ -216,18 +231,19 @@ export class Cronql {
       maxPayloadBytes: this.maxPayloadBytes,
       runtime: this._runtime,
     });
-    if (o.alertWebhookUrl) {
-      this.alerter = new Alerter({
-        url: o.alertWebhookUrl,
-        secret: o.alertWebhookSecret,
-        pool: this._pool,
-        events: this.events,
-        log: this.log,
-        instanceId: this.instanceId,
-        now: () => this.clock.now(),
-        allowPrivate: o.httpAllowPrivate,
-      });
-    }
+    this.deliverer = new Deliverer({
+      pool: this._pool,
+      channels: this._channels,
+      log: this.log,
+      instanceId: this.instanceId,
+      now: () => this.clock.now(),
+      notifier: this.notifier,
+      metrics: notificationMetrics(this._metrics.registry, () => this.deliverer!.pending()),
+      allowPrivate: o.httpAllowPrivate,
+      publicUrl: o.publicUrl,
+      bounds: NOTIFICATIONS,
+    });
+    this.deliverer.start();
     t.mark('services');
     await this._runtime?.start(t);
   }
@@ -285,7 +301,7 @@ export class Cronql {
     this.stopping ??= (async () => {
       this.stopFiring();
       await this._runtime?.stop();
-      await this.alerter?.stop();
+      await this.deliverer?.stop();
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay
       // sends its last changes before the pool ends (or gives up with it).

@@ -26,7 +26,11 @@ export type ErrorCode =
   /** The database did not answer within the configured bound; nothing was changed, or the sweep settles it. */
   | 'DATABASE_UNAVAILABLE'
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */
-  | 'RESPONSE_TOO_LARGE';
+  | 'RESPONSE_TOO_LARGE'
+  /** A job's `notify` names a notification channel that does not exist. */
+  | 'UNKNOWN_CHANNEL'
+  /** A notification channel live jobs name in `notify` cannot be deleted. */
+  | 'CHANNEL_IN_USE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

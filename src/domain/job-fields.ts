@@ -1,5 +1,6 @@
 import { CatchUpPolicy, OverlapPolicy } from './enums.js';
 import type { RetryPolicy } from './job.js';
+import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
 
 /**
  * A job's settings — what it does and how, beside its schedule — each written once, here: name,
@@ -58,6 +59,22 @@ export interface JsonSetting extends SettingBase {
   default: null;
 }
 
+/**
+ * A list of names of other things cronql stores (notification channels): a `text[]` column, never
+ * null (empty: none given), each name matching `pattern`, at most `max`, duplicates dropped, in
+ * the order given. Whether the names exist is the service's check (it needs the database).
+ */
+export interface NamesSetting extends SettingBase {
+  kind: 'names';
+  nullable: false;
+  default: readonly string[];
+  pattern: RegExp;
+  /** What a name looks like, for the error message. */
+  patternText: string;
+  max: number;
+  code: ErrorCode;
+}
+
 /** The retry policy: one value of five columns, with its own rules (services/job-rules.ts). */
 export interface RetrySetting extends SettingBase {
   kind: 'retry';
@@ -65,7 +82,7 @@ export interface RetrySetting extends SettingBase {
   default: null;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting;
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | NamesSetting | RetrySetting;
 
 /** The default of `captureBytes`, and its largest value. */
 export const DEFAULT_CAPTURE_BYTES = 4_096;
@@ -77,6 +94,8 @@ export const MAX_JITTER_SECONDS = 86_400;
 export const MAX_PAUSE_AFTER_FAILURES = 1_000;
 /** ALL: the most missed slots run per gap (the default when the job does not say). */
 export const MAX_CATCH_UP_LIMIT = 1_000;
+/** The longest `expectSuccessWithinSeconds`: 31 days. */
+export const MAX_EXPECT_SUCCESS_SECONDS = 31 * 86_400;
 
 /** The settings, in the order the jobs file and the CLI show them. */
 export const JOB_SETTINGS = {
@@ -130,6 +149,21 @@ export const JOB_SETTINGS = {
       input: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).',
     },
   },
+  notify: {
+    kind: 'names', column: 'notify', nullable: false, default: [] as readonly string[], pattern: CHANNEL_NAME,
+    patternText: '1–63 letters, digits and . _ -, starting with a letter or digit', max: MAX_NOTIFY, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'The notification channels this job alerts; empty: the default channels.',
+      input: 'Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels.',
+    },
+  },
+  expectSuccessWithinSeconds: {
+    kind: 'int', column: 'expect_success_within_seconds', nullable: true, default: null, min: 1, max: MAX_EXPECT_SUCCESS_SECONDS, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'No SUCCEEDED run this long after a slot raises JOB_LATE; null: no deadline.',
+      input: 'No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline.',
+    },
+  },
 } as const satisfies Record<string, JobSettingSpec>;
 
 export type JobSettingName = keyof typeof JOB_SETTINGS;
@@ -143,7 +177,9 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
       ? E[keyof E]
       : S extends { kind: 'retry' }
         ? RetryPolicy | null
-        : unknown;
+        : S extends { kind: 'names' }
+          ? string[]
+          : unknown;
 
 /** A job's settings, valid. */
 export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };

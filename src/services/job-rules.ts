@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
-import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, lastSlot, nextSlot, parseCronExpression } from '../schedule/index.js';
@@ -171,7 +171,8 @@ export function validateSettings(input: SettingsInput): JobSettings {
         throw new CronqlError(spec.code, `${name} must be an integer from ${spec.min} to ${spec.max}${spec.nullable ? ', or null' : ''}`, { field: name });
       }
       valid[name] = value;
-    } else valid[name] = value;
+    } else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
+    else valid[name] = value;
   }
   for (const [name, spec] of settingEntries()) {
     if (spec.kind !== 'int' || !spec.only || valid[name] === spec.default) continue;
@@ -181,6 +182,16 @@ export function validateSettings(input: SettingsInput): JobSettings {
     }
   }
   return valid as JobSettings;
+}
+
+/** A list of names: each matching the setting's pattern, at most `max`, duplicates dropped (order kept). */
+function validateNames(name: string, spec: NamesSetting, value: unknown): string[] {
+  if (!Array.isArray(value)) throw new CronqlError(spec.code, `${name} must be a list of names`, { field: name });
+  const names = [...new Set(value)];
+  if (names.length > spec.max) throw new CronqlError(spec.code, `${name} lists ${names.length} names; at most ${spec.max}`, { field: name, max: spec.max });
+  const bad = names.find((n) => typeof n !== 'string' || !spec.pattern.test(n));
+  if (bad !== undefined) throw new CronqlError(spec.code, `${name}: ${JSON.stringify(bad)} is not a name (${spec.patternText})`, { field: name });
+  return names as string[];
 }
 
 const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;

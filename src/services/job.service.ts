@@ -32,6 +32,8 @@ export interface ServiceDeps {
   runtime?: RuntimePort;
   /** Checks that the secrets a payload references exist. */
   secrets?: { assertExist(names: Iterable<string>): Promise<void> };
+  /** Checks that the notification channels a job's `notify` names exist (UNKNOWN_CHANNEL). */
+  channels?: { assertExist(names: Iterable<string>): Promise<void> };
 }
 
 /** What the runtime needs of a job version: its record less what only the API shows. */
@@ -106,6 +108,7 @@ export class JobService {
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
     await this.d.secrets?.assertExist(secretNames(valid.payload));
+    await this.d.channels?.assertExist(valid.notify);
     try {
       return await this.store.create(key, valid, actor, now);
     } catch (err) {
@@ -153,6 +156,13 @@ export class JobService {
         }
         throw err;
       }
+    }
+    // Each input's channels checked on its own, so that the error names the job.
+    for (const [index, row] of rows.entries()) {
+      if (row.fields.notify.length === 0) continue;
+      await this.d.channels?.assertExist(row.fields.notify).catch((e: unknown) => {
+        throw e instanceof CronqlError ? ofInput(e, index, row.key) : e;
+      });
     }
     try {
       return await this.store.createMany(rows, actor, now);
@@ -210,6 +220,7 @@ export class JobService {
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
     await this.d.secrets?.assertExist(secretNames(valid.payload));
+    await this.d.channels?.assertExist(valid.notify);
     try {
       const [, created] = await this.store.supersede(old, valid, actor, now);
       return created;

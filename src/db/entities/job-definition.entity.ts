@@ -116,6 +116,8 @@ for (const [name, spec] of settingEntries()) {
     Property({ type: ArrayType, columnType: 'text[]', nullable: true })(target, retryOn);
   } else if (spec.kind === 'json') {
     Property({ type: 'json', columnType: 'jsonb', nullable: true, fieldName: spec.column })(target, name);
+  } else if (spec.kind === 'names') {
+    Property({ type: ArrayType, columnType: 'text[]', default: '{}', fieldName: spec.column })(target, name);
   } else if (spec.kind === 'enum') {
     Enum({ items: () => spec.values, type: 'text', default: spec.default, fieldName: spec.column })(target, name);
   } else {

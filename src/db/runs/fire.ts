@@ -2,6 +2,7 @@ import { FailureCode, OverlapPolicy, RunStatus } from '../../domain/enums.js';
 import type { JobSnapshot } from '../../domain/job.js';
 import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
 import { inTransaction, type RunContext } from './context.js';
+import { missedAlerts, outboxNotice } from './alert-rules.js';
 import { afterRunsEnd, changedRows, publishEnded } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
@@ -261,8 +262,11 @@ export async function missedBatch(ctx: RunContext, slots: MissedSlot[]): Promise
   const source = `(SELECT job_id, slot, NULL::jsonb AS payload, message, details
         FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[]) AS u(job_id, slot, message, details)) s
       JOIN cron_job_definitions j ON j.id = s.job_id`;
+  // The alerts (SLOTS_MISSED) are written with the rows; the main query reads the notice so it runs.
   const res = await ctx.pool.query(
-    insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: 's.message', details: 's.details', at: '$6' }),
+    `WITH ins AS (${insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: 's.message', details: 's.details', at: '$6' })}),
+       ${missedAlerts('ins', '$6')}, notice AS (SELECT ${outboxNotice(['missed_alerts'])} AS n)
+     SELECT ins.* FROM ins, notice`,
     [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.message), slots.map((s) => JSON.stringify(s.details)), FailureCode.MISSED, now],
   );
   const rows = bySlot(res.rows);
