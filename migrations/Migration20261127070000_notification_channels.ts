@@ -48,6 +48,9 @@ export class Migration20261127070000_notification_channels extends Migration {
       WHERE delivered_at IS NULL AND given_up_at IS NULL`);
     this.addSql(`CREATE INDEX cron_notification_outbox_done ON cron_notification_outbox (created_at)
       WHERE delivered_at IS NOT NULL OR given_up_at IS NOT NULL`);
+    // The late-jobs duty reads only the jobs that expect a success by a deadline.
+    this.addSql(`CREATE INDEX cron_job_definitions_expect_success_idx ON cron_job_definitions (id)
+      WHERE expect_success_within_seconds IS NOT NULL AND status = 'ACTIVE'`);
     this.addSql(`CREATE TABLE cron_job_late_alerts (
       job_definition_id uuid PRIMARY KEY REFERENCES cron_job_definitions (id) ON DELETE CASCADE,
       slot_at           timestamptz NOT NULL,

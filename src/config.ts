@@ -126,6 +126,7 @@ export const MAINTENANCE = {
     'chain-stops': 1,
     rebalance: 1,
     'own-runs': 1,
+    'late-jobs': 1,
     'instance-pruning': 60,
   },
   /** Between two retention rounds (an hour). */

@@ -4,6 +4,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth.js';
 import { HealthResolver } from './health.resolver.js';
+import { NotificationChannelResolver } from './notification-channel.resolver.js';
 import { SecretResolver } from './secret.resolver.js';
 import { StatsResolver } from './stats.resolver.js';
 import { InstanceResolver } from './instance.resolver.js';
@@ -25,7 +26,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, NotificationChannelResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

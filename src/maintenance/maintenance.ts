@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
-import { MAINTENANCE, maintenanceLeaseMs } from '../config.js';
+import { MAINTENANCE, NOTIFICATIONS, maintenanceLeaseMs } from '../config.js';
 import { removeInstance, type InstanceIdentity } from '../db/instances.js';
+import { OutboxStore } from '../db/notification-outbox.js';
 import type { Pool } from '../db/pool.js';
 import type { RunStore } from '../db/run-store.js';
 import { bounded } from '../domain/bounded.js';
@@ -10,6 +11,7 @@ import type { Duty, DutyContext } from './duty.js';
 import type { MaintenanceListener } from './events.js';
 import { HeartbeatDuty } from './heartbeat.js';
 import { InstancePruningDuty } from './instance-pruning.js';
+import { LateJobsDuty } from './late-jobs.js';
 import { LeaseDuty } from './lease.js';
 import { LostRunsDuty } from './lost-runs.js';
 import type { MaintainedRuntime } from './maintained-runtime.js';
@@ -48,7 +50,7 @@ export interface MaintenanceOptions {
  * started and stopped here in an explicit order. Instance duties run on every instance (its
  * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (lost-run
  * rescue, pending claims, retry wake-ups, stranded buffers, chain stops, instance pruning,
- * retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
+ * late jobs, retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
  * for correctness.
@@ -84,9 +86,10 @@ export class Maintenance {
       new StrandedBuffersDuty(ctx, every('stranded-buffers'), { store, runtime, perPass }),
       new ChainStopsDuty(ctx, every('chain-stops'), store),
       new InstancePruningDuty(ctx, every('instance-pruning'), { pool: o.pool, afterMs: Math.max(MAINTENANCE.pruneInstancesAfterMs, 10 * o.lostAfterMs) }),
+      new LateJobsDuty(ctx, every('late-jobs'), { pool: o.pool, now, perPass: NOTIFICATIONS.lateJobsPerPass }),
     ];
     if (o.retentionDays > 0) {
-      const retention = new Retention({ store, log: o.log, days: o.retentionDays, now, onPruned: o.onPruned });
+      const retention = new Retention({ store, log: o.log, days: o.retentionDays, now, onPruned: o.onPruned, outbox: new OutboxStore(o.pool) });
       this.cluster.push(new RetentionDuty(ctx, MAINTENANCE.retentionEveryMs, retention));
     }
     this.duties = [

@@ -28,7 +28,7 @@ const LOST = litList([FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT]);
 const ev = (e: AlertEvent) => lit(e);
 
 /** An instant as the alert bodies write it (ISO 8601, UTC, milliseconds). */
-export const iso = (at: string) => `to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const iso = (at: string) => `to_char((${at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The channels an alert of `event` about a job whose `notify` is `notify` goes to: the channels

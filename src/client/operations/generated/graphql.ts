@@ -4,6 +4,21 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** What cronql alerts on: once per transition, not once per failure. */
+export type AlertEvent =
+  /** cronql paused the job after pauseAfterFailures failures in a row. */
+  | 'JOB_AUTO_PAUSED'
+  /** No SUCCEEDED run expectSuccessWithinSeconds after a slot (once, until the job succeeds again). */
+  | 'JOB_LATE'
+  /** A failing job succeeded again. */
+  | 'JOB_RECOVERED'
+  /** RUNNING runs were settled because their runner was gone (one alert per sweep). */
+  | 'RUNS_LOST'
+  /** A job started failing: its run (last attempt) failed after the job had been succeeding. */
+  | 'RUN_FAILED'
+  /** Slots were recorded MISSED (one alert per batch and reason). */
+  | 'SLOTS_MISSED';
+
 /** How long a retry waits after attempt n, from the base delay d (capped by maxDelaySeconds, plus up to 10% jitter). */
 export type BackoffKind =
   /** d·2ⁿ⁻¹ */
@@ -22,6 +37,13 @@ export type CatchUpPolicy =
   /** Recorded SKIPPED/MISSED; only a slot still within the misfire grace runs. */
   | 'NONE';
 
+/** How a channel is sent to. */
+export type ChannelKind =
+  /** A Slack incoming webhook: a readable message with a link to the run in the dashboard. */
+  | 'SLACK'
+  /** A JSON POST with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). */
+  | 'WEBHOOK';
+
 export type CreateJobInput = {
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
@@ -31,11 +53,15 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline. */
+  expectSuccessWithinSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -82,10 +108,14 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline. */
+  expectSuccessWithinSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -98,6 +128,21 @@ export type NewJobVersionInput = {
   target?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
   timezone?: string | null | undefined;
+};
+
+/** A channel to create or replace (by name). */
+export type NotificationChannelInput = {
+  /** A default channel: alerts of jobs whose notify is empty go to the default channels. */
+  default?: boolean | null | undefined;
+  /** The events it takes; omitted or null: every event. */
+  events?: Array<AlertEvent> | null | undefined;
+  kind: ChannelKind;
+  /** 1–63 letters, digits and . _ -, starting with a letter or digit. */
+  name: string;
+  /** WEBHOOK only: the signing secret, whsec_<base64> (Standard Webhooks) or at least 16 characters (used as its UTF-8 bytes). */
+  secret?: string | null | undefined;
+  /** http: or https:; stored encrypted, never shown again (only its host). */
+  url: string;
 };
 
 /** What a slot (or a run-now) does while a run of its job is still active. Every policy holds across instances. */
@@ -174,7 +219,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -183,7 +228,12 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+
+export type NotificationChannelsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type NotificationChannelsQuery = { notificationChannels: Array<{ default: boolean, events: Array<AlertEvent>, kind: ChannelKind, lastDeliveryAt: string | null, lastError: string | null, name: string, urlHost: string }> };
 
 export type ParseScheduleQueryVariables = Exact<{
   text: string;
@@ -258,14 +308,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -273,7 +323,14 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type DeleteNotificationChannelMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DeleteNotificationChannelMutation = { deleteNotificationChannel: boolean };
 
 export type DeleteSecretMutationVariables = Exact<{
   name: string;
@@ -288,21 +345,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -312,6 +369,13 @@ export type RunJobNowMutationVariables = Exact<{
 
 export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
+export type SetNotificationChannelMutationVariables = Exact<{
+  input: NotificationChannelInput;
+}>;
+
+
+export type SetNotificationChannelMutation = { setNotificationChannel: { default: boolean, events: Array<AlertEvent>, kind: ChannelKind, lastDeliveryAt: string | null, lastError: string | null, name: string, urlHost: string } };
+
 export type SetSecretMutationVariables = Exact<{
   name: string;
   value: string;
@@ -319,6 +383,13 @@ export type SetSecretMutationVariables = Exact<{
 
 
 export type SetSecretMutation = { setSecret: { createdAt: string, name: string, updatedAt: string, usedBy: Array<{ id: string, key: string, version: number }> } };
+
+export type TestNotificationChannelMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type TestNotificationChannelMutation = { testNotificationChannel: boolean };
 
 export type RunChangedSubscriptionVariables = Exact<{
   filter?: RunFilter | null | undefined;
@@ -389,6 +460,7 @@ export const JobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -400,6 +472,7 @@ export const JobDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -451,6 +524,7 @@ export const JobsDocument = new TypedDocumentString(`
       createdAt
       createdBy
       cronExpression
+      expectSuccessWithinSeconds
       id
       jitterSeconds
       key
@@ -462,6 +536,7 @@ export const JobsDocument = new TypedDocumentString(`
       lastSuccessAt
       maxConcurrentRuns
       nextRunAt
+      notify
       overlap
       pauseAfterFailures
       pauseReason
@@ -497,6 +572,19 @@ export const JobsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<JobsQuery, JobsQueryVariables>;
+export const NotificationChannelsDocument = new TypedDocumentString(`
+    query NotificationChannels {
+  notificationChannels {
+    default
+    events
+    kind
+    lastDeliveryAt
+    lastError
+    name
+    urlHost
+  }
+}
+    `) as unknown as TypedDocumentString<NotificationChannelsQuery, NotificationChannelsQueryVariables>;
 export const ParseScheduleDocument = new TypedDocumentString(`
     query ParseSchedule($text: String!, $timezone: String) {
   parseSchedule(text: $text, timezone: $timezone) {
@@ -711,6 +799,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -722,6 +811,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -767,6 +857,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -778,6 +869,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -823,6 +915,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -834,6 +927,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -868,6 +962,11 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateJobVersionMutation, CreateJobVersionMutationVariables>;
+export const DeleteNotificationChannelDocument = new TypedDocumentString(`
+    mutation DeleteNotificationChannel($name: String!) {
+  deleteNotificationChannel(name: $name)
+}
+    `) as unknown as TypedDocumentString<DeleteNotificationChannelMutation, DeleteNotificationChannelMutationVariables>;
 export const DeleteSecretDocument = new TypedDocumentString(`
     mutation DeleteSecret($name: String!) {
   deleteSecret(name: $name)
@@ -884,6 +983,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -895,6 +995,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -940,6 +1041,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -951,6 +1053,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -996,6 +1099,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     createdAt
     createdBy
     cronExpression
+    expectSuccessWithinSeconds
     id
     jitterSeconds
     key
@@ -1007,6 +1111,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     lastSuccessAt
     maxConcurrentRuns
     nextRunAt
+    notify
     overlap
     pauseAfterFailures
     pauseReason
@@ -1076,6 +1181,19 @@ export const RunJobNowDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RunJobNowMutation, RunJobNowMutationVariables>;
+export const SetNotificationChannelDocument = new TypedDocumentString(`
+    mutation SetNotificationChannel($input: NotificationChannelInput!) {
+  setNotificationChannel(input: $input) {
+    default
+    events
+    kind
+    lastDeliveryAt
+    lastError
+    name
+    urlHost
+  }
+}
+    `) as unknown as TypedDocumentString<SetNotificationChannelMutation, SetNotificationChannelMutationVariables>;
 export const SetSecretDocument = new TypedDocumentString(`
     mutation SetSecret($name: String!, $value: String!) {
   setSecret(name: $name, value: $value) {
@@ -1090,6 +1208,11 @@ export const SetSecretDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SetSecretMutation, SetSecretMutationVariables>;
+export const TestNotificationChannelDocument = new TypedDocumentString(`
+    mutation TestNotificationChannel($name: String!) {
+  testNotificationChannel(name: $name)
+}
+    `) as unknown as TypedDocumentString<TestNotificationChannelMutation, TestNotificationChannelMutationVariables>;
 export const RunChangedDocument = new TypedDocumentString(`
     subscription RunChanged($filter: RunFilter) {
   runChanged(filter: $filter) {

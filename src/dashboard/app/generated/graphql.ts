@@ -31,11 +31,15 @@ export type CreateJobInput = {
   catchUpLimit?: number | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
+  /** No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline. */
+  expectSuccessWithinSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -82,10 +86,14 @@ export type NewJobVersionInput = {
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
   cronExpression?: string | null | undefined;
+  /** No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline. */
+  expectSuccessWithinSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
+  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
@@ -151,7 +159,7 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string>, expectSuccessWithinSeconds: number | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
@@ -159,7 +167,7 @@ export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: 
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string>, expectSuccessWithinSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -190,7 +198,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string>, expectSuccessWithinSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -399,6 +407,8 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  notify
+  expectSuccessWithinSeconds
   consecutiveFailures
   status
   pauseReason
@@ -452,6 +462,8 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  notify
+  expectSuccessWithinSeconds
   consecutiveFailures
   status
   pauseReason
@@ -585,6 +597,8 @@ export const DashboardJobDocument = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  notify
+  expectSuccessWithinSeconds
   consecutiveFailures
   status
   pauseReason
