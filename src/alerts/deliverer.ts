@@ -161,15 +161,15 @@ export class Deliverer {
       const last = once || c.attempt >= this.o.bounds.attempts;
       const retryInMs = last ? null : Math.min(this.o.bounds.maxRetryMs, this.o.bounds.retryMs * 2 ** (c.attempt - 1));
       this.o.metrics?.failed(event, last);
-      const fields = { channel: c.channel.name, host: c.channel.urlHost, event, deliveryId: c.id, attempt: c.attempt, error };
-      if (last && !once) this.o.log.error(fields, 'notifications: delivery failed; given up after the last attempt');
-      else this.o.log.warn({ ...fields, retryInMs }, 'notifications: delivery attempt failed');
       try {
         await this.store.failed(c.id, error, retryInMs, this.o.now());
       } catch (e) {
         // The claim's bound makes the row due again: it is retried all the same.
         this.o.log.warn({ err: e, deliveryId: c.id }, 'notifications: could not record a failed attempt');
       }
+      const fields = { channel: c.channel.name, host: c.channel.urlHost, event, deliveryId: c.id, attempt: c.attempt, error };
+      if (last && !once) this.o.log.error(fields, 'notifications: delivery failed; given up after the last attempt');
+      else this.o.log.warn({ ...fields, retryInMs }, 'notifications: delivery attempt failed');
       return false;
     }
   }

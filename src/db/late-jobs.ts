@@ -13,7 +13,7 @@ const JOB_LATE = lit(AlertEvent.JOB_LATE);
  * setting ≤ `now`) saw no SUCCEEDED run of the job end between the slot and its deadline — its
  * runs failed, still run, were skipped or missed, or never came. One alert per transition: the
  * job's late slot is recorded (`cron_job_late_alerts`) with the alert, and the job alerts again
- * only for a later slot once it has succeeded since. Safe with two instances at once (the
+ * only once it has succeeded since, for a slot after that success. Safe with two instances at once (the
  * conditional upsert: one of them records the slot, and only it writes the alert). Returns the
  * jobs alerted.
  */
@@ -27,10 +27,13 @@ export async function alertLateJobs(pool: Pool, now: Date, limit: number): Promi
            WHERE r.job_definition_id = d.id AND r.trigger_type = ${lit(TriggerType.SCHEDULED)}
              AND r.scheduled_at <= $1::timestamptz - make_interval(secs => d.expect_success_within_seconds)
          ) s
+         CROSS JOIN LATERAL (
+           SELECT max(x.finished_at) AS at FROM cron_job_runs x WHERE x.job_definition_id = d.id AND x.status = ${SUCCEEDED}
+         ) success
          LEFT JOIN cron_job_late_alerts l ON l.job_definition_id = d.id
          WHERE d.expect_success_within_seconds IS NOT NULL AND d.status = ${lit(JobStatus.ACTIVE)} AND s.slot IS NOT NULL
-           AND (l.slot_at IS NULL OR (s.slot > l.slot_at AND EXISTS (
-             SELECT 1 FROM cron_job_runs x WHERE x.job_definition_id = d.id AND x.status = ${SUCCEEDED} AND x.finished_at > l.alerted_at)))
+           -- a new episode: never alerted, or the job succeeded since its alert and this slot came after that success
+           AND (l.slot_at IS NULL OR (success.at > l.alerted_at AND s.slot >= success.at))
            AND NOT EXISTS (
              SELECT 1 FROM cron_job_runs x WHERE x.job_definition_id = d.id AND x.status = ${SUCCEEDED}
                AND x.finished_at >= s.slot AND x.finished_at <= s.slot + make_interval(secs => d.expect_success_within_seconds))
