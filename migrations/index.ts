@@ -13,6 +13,7 @@ import { Migration20261124190000_ownership } from './Migration20261124190000_own
 import { Migration20261125000000_lean_run_indexes } from './Migration20261125000000_lean_run_indexes.js';
 import { Migration20261126000000_final_slot } from './Migration20261126000000_final_slot.js';
 import { Migration20261126010000_maintenance_lease } from './Migration20261126010000_maintenance_lease.js';
+import { Migration20261127010000_calendars } from './Migration20261127010000_calendars.js';
 import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
 
 import type { Migration } from '@mikro-orm/migrations';
@@ -36,6 +37,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261125000000_lean_run_indexes,
   Migration20261126000000_final_slot,
   Migration20261126010000_maintenance_lease,
+  Migration20261127010000_calendars,
   Migration20261127070000_notification_channels,
 };
 

@@ -19,6 +19,7 @@ export const MIGRATION_NAMES = [
   'Migration20261125000000_lean_run_indexes',
   'Migration20261126000000_final_slot',
   'Migration20261126010000_maintenance_lease',
+  'Migration20261127010000_calendars',
   'Migration20261127070000_notification_channels',
 ] as const;
 

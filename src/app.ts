@@ -27,6 +27,7 @@ import { createTargetRegistry, type TargetRegistry } from './runtime/targets/reg
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
 import { SecretService } from './services/secret.service.js';
+import { CalendarService } from './services/calendar.service.js';
 import { StartupTiming } from './startup-timing.js';
 
 export type { CronqlOptions } from './options.js';
@@ -59,6 +60,7 @@ export class Cronql {
   private _jobs?: JobService;
   private _runs?: RunService;
   private _secrets?: SecretService;
+  private _calendars?: CalendarService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
@@ -104,6 +106,10 @@ export class Cronql {
   /** The outbox's deliverer of this process: `test(name)` sends a test alert now; `idle()` waits for a round. */
   get notifications(): Deliverer {
     return this.need(this.deliverer);
+  }
+  /** Exclusion calendars: set, delete, list. */
+  get calendars(): CalendarService {
+    return this.need(this._calendars);
   }
   get pool(): Pool {
     return this.need(this._pool);
@@ -224,6 +230,7 @@ export class Cronql {
     };
     const deps = { jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)), targets: this.targets, clock: this.clock, maxPayloadBytes: this.maxPayloadBytes, runtime: this._runtime, secrets: this._secrets, channels: this._channels };
     this._jobs = new JobService(deps);
+    this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => this._runtime?.calendarChanged(name) });
     this._runs = new RunService({
       pool: this._pool,
       store,

@@ -27,6 +27,10 @@ export type ErrorCode =
   | 'DATABASE_UNAVAILABLE'
   /** The answer would be larger than CRONQL_MAX_RESPONSE_BYTES. */
   | 'RESPONSE_TOO_LARGE'
+  /** A job names a calendar that does not exist. */
+  | 'UNKNOWN_CALENDAR'
+  /** deleteCalendar while a live job names the calendar. */
+  | 'CALENDAR_IN_USE'
   /** A job's `notify` names a notification channel that does not exist. */
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */

@@ -7,7 +7,7 @@ import { JobStatus, type ScheduleType } from '../domain/enums.js';
 import { entityReader, jobSnapshot, RETRY_PARTS, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
-import { JobWriteRefused } from './job-write-refused.js';
+import { JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
 import { loadJobRecords, rowToJobRecord } from './job-loading.js';
 import type { Pool } from './pool.js';
 
@@ -191,7 +191,7 @@ export class JobStore {
       });
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('CONCURRENT');
-      throw err;
+      throw unknownCalendarIn(err) ?? err;
     }
     const records: [JobRecord, JobRecord] = [toJobRecord(retired), toJobRecord(created)];
     this.publish(records);
@@ -289,7 +289,7 @@ export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly New
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === UNIQUE_VIOLATION) throw new KeyTaken(KEY_IN_DETAIL.exec(e.detail ?? '')?.[1] ?? null);
-    throw err;
+    throw unknownCalendarIn(err) ?? err;
   }
   const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToJobRecord(r)]));
   return rows.map((r) => byKey.get(r.key)!);

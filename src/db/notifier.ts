@@ -14,6 +14,8 @@ export const Channel = {
   RUN_CHANGED: 'cronql_run_changed',
   /** payload: instance id — a scheduler armed its share or stopped; the others rebalance. */
   MEMBERSHIP: 'cronql_membership',
+  /** payload: calendar name — a calendar was set or deleted; every runtime re-reads it. */
+  CALENDAR_CHANGED: 'cronql_calendar_changed',
   /** no payload — alerts were written to the outbox; a deliverer sends them. */
   OUTBOX: 'cronql_outbox',
 } as const;

@@ -97,6 +97,8 @@ export const FailureCode = {
   RUNNER_LOST: 'RUNNER_LOST',
   /** Skip reason: the slot could not fire; details say why (MissedReason). */
   MISSED: 'MISSED',
+  /** Skip reason: one of the job's calendars excludes the slot; details name the calendar and the rule. */
+  CALENDAR: 'CALENDAR',
   /** The run ended but its outcome (output, error) could not be stored. */
   RECORD_ERROR: 'RECORD_ERROR',
   /** CANCELED by the next slot of a CANCEL_PREVIOUS job. */

@@ -1,5 +1,6 @@
 import { CatchUpPolicy, OverlapPolicy } from './enums.js';
 import type { RetryPolicy } from './job.js';
+import { CALENDAR_NAME } from '../schedule/calendar.js';
 import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
 
 /**
@@ -59,22 +60,6 @@ export interface JsonSetting extends SettingBase {
   default: null;
 }
 
-/**
- * A list of names of other things cronql stores (notification channels): a `text[]` column, never
- * null (empty: none given), each name matching `pattern`, at most `max`, duplicates dropped, in
- * the order given. Whether the names exist is the service's check (it needs the database).
- */
-export interface NamesSetting extends SettingBase {
-  kind: 'names';
-  nullable: false;
-  default: readonly string[];
-  pattern: RegExp;
-  /** What a name looks like, for the error message. */
-  patternText: string;
-  max: number;
-  code: ErrorCode;
-}
-
 /** The retry policy: one value of five columns, with its own rules (services/job-rules.ts). */
 export interface RetrySetting extends SettingBase {
   kind: 'retry';
@@ -82,7 +67,30 @@ export interface RetrySetting extends SettingBase {
   default: null;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | NamesSetting | RetrySetting;
+/**
+ * A list of names of things defined elsewhere (calendars; notification channels): text[] NOT NULL
+ * DEFAULT '{}', `[String!]!` on the `Job` type, `[String!]` on the inputs (omitted: the default,
+ * or on a new version the replaced version's list; null: the empty list). Each name matches
+ * `pattern`, at most `max` of them, each once (the order given is kept). Whether each exists is the
+ * database's to say, at the write (`unknownCode`).
+ */
+export interface NamesSetting extends SettingBase {
+  kind: 'names';
+  nullable: false;
+  default: readonly string[];
+  max: number;
+  pattern: RegExp;
+  /** What a name names, for messages: "calendar". */
+  of: string;
+  /** The error code of a name nothing of that kind has (notify's: checked by the service, services/channel.service.ts). */
+  unknownCode: 'UNKNOWN_CALENDAR' | 'UNKNOWN_CHANNEL';
+  code: ErrorCode;
+}
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting;
+
+/** The most calendars one job names. */
+export const MAX_JOB_CALENDARS = 10;
 
 /** The default of `captureBytes`, and its largest value. */
 export const DEFAULT_CAPTURE_BYTES = 4_096;
@@ -149,12 +157,19 @@ export const JOB_SETTINGS = {
       input: 'http target: bytes of the response body kept in the output (0–1048576, default 4096).',
     },
   },
-  notify: {
-    kind: 'names', column: 'notify', nullable: false, default: [] as readonly string[], pattern: CHANNEL_NAME,
-    patternText: '1–63 letters, digits and . _ -, starting with a letter or digit', max: MAX_NOTIFY, code: 'BAD_USER_INPUT',
+  calendars: {
+    kind: 'names', column: 'calendars', nullable: false, default: [], max: MAX_JOB_CALENDARS, pattern: CALENDAR_NAME,
+    of: 'calendar', unknownCode: 'UNKNOWN_CALENDAR', code: 'BAD_USER_INPUT',
+    description: {
+      job: 'Exclusion calendars, by name: a slot any of them excludes is a SKIPPED run with code CALENDAR (details: calendar, rule).',
+      input: 'Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none.',
+    },
+  },  notify: {
+    kind: 'names', column: 'notify', nullable: false, default: [], max: MAX_NOTIFY, pattern: CHANNEL_NAME,
+    of: 'notification channel', unknownCode: 'UNKNOWN_CHANNEL', code: 'BAD_USER_INPUT',
     description: {
       job: 'The notification channels this job alerts; empty: the default channels.',
-      input: 'Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels.',
+      input: 'Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels.',
     },
   },
   expectSuccessWithinSeconds: {

@@ -111,7 +111,8 @@ export function settingsOf(read: JobReader): JobSettings {
       continue;
     }
     const value = read(name, spec.column);
-    settings[name] = value == null ? spec.default : spec.kind === 'int' ? Number(value) : value;
+    if (spec.kind === 'names') settings[name] = value == null ? [] : [...(value as string[])];
+    else settings[name] = value == null ? spec.default : spec.kind === 'int' ? Number(value) : value;
   }
   return settings as JobSettings;
 }

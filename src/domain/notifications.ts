@@ -40,7 +40,7 @@ export const LEGACY_KIND: Record<AlertEvent, string> = {
 };
 
 /** A channel name: what a job's `notify` lists. */
-export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The channel CRONQL_ALERT_WEBHOOK_URL defines. */
 export const ENV_CHANNEL = 'default';
 /** The names one job may list in `notify`. */

@@ -43,6 +43,8 @@ const API_CODES = new Set<string>(
     UNPARSEABLE_SCHEDULE: true,
     DATABASE_UNAVAILABLE: true,
     RESPONSE_TOO_LARGE: true,
+    UNKNOWN_CALENDAR: true,
+    CALENDAR_IN_USE: true,
     UNKNOWN_CHANNEL: true,
     CHANNEL_IN_USE: true,
   } satisfies Record<ErrorCode, true>),

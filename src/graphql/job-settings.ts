@@ -17,6 +17,8 @@ export function settingFields(prototype: object, side: 'output' | 'input', retry
 }
 
 function isNullable(spec: JobSettingSpec): boolean {
+  // A list of names is never null, but the contract writes it `[String!]` (docs/api.md).
+  if (spec.kind === 'names') return true;
   return spec.kind === 'enum' ? false : spec.nullable;
 }
 
@@ -33,5 +35,7 @@ function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
       return [String];
     case 'retry':
       return retryType;
+    case 'names':
+      return [String];
   }
 }

@@ -49,7 +49,7 @@ export class NotificationChannel {
 
 @InputType('NotificationChannelInput', { description: 'A channel to create or replace (by name).' })
 export class NotificationChannelInput {
-  @Field(() => String, { description: '1–63 letters, digits and . _ -, starting with a letter or digit.' })
+  @Field(() => String, { description: '1–64 letters, digits and . _ -, starting with a letter or digit.' })
   name!: string;
 
   @Field(() => ChannelKind)

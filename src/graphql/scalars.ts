@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
+import { localDateText, parseLocalDate } from '../schedule/calendar.js';
 
 /**
  * ISO-8601 date-time (seconds optional) with an explicit offset (`Z` or `±hh:mm`): a time
@@ -41,4 +42,24 @@ export const JSONScalar = new GraphQLScalarType({
   ...JSONResolver.toConfig(),
   name: 'JSON',
   description: 'Any JSON value.',
+});
+
+/** A local day, "YYYY-MM-DD" (a calendar's, in its own zone): checked on input, as stored on output. */
+function parseLocalDay(value: unknown): string {
+  try {
+    return localDateText(parseLocalDate(value, 'LocalDate'));
+  } catch (err) {
+    throw new GraphQLError((err as Error).message);
+  }
+}
+
+export const LocalDateScalar = new GraphQLScalarType<string, string>({
+  name: 'LocalDate',
+  description: 'A day, "YYYY-MM-DD" (1970–9999), in the zone of what it belongs to (a calendar\'s own zone).',
+  serialize: (value) => String(value),
+  parseValue: parseLocalDay,
+  parseLiteral(ast: ValueNode) {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('LocalDate must be a string', { nodes: ast });
+    return parseLocalDay(ast.value);
+  },
 });

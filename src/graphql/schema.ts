@@ -6,6 +6,7 @@ import { authChecker } from './auth.js';
 import { HealthResolver } from './health.resolver.js';
 import { NotificationChannelResolver } from './notification-channel.resolver.js';
 import { SecretResolver } from './secret.resolver.js';
+import { CalendarResolver } from './calendar.resolver.js';
 import { StatsResolver } from './stats.resolver.js';
 import { InstanceResolver } from './instance.resolver.js';
 import { JobResolver } from './job.resolver.js';
@@ -26,7 +27,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, NotificationChannelResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, CalendarResolver, NotificationChannelResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

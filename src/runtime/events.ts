@@ -25,6 +25,14 @@ export interface RuntimeEventMap {
   armed: { jobs: number; partitions: number };
   /** One pass of a maintenance duty ran (src/maintenance/events.ts): which, where, how it went. */
   maintenancePass: MaintenancePass;
+  /** The calendars of these names were (re-)read: slots due from now on are checked against them. */
+  calendarsChanged: { names: string[] };
+  /**
+   * A slot its job's calendars exclude reached the database: `row` a SKIPPED/CALENDAR row of its
+   * own, `summary` the row standing for the rest of the span, `summarised` no row (the summary
+   * stands for it); `written` false when someone had recorded the slot already.
+   */
+  slotExcluded: { jobId: string; jobKey: string; slot: Date; calendar: string; rule: string; recorded: 'row' | 'summary' | 'summarised'; written: boolean };
 }
 
 export type RuntimeEventName = keyof RuntimeEventMap;

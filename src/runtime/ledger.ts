@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import type { RuntimeEvents } from './events.js';
 import { missedMessage, planGap } from './missed-slots.js';
 import type { MissedSlot, RunStore } from '../db/run-store.js';
+import type { ExcludedSlotPlan } from './calendar-skips.js';
 
 export interface LedgerOptions {
   store: RunStore;
@@ -18,6 +19,8 @@ export interface LedgerOptions {
   graceMs: number;
   /** Runs slots the policy picked, oldest first, one at a time. */
   run(job: JobSnapshot, slots: Date[]): void;
+  /** What to record for a slot the job's calendars exclude; null when none does (calendar-skips.ts). */
+  excluded?: (job: JobSnapshot, slot: Date) => ExcludedSlotPlan | null;
 }
 
 interface Unrecorded {
@@ -68,7 +71,16 @@ export class Ledger {
       return;
     }
     const message = missedMessage(reason);
-    const rows: MissedSlot[] = plan.missed.map((slot) => ({ jobId: job.id, slot, message, details: { reason } }));
+    // A slot the job's calendars exclude would not have run anyway: never run, recorded as CALENDAR
+    // (at most its span's rows), not MISSED.
+    const excludedRows: MissedSlot[] = [];
+    const runnable = (slot: Date) => {
+      const excluded = job.calendars.length > 0 ? this.o.excluded?.(job, slot) : null;
+      if (excluded?.row) excludedRows.push(excluded.row);
+      return !excluded;
+    };
+    plan = { ...plan, missed: plan.missed.filter(runnable), run: plan.run.filter(runnable) };
+    const rows: MissedSlot[] = [...plan.missed.map((slot) => ({ jobId: job.id, slot, message, details: { reason } })), ...excludedRows];
     if (plan.summary) {
       const { from, to, count, countIsLowerBound } = plan.summary;
       rows.unshift({

@@ -6,6 +6,7 @@ import type { RunStore } from '../db/run-store.js';
 import { RunStatus } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import type { JobSnapshot } from '../domain/job.js';
+import { CALENDAR_NAME } from '../schedule/calendar.js';
 
 /** What the handlers act on: the runtime, seen from the notifications it listens to. */
 export interface NotifiedRuntime {
@@ -18,6 +19,8 @@ export interface NotifiedRuntime {
   inFlight(): string[];
   abortRun(runId: string): void;
   rebalance(): Promise<void>;
+  /** Re-reads a calendar that was set or deleted. */
+  calendarChanged(name: string): void;
 }
 
 export interface NotificationsOptions {
@@ -47,6 +50,8 @@ export class Notifications {
     notifier.on(Channel.RUN_CANCELED, (id) => isUuid(id) && void this.abortIfCanceled(id));
     // Another scheduler armed its share or stopped: the assignment is recomputed from the table.
     notifier.on(Channel.MEMBERSHIP, () => void rt.rebalance());
+    // A calendar set or deleted: the payload only names it; the book re-reads its row.
+    notifier.on(Channel.CALENDAR_CHANGED, (name) => CALENDAR_NAME.test(name) && rt.calendarChanged(name));
   }
 
   /** The reloads in progress (stop lets them apply). */

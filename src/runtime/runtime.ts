@@ -12,6 +12,8 @@ import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
 import { RuntimeEvents } from './events.js';
 import { FirePath } from './fire-path.js';
+import { CalendarBook } from './calendar-book.js';
+import { CalendarSkips } from './calendar-skips.js';
 import { Ledger } from './ledger.js';
 import { Membership } from './membership.js';
 import { Notifications } from './notifications.js';
@@ -88,6 +90,9 @@ export class Runtime implements MaintainedRuntime {
   private readonly scheduler: Scheduler;
   private readonly ledger: Ledger;
   private readonly firePath: FirePath;
+  /** Every calendar, in memory; and the check of a due slot against its job's (calendar-skips.ts). */
+  private readonly calendars: CalendarBook;
+  private readonly calendarSkips: CalendarSkips;
   private readonly membership: Membership;
   private readonly wakers: RetryWakers;
   private readonly notifications: Notifications;
@@ -114,13 +119,32 @@ export class Runtime implements MaintainedRuntime {
     this.scheduler = new Scheduler(
       clock,
       {
-        fire: (job, slot, dueAt) => this.firePath.fire(job, slot, dueAt),
+        fire: (job, slot, dueAt) => this.calendarSkips.fire(job, slot, dueAt),
         late: (job, after, until, reason) => void this.firePath.track(this.ledger.account(job, after, until, reason)),
       },
       log,
       o.misfireGraceMs,
     );
-    this.ledger = new Ledger({ store, clock, log, events: this.events, graceMs: o.misfireGraceMs, run: (job, slots) => this.firePath.catchUp(job, slots) });
+    this.ledger = new Ledger({
+      store,
+      clock,
+      log,
+      events: this.events,
+      graceMs: o.misfireGraceMs,
+      run: (job, slots) => this.firePath.catchUp(job, slots),
+      excluded: (job, slot) => this.calendarSkips.plan(job, slot),
+    });
+    this.calendars = new CalendarBook(o.pool, log, this.events);
+    this.calendarSkips = new CalendarSkips({
+      book: this.calendars,
+      store,
+      log,
+      events: this.events,
+      firing,
+      fire: (job, slot, dueAt) => this.firePath.fire(job, slot, dueAt),
+      defer: (job, after, until, reason) => this.ledger.defer(job, after, until, reason),
+      track: (work) => this.firePath.track(work),
+    });
     this.firePath = new FirePath({
       store,
       executor: this.executor,
@@ -156,6 +180,7 @@ export class Runtime implements MaintainedRuntime {
         inFlight: () => this.inFlight(),
         abortRun: (id) => this.abortRun(id),
         rebalance: () => this.rebalance(),
+        calendarChanged: (name) => this.calendarChanged(name),
       },
     });
     this.maintenance = new Maintenance({
@@ -228,6 +253,8 @@ export class Runtime implements MaintainedRuntime {
     const staled = await this.store.settleStale(this.o.staleAfterMs);
     const retired = await this.store.retireEndedOneTimeJobs();
     if (staled.length || retired.length) log.info({ staled: staled.length, retired: retired.length }, 'recovery');
+    // The calendars before any slot can come due (the actors are armed below).
+    await this.calendars.loadAll();
     if (this.state !== 'starting') return; // stopped meanwhile
     // From here on runs are claimed: PENDING runs found now, and those announced from now on.
     this.state = 'armed';
@@ -256,6 +283,11 @@ export class Runtime implements MaintainedRuntime {
   /** Applies a job change made in this process (services call it; other instances get a NOTIFY). */
   jobChanged(job: JobSnapshot): void {
     this.apply(job);
+  }
+
+  /** A calendar was set or deleted (here, or on another instance: its NOTIFY): re-read it; slots due from then on use it. */
+  calendarChanged(name: string): void {
+    void this.calendars.refresh(name);
   }
 
   /** Recomputes which jobs this instance arms from the live schedulers. Never throws. */
@@ -362,6 +394,8 @@ export class Runtime implements MaintainedRuntime {
   async resync(): Promise<void> {
     if (this.state !== 'armed') return;
     try {
+      // Calendar changes sent while the connection was away are lost too.
+      await this.calendars.loadAll();
       const jobs = await this.membership.reload();
       const active = new Set(jobs.map((j) => j.job.id));
       // The ledger only for jobs not armed here: an armed job's actor kept handing its slots on

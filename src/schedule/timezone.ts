@@ -99,6 +99,18 @@ export class WallClock {
   }
 
   /**
+   * The first instant at which the wall clock reads `local` or later: the instant itself, the
+   * first of two in a repeated (fall-back) hour, and for a time the clock skips (spring forward)
+   * the instant it jumps. Calendars' windows open and close at these instants (calendar.ts).
+   */
+  firstAtOrAfter(local: number): number {
+    const r = this.resolve(local);
+    if (r.kind === 'single') return r.instant;
+    if (r.kind === 'overlap') return r.earlier;
+    return this.day.transitionAt; // resolve() looked this day up: the gap is its transition
+  }
+
+  /**
    * A lower bound for the instants of `local` and of every later local time: DST can reorder
    * instants only around one transition, and never below `local` read with the larger offset.
    */

@@ -160,7 +160,7 @@ const envDefined = (name: string) =>
 
 export function validateName(name: unknown): string {
   if (typeof name !== 'string' || !CHANNEL_NAME.test(name)) {
-    throw bad('name', 'a channel name is 1–63 letters, digits and . _ -, starting with a letter or digit');
+    throw bad('name', 'a channel name is 1–64 letters, digits and . _ -, starting with a letter or digit');
   }
   return name;
 }

@@ -137,6 +137,10 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     runAt = input.runAt;
   }
   const settings = validateSettings(input);
+  if (settings.calendars.length > 0 && input.scheduleType !== ScheduleType.RECURRING) {
+    // A one-time job's one slot is its runAt: a calendar would only ever cancel it.
+    throw new CronqlError('BAD_USER_INPUT', 'calendars are for RECURRING jobs; a ONE_TIME job runs at its runAt', { field: 'calendars' });
+  }
   return {
     target: input.target,
     scheduleType: input.scheduleType,
@@ -160,6 +164,7 @@ export function validateSettings(input: SettingsInput): JobSettings {
   for (const [name, spec] of settingEntries()) {
     const value = (input as Record<string, unknown>)[name];
     if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
+    else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
     else if (value === undefined || value === null) valid[name] = spec.default;
     else if (spec.kind === 'enum') {
       if (!Object.values(spec.values).includes(value as string)) {
@@ -171,8 +176,7 @@ export function validateSettings(input: SettingsInput): JobSettings {
         throw new CronqlError(spec.code, `${name} must be an integer from ${spec.min} to ${spec.max}${spec.nullable ? ', or null' : ''}`, { field: name });
       }
       valid[name] = value;
-    } else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
-    else valid[name] = value;
+    } else valid[name] = value;
   }
   for (const [name, spec] of settingEntries()) {
     if (spec.kind !== 'int' || !spec.only || valid[name] === spec.default) continue;
@@ -184,14 +188,16 @@ export function validateSettings(input: SettingsInput): JobSettings {
   return valid as JobSettings;
 }
 
-/** A list of names: each matching the setting's pattern, at most `max`, duplicates dropped (order kept). */
+/**
+ * A list of names (calendars): null or omitted is the empty list; each name once, in the order
+ * given. Whether each exists is checked at the write, by the database (`spec.unknownCode`).
+ */
 function validateNames(name: string, spec: NamesSetting, value: unknown): string[] {
-  if (!Array.isArray(value)) throw new CronqlError(spec.code, `${name} must be a list of names`, { field: name });
-  const names = [...new Set(value)];
-  if (names.length > spec.max) throw new CronqlError(spec.code, `${name} lists ${names.length} names; at most ${spec.max}`, { field: name, max: spec.max });
-  const bad = names.find((n) => typeof n !== 'string' || !spec.pattern.test(n));
-  if (bad !== undefined) throw new CronqlError(spec.code, `${name}: ${JSON.stringify(bad)} is not a name (${spec.patternText})`, { field: name });
-  return names as string[];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > spec.max || !value.every((v) => typeof v === 'string' && spec.pattern.test(v))) {
+    throw new CronqlError(spec.code, `${name} must be a list of at most ${spec.max} ${spec.of} names (letters, digits and . _ -, at most 64 characters each)`, { field: name });
+  }
+  return [...new Set(value as string[])];
 }
 
 const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;

@@ -113,7 +113,7 @@ export class JobService {
       return await this.store.create(key, valid, actor, now);
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') throw keyExists(key);
-      throw err;
+      throw unknownCalendar(err) ?? err;
     }
   }
 
@@ -172,6 +172,11 @@ export class JobService {
         const e = keyExists(err.key ?? '(one of the keys)');
         throw index >= 0 ? ofInput(e, index, err.key) : e;
       }
+      const calendar = unknownCalendar(err);
+      if (calendar) {
+        const index = rows.findIndex((r) => r.fields.calendars.includes(calendar.details!.calendar as string));
+        throw index >= 0 ? ofInput(calendar, index, rows[index].key) : calendar;
+      }
       throw err;
     }
   }
@@ -229,7 +234,7 @@ export class JobService {
       if (err instanceof JobWriteRefused && err.reason === 'CONCURRENT') {
         throw new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`);
       }
-      throw err;
+      throw unknownCalendar(err) ?? err;
     }
   }
 
@@ -257,6 +262,12 @@ export const MAX_JOBS_PER_BATCH = 1_000;
 function ofInput(err: CronqlError, index: number, key: unknown): CronqlError {
   const named = typeof key === 'string' ? `job "${key}" (input ${index + 1})` : `input ${index + 1}`;
   return new CronqlError(err.code, `${named}: ${err.message}`, { ...err.details, index, ...(typeof key === 'string' ? { key } : {}) });
+}
+
+/** The database refused a calendar the job names: it does not exist (or was deleted meanwhile). */
+function unknownCalendar(err: unknown): CronqlError | null {
+  if (!(err instanceof JobWriteRefused) || err.reason !== 'UNKNOWN_CALENDAR') return null;
+  return new CronqlError('UNKNOWN_CALENDAR', `calendar "${err.key ?? '?'}" does not exist; create it with setCalendar`, { field: 'calendars', calendar: err.key });
 }
 
 function keyExists(key: string): CronqlError {

@@ -117,7 +117,7 @@ describe('notification channels', () => {
       ['name', { name: '' }, 'BAD_USER_INPUT'],
       ['name', { name: 'with space' }, 'BAD_USER_INPUT'],
       ['name', { name: '-dash' }, 'BAD_USER_INPUT'],
-      ['name', { name: 'x'.repeat(64) }, 'BAD_USER_INPUT'],
+      ['name', { name: 'x'.repeat(65) }, 'BAD_USER_INPUT'],
       ['name', { name: null }, 'BAD_USER_INPUT'],
       ['name', { name: undefined }, 'BAD_USER_INPUT'],
       ['kind', { kind: 'EMAIL' }, 'BAD_USER_INPUT'],

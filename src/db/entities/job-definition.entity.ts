@@ -117,7 +117,7 @@ for (const [name, spec] of settingEntries()) {
   } else if (spec.kind === 'json') {
     Property({ type: 'json', columnType: 'jsonb', nullable: true, fieldName: spec.column })(target, name);
   } else if (spec.kind === 'names') {
-    Property({ type: ArrayType, columnType: 'text[]', default: '{}', fieldName: spec.column })(target, name);
+    Property({ type: ArrayType, columnType: 'text[]', fieldName: spec.column, default: '{}' })(target, name);
   } else if (spec.kind === 'enum') {
     Enum({ items: () => spec.values, type: 'text', default: spec.default, fieldName: spec.column })(target, name);
   } else {

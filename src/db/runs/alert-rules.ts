@@ -97,8 +97,8 @@ export const lostAlerts = (changed: string, at: string, retried: string) =>
   );
 
 /**
- * SLOTS_MISSED: the MISSED rows `ins` recorded, one alert per channel and reason, counting the
- * slots a summary row stands for.
+ * SLOTS_MISSED: the MISSED rows `ins` recorded (not the slots a calendar skipped), one alert per
+ * channel and reason, counting the slots a summary row stands for.
  */
 export const missedAlerts = (ins: string, at: string) =>
   outboxInsert(
@@ -110,6 +110,7 @@ export const missedAlerts = (ins: string, at: string) =>
           'missedReason', coalesce(m.failure_details ->> 'reason', 'UNKNOWN')) AS data
       FROM ${ins} m JOIN cron_job_definitions d ON d.id = m.job_definition_id
       JOIN cron_notification_channels ch ON ${routedTo('ch', 'd.notify', ev(AlertEvent.SLOTS_MISSED))}
+      WHERE m.failure_code = ${lit(FailureCode.MISSED)}
       GROUP BY ch.name, coalesce(m.failure_details ->> 'reason', 'UNKNOWN')`,
   );
 

@@ -73,12 +73,14 @@ export interface DueSlot {
   deadline?: Date;
 }
 
-/** A slot to record as SKIPPED/MISSED. */
+/** A slot to record as SKIPPED/MISSED (or, excluded by a calendar, SKIPPED/CALENDAR). */
 export interface MissedSlot {
   jobId: string;
   slot: Date;
   message: string;
   details: Record<string, unknown>;
+  /** The skip code; default MISSED. */
+  code?: typeof FailureCode.MISSED | typeof FailureCode.CALENDAR;
 }
 
 /** A run this instance claimed (PENDING → RUNNING), with what its job says of running it. */
@@ -259,15 +261,22 @@ function trackFire<T>(ctx: RunContext, statement: Promise<T>): Promise<T> {
 /** Missed slots as SKIPPED/MISSED rows (batched like fires); a slot someone recorded meanwhile keeps its row (the slot key). */
 export async function missedBatch(ctx: RunContext, slots: MissedSlot[]): Promise<(RunRecord | null)[]> {
   const now = ctx.now();
-  const source = `(SELECT job_id, slot, NULL::jsonb AS payload, message, details
-        FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[]) AS u(job_id, slot, message, details)) s
+  const source = `(SELECT job_id, slot, NULL::jsonb AS payload, message, details, code
+        FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[], $5::text[]) AS u(job_id, slot, message, details, code)) s
       JOIN cron_job_definitions j ON j.id = s.job_id`;
   // The alerts (SLOTS_MISSED) are written with the rows; the main query reads the notice so it runs.
   const res = await ctx.pool.query(
-    `WITH ins AS (${insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: 's.message', details: 's.details', at: '$6' })}),
+    `WITH ins AS (${insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: 's.code', message: 's.message', details: 's.details', at: '$6' })}),
        ${missedAlerts('ins', '$6')}, notice AS (SELECT ${outboxNotice(['missed_alerts'])} AS n)
      SELECT ins.* FROM ins, notice`,
-    [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.message), slots.map((s) => JSON.stringify(s.details)), FailureCode.MISSED, now],
+    [
+      slots.map((s) => s.jobId),
+      slots.map((s) => s.slot),
+      slots.map((s) => s.message),
+      slots.map((s) => JSON.stringify(s.details)),
+      slots.map((s) => s.code ?? FailureCode.MISSED),
+      now,
+    ],
   );
   const rows = bySlot(res.rows);
   ctx.publish([...rows.values()].map(created));

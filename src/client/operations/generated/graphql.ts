@@ -28,6 +28,30 @@ export type BackoffKind =
   /** d·n */
   | 'LINEAR';
 
+/** A whole calendar: setCalendar replaces the one of that name. Bad values fail with BAD_USER_INPUT (details.field) or INVALID_TIMEZONE. */
+export type CalendarInput = {
+  /** At most 24. */
+  dailyWindows?: Array<DailyWindowInput> | null | undefined;
+  /** Excluded local days (at most 1000). */
+  dates?: Array<unknown> | null | undefined;
+  description?: string | null | undefined;
+  /** 1–64 letters, digits and . _ -; what jobs list in calendars. */
+  name: string;
+  /** IANA zone of the days and daily windows. */
+  timezone?: string | null | undefined;
+  /** At most 200. */
+  windows?: Array<CalendarWindowInput> | null | undefined;
+  /** "MM-DD": that day every year (at most 366; 02-29 in leap years only). */
+  yearly?: Array<string> | null | undefined;
+};
+
+export type CalendarWindowInput = {
+  from: string;
+  reason?: string | null | undefined;
+  /** Exclusive; after from. */
+  to: string;
+};
+
 /** What becomes of slots missed while they could not fire (process down, stall, clock jump, database unreachable). */
 export type CatchUpPolicy =
   /** The missed slots run, oldest first, one at a time, up to catchUpLimit; the rest are recorded MISSED. */
@@ -45,6 +69,8 @@ export type ChannelKind =
   | 'WEBHOOK';
 
 export type CreateJobInput = {
+  /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
+  calendars?: Array<string> | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -60,7 +86,7 @@ export type CreateJobInput = {
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
-  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  /** Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels. */
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
@@ -76,6 +102,14 @@ export type CreateJobInput = {
   timeoutSeconds?: number | null | undefined;
   /** IANA name; stored in canonical form. */
   timezone?: string | null | undefined;
+};
+
+export type DailyWindowInput = {
+  /** Local "HH:MM", 00:00–24:00; at or before start: the window ends the next day. */
+  end: string;
+  reason?: string | null | undefined;
+  /** Local "HH:MM", 00:00–23:59. */
+  start: string;
 };
 
 /** What daylight-saving time did to a slot. */
@@ -101,6 +135,8 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
+  calendars?: Array<string> | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -114,7 +150,7 @@ export type NewJobVersionInput = {
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
-  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  /** Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels. */
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
@@ -137,7 +173,7 @@ export type NotificationChannelInput = {
   /** The events it takes; omitted or null: every event. */
   events?: Array<AlertEvent> | null | undefined;
   kind: ChannelKind;
-  /** 1–63 letters, digits and . _ -, starting with a letter or digit. */
+  /** 1–64 letters, digits and . _ -, starting with a letter or digit. */
   name: string;
   /** WEBHOOK only: the signing secret, whsec_<base64> (Standard Webhooks) or at least 16 characters (used as its UTF-8 bytes). */
   secret?: string | null | undefined;
@@ -196,6 +232,18 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
+export type CalendarQueryVariables = Exact<{
+  name: string;
+}>;
+
+
+export type CalendarQuery = { calendar: { dates: Array<unknown>, description: string | null, lastDate: unknown, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } | null };
+
+export type CalendarsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CalendarsQuery = { calendars: Array<{ dates: Array<unknown>, description: string | null, lastDate: unknown, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> }> };
+
 export type DescribeScheduleQueryVariables = Exact<{
   cronExpression: string;
   timezone?: string | null | undefined;
@@ -219,7 +267,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -228,7 +276,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> } };
 
 export type NotificationChannelsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -308,14 +356,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -323,7 +371,14 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type DeleteCalendarMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DeleteCalendarMutation = { deleteCalendar: boolean };
 
 export type DeleteNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -345,21 +400,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { armedOn: Array<string>, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string>, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, expectSuccessWithinSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, scheduleType: ScheduleType, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -368,6 +423,13 @@ export type RunJobNowMutationVariables = Exact<{
 
 
 export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+
+export type SetCalendarMutationVariables = Exact<{
+  input: CalendarInput;
+}>;
+
+
+export type SetCalendarMutation = { setCalendar: { dates: Array<unknown>, description: string | null, lastDate: unknown, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } };
 
 export type SetNotificationChannelMutationVariables = Exact<{
   input: NotificationChannelInput;
@@ -417,6 +479,66 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const CalendarDocument = new TypedDocumentString(`
+    query Calendar($name: String!) {
+  calendar(name: $name) {
+    dailyWindows {
+      end
+      reason
+      start
+    }
+    dates
+    description
+    lastDate
+    name
+    runsOutSoon
+    timezone
+    updatedAt
+    updatedBy
+    usedBy {
+      id
+      key
+      version
+    }
+    windows {
+      from
+      reason
+      to
+    }
+    yearly
+  }
+}
+    `) as unknown as TypedDocumentString<CalendarQuery, CalendarQueryVariables>;
+export const CalendarsDocument = new TypedDocumentString(`
+    query Calendars {
+  calendars {
+    dailyWindows {
+      end
+      reason
+      start
+    }
+    dates
+    description
+    lastDate
+    name
+    runsOutSoon
+    timezone
+    updatedAt
+    updatedBy
+    usedBy {
+      id
+      key
+      version
+    }
+    windows {
+      from
+      reason
+      to
+    }
+    yearly
+  }
+}
+    `) as unknown as TypedDocumentString<CalendarsQuery, CalendarsQueryVariables>;
 export const DescribeScheduleDocument = new TypedDocumentString(`
     query DescribeSchedule($cronExpression: String!, $timezone: String) {
   describeSchedule(cronExpression: $cronExpression, timezone: $timezone)
@@ -453,6 +575,7 @@ export const JobDocument = new TypedDocumentString(`
     query Job($id: ID!) {
   job(id: $id) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -517,6 +640,7 @@ export const JobsDocument = new TypedDocumentString(`
     }
     nodes {
       armedOn
+      calendars
       captureBytes
       catchUp
       catchUpLimit
@@ -792,6 +916,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -850,6 +975,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     mutation CreateJobs($inputs: [CreateJobInput!]!) {
   createJobs(inputs: $inputs) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -908,6 +1034,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
   createJobVersion(id: $id, input: $input) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -962,6 +1089,11 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateJobVersionMutation, CreateJobVersionMutationVariables>;
+export const DeleteCalendarDocument = new TypedDocumentString(`
+    mutation DeleteCalendar($name: String!) {
+  deleteCalendar(name: $name)
+}
+    `) as unknown as TypedDocumentString<DeleteCalendarMutation, DeleteCalendarMutationVariables>;
 export const DeleteNotificationChannelDocument = new TypedDocumentString(`
     mutation DeleteNotificationChannel($name: String!) {
   deleteNotificationChannel(name: $name)
@@ -976,6 +1108,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     mutation PauseJob($id: ID!, $reason: String!) {
   pauseJob(id: $id, reason: $reason) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -1034,6 +1167,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     mutation ResumeJob($id: ID!) {
   resumeJob(id: $id) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -1092,6 +1226,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     mutation RetireJob($id: ID!) {
   retireJob(id: $id) {
     armedOn
+    calendars
     captureBytes
     catchUp
     catchUpLimit
@@ -1181,6 +1316,36 @@ export const RunJobNowDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RunJobNowMutation, RunJobNowMutationVariables>;
+export const SetCalendarDocument = new TypedDocumentString(`
+    mutation SetCalendar($input: CalendarInput!) {
+  setCalendar(input: $input) {
+    dailyWindows {
+      end
+      reason
+      start
+    }
+    dates
+    description
+    lastDate
+    name
+    runsOutSoon
+    timezone
+    updatedAt
+    updatedBy
+    usedBy {
+      id
+      key
+      version
+    }
+    windows {
+      from
+      reason
+      to
+    }
+    yearly
+  }
+}
+    `) as unknown as TypedDocumentString<SetCalendarMutation, SetCalendarMutationVariables>;
 export const SetNotificationChannelDocument = new TypedDocumentString(`
     mutation SetNotificationChannel($input: NotificationChannelInput!) {
   setNotificationChannel(input: $input) {

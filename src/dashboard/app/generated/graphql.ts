@@ -23,6 +23,8 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
+  calendars?: Array<string> | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -38,7 +40,7 @@ export type CreateJobInput = {
   key: string;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
-  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  /** Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels. */
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
@@ -79,6 +81,8 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
+  calendars?: Array<string> | null | undefined;
   /** http target: bytes of the response body kept in the output (0–1048576, default 4096). */
   captureBytes?: number | null | undefined;
   /** What becomes of missed slots. Default NONE. */
@@ -92,7 +96,7 @@ export type NewJobVersionInput = {
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
-  /** Notification channel names (at most 10, each must exist: UNKNOWN_CHANNEL); empty or omitted: the default channels. */
+  /** Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels. */
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
@@ -159,7 +163,7 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string>, expectSuccessWithinSeconds: number | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
@@ -167,7 +171,7 @@ export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: 
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string>, expectSuccessWithinSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -198,7 +202,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string>, expectSuccessWithinSeconds: number | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -409,6 +413,7 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   captureBytes
   notify
   expectSuccessWithinSeconds
+  calendars
   consecutiveFailures
   status
   pauseReason
@@ -464,6 +469,7 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   captureBytes
   notify
   expectSuccessWithinSeconds
+  calendars
   consecutiveFailures
   status
   pauseReason
@@ -599,6 +605,7 @@ export const DashboardJobDocument = new TypedDocumentString(`
   captureBytes
   notify
   expectSuccessWithinSeconds
+  calendars
   consecutiveFailures
   status
   pauseReason
