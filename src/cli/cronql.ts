@@ -18,13 +18,17 @@ import {
   RunJobNowDocument,
   RunsDocument,
   TargetsDocument,
+  CalendarsDocument,
+  SetCalendarDocument,
+  DeleteCalendarDocument,
+  type CalendarFieldsFragment,
   type JobFieldsFragment,
   type JobStatus,
   type CreateJobInput,
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
-import { changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type Definition, type JobsFile } from './jobs-file.js';
+import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type CalendarSpec, type Definition, type JobsFile } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -120,7 +124,8 @@ jobs
   .option('--tz <zone>', 'IANA time zone', 'UTC')
   .option('--payload <json>')
   .option('--timeout <seconds>')
-  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; tz: string; payload?: string; timeout?: string }) => {
+  .option('--calendar <name...>', 'exclusion calendars: their excluded slots are SKIPPED (CALENDAR)')
+  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; tz: string; payload?: string; timeout?: string; calendar?: string[] }) => {
     const data = await request(endpoint(), CreateJobDocument, {
       input: {
         key: o.key,
@@ -131,6 +136,7 @@ jobs
         timezone: o.tz,
         payload: json(o.payload, '--payload'),
         timeoutSeconds: o.timeout === undefined ? undefined : Number(o.timeout),
+        calendars: o.calendar,
       },
     });
     output(data.createJob, [jobRow(data.createJob)]);
@@ -156,6 +162,37 @@ jobs.command('versions <key>').description('every version of a job').action(asyn
   const nodes = data.jobs.edges.map((e) => e.node).sort((a, b) => a.version - b.version);
   output(nodes, nodes.map(jobRow));
 });
+
+// --- calendars -----------------------------------------------------------------------------------
+const calendars = program.command('calendars').description('exclusion calendars (set them in a jobs file: cronql apply)');
+const calendarRow = (c: CalendarFieldsFragment) => ({
+  name: c.name,
+  zone: c.timezone,
+  dates: c.dates.length,
+  yearly: c.yearly.length,
+  daily: c.dailyWindows.map((w) => `${w.start}-${w.end}`).join(' ') || null,
+  windows: c.windows.length,
+  lastDate: c.lastDate ?? null,
+  warning: c.runsOutSoon ? 'dated exclusions run out within 60 days' : null,
+  usedBy: c.usedBy.length,
+});
+calendars.command('list').action(async () => {
+  const data = await request(endpoint(), CalendarsDocument, {});
+  output(data.calendars, data.calendars.map(calendarRow));
+});
+calendars.command('get <name>').action(async (name: string) => {
+  const found = (await request(endpoint(), CalendarsDocument, {})).calendars.find((c) => c.name === name);
+  if (!found) throw new CliError('NOT_FOUND', `no calendar named ${name}`);
+  output(found, [calendarRow(found)]);
+});
+calendars.command('delete <name>').description('refused while a live job names it (CALENDAR_IN_USE)').action(async (name: string) => {
+  const data = await request(endpoint(), DeleteCalendarDocument, { name });
+  output({ deleted: data.deleteCalendar }, [{ name, deleted: data.deleteCalendar ? 'yes' : 'no (there was none)' }]);
+});
+
+/** A calendar of the server as the file compares it. */
+const liveCalendar = (c: CalendarFieldsFragment): Required<CalendarSpec> =>
+  calendarDefinition({ name: c.name, timezone: c.timezone, description: c.description, dates: c.dates, yearly: c.yearly, dailyWindows: c.dailyWindows, windows: c.windows });
 
 // --- runs ----------------------------------------------------------------------------------------
 const runs = program.command('runs').description('run history');
@@ -288,7 +325,18 @@ program
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000) throw new CliError('BAD_USER_INPUT', '--batch-size must be an integer from 1 to 1000');
     const file = await checkedJobsFile(path);
     const live = await liveJobs();
-    const plan: { action: 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
+    const plan: { action: 'set-calendar' | 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
+    // Calendars first: a job may name one the file defines. A name neither has is refused before any change.
+    const serverCalendars = new Map((await request(endpoint(), CalendarsDocument, {})).calendars.map((c) => [c.name, liveCalendar(c)]));
+    const fileCalendars = new Map((file.calendars ?? []).map((c) => [c.name, calendarDefinition(c)]));
+    for (const [name, wanted] of fileCalendars) {
+      const current = serverCalendars.get(name);
+      if (!current || canonical(current) !== canonical(wanted)) plan.push({ action: 'set-calendar', key: name });
+    }
+    for (const spec of file.jobs) {
+      const missing = (spec.calendars ?? []).filter((n) => !fileCalendars.has(n) && !serverCalendars.has(n));
+      if (missing.length) throw new CliError('UNKNOWN_CALENDAR', `${path}: job "${spec.key}", field "calendars": calendar "${missing[0]}" does not exist; define it under "calendars:" in the file`);
+    }
     for (const spec of file.jobs) {
       const current = live.get(spec.key);
       if (!current) plan.push({ action: 'create', key: spec.key });
@@ -342,6 +390,17 @@ program
           done.push(...batch.map((b) => `create ${b.key}`));
           continue;
         }
+        if (step.action === 'set-calendar') {
+          try {
+            await request(endpoint(), SetCalendarDocument, { input: fileCalendars.get(step.key)! });
+          } catch (err) {
+            const e = err as CliError;
+            throw new CliError(e.code ?? 'BAD_FILE', `${path}: calendar "${step.key}": ${e.message} (set-calendar failed; ${done.length ? `applied before it: ${done.join(', ')}` : 'nothing was changed'})`);
+          }
+          done.push(`set-calendar ${step.key}`);
+          i++;
+          continue;
+        }
         try {
           if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
           if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
@@ -362,7 +421,10 @@ program
   .option('--out <file>', 'write here instead of printing')
   .action(async (o: { namespace?: string; out?: string }) => {
     const live = [...(await liveJobs()).values()].filter((j) => !o.namespace || j.key.startsWith(`${o.namespace}.`)).sort((a, b) => a.key.localeCompare(b.key));
-    const file = { ...(o.namespace ? { namespace: o.namespace } : {}), jobs: live.map((j) => definitionSpec(j.key, liveDefinition(j))) };
+    // The calendars the exported jobs name, so the file applies on an empty server.
+    const named = new Set(live.flatMap((j) => j.calendars ?? []));
+    const cals = named.size ? (await request(endpoint(), CalendarsDocument, {})).calendars.filter((c) => named.has(c.name)).map((c) => calendarSpec(liveCalendar(c))) : [];
+    const file = { ...(o.namespace ? { namespace: o.namespace } : {}), ...(cals.length ? { calendars: cals } : {}), jobs: live.map((j) => definitionSpec(j.key, liveDefinition(j))) };
     const text = asJson() ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file);
     if (o.out) await writeFile(o.out, text);
     else process.stdout.write(text);

@@ -1,8 +1,9 @@
 import { CronqlError } from '../errors.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { validateDefinition, validateKey, type DefinitionInput } from '../services/job-rules.js';
-import type { CliError } from './client.js';
-import { fileField, jobProblem, specDefinition, type JobsFile, type JobSpec } from './jobs-file.js';
+import { CliError } from './client.js';
+import { validateCalendarRules } from '../schedule/calendar.js';
+import { calendarDefinition, fileField, jobProblem, specDefinition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
  * Every job of a file checked against the server's own rules (services/job-rules.ts, the code
@@ -19,6 +20,15 @@ export function checkJobs(path: string, file: JobsFile, targetNames: readonly st
     list: () => targetNames.map((name) => ({ name, description: null })),
   } as Pick<TargetRegistry, 'has' | 'list'> as TargetRegistry;
   const problems: CliError[] = [];
+  for (const cal of file.calendars ?? []) {
+    try {
+      const d = calendarDefinition(cal);
+      validateCalendarRules({ ...d, windows: d.windows.map((w) => ({ ...w, from: new Date(w.from), to: new Date(w.to) })) });
+    } catch (err) {
+      const field = err instanceof CronqlError && typeof err.details?.field === 'string' ? err.details.field : undefined;
+      problems.push(new CliError(err instanceof CronqlError ? err.code : 'BAD_FILE', `${path}: calendar "${cal.name}"${field ? `, field "${field}"` : ''}: ${(err as Error).message}`));
+    }
+  }
   for (const spec of file.jobs) {
     try {
       validateKey(spec.key);

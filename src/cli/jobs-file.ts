@@ -20,6 +20,18 @@ import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } 
  *       overlap: BUFFER_ONE        # SKIP | BUFFER_ONE | CANCEL_PREVIOUS | ALLOW (with maxConcurrentRuns)
  *       jitterSeconds: 60
  *       captureBytes: 16384        # http: bytes of the response body kept (default 4096)
+ *       calendars: [us-holidays]   # exclusion calendars, by name
+ *   calendars:                     # optional: calendars set before the jobs (setCalendar: each whole)
+ *     - name: us-holidays
+ *       timezone: America/New_York
+ *       dates: ["2026-11-26", "2026-12-25"]
+ *       yearly: ["01-01"]
+ *       dailyWindows: [{ start: "22:00", end: "06:00", reason: batch }]
+ *       windows: [{ from: "2026-12-20T00:00:00Z", to: "2027-01-03T00:00:00Z", reason: freeze }]
+ *
+ * A file's calendars are applied before its jobs (a job may name one the file defines), created or
+ * replaced when they differ from the server's; `--prune` never deletes a calendar. `export` writes
+ * the calendars the exported jobs name.
  */
 export type JobSpec = {
   key: string;
@@ -42,9 +54,49 @@ export interface RetrySpec {
   retryOn?: string[] | null;
 }
 
+/** A calendar as a file writes it (the CalendarInput's fields; instants as ISO 8601 text). */
+export interface CalendarSpec {
+  name: string;
+  timezone?: string;
+  description?: string | null;
+  dates?: string[];
+  yearly?: string[];
+  dailyWindows?: { start: string; end: string; reason?: string | null }[];
+  windows?: { from: string; to: string; reason?: string | null }[];
+}
+
 export interface JobsFile {
   namespace?: string;
+  calendars?: CalendarSpec[];
   jobs: JobSpec[];
+}
+
+const CALENDAR_FIELDS = new Set(['name', 'timezone', 'description', 'dates', 'yearly', 'dailyWindows', 'windows']);
+
+/** A calendar with every field, as the server answers it: a file's and the server's compare equal when `canonical` says so. */
+export function calendarDefinition(c: CalendarSpec): Required<CalendarSpec> {
+  return {
+    name: c.name,
+    timezone: c.timezone ?? 'UTC',
+    description: c.description ?? null,
+    dates: [...(c.dates ?? [])].map(String).sort(),
+    yearly: [...(c.yearly ?? [])].map(String).sort(),
+    dailyWindows: (c.dailyWindows ?? []).map((w) => ({ start: w.start, end: w.end, reason: w.reason ?? null })),
+    windows: (c.windows ?? []).map((w) => ({ from: new Date(String(w.from)).toISOString(), to: new Date(String(w.to)).toISOString(), reason: w.reason ?? null })),
+  };
+}
+
+/** A calendar as a file entry (export): empty lists and the defaults left out. */
+export function calendarSpec(c: Required<CalendarSpec>): CalendarSpec {
+  const spec: CalendarSpec = { name: c.name };
+  if (c.timezone !== 'UTC') spec.timezone = c.timezone;
+  if (c.description) spec.description = c.description;
+  if (c.dates.length) spec.dates = c.dates;
+  if (c.yearly.length) spec.yearly = c.yearly;
+  const noNull = <T extends { reason?: string | null }>(w: T) => (w.reason == null ? (({ reason: _r, ...rest }) => rest)(w) : w);
+  if (c.dailyWindows.length) spec.dailyWindows = c.dailyWindows.map(noNull);
+  if (c.windows.length) spec.windows = c.windows.map(noNull);
+  return spec;
 }
 
 /**
@@ -80,6 +132,18 @@ export function parseJobsFile(name: string, text: string): JobsFile {
   if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as JobsFile).jobs)) throw bad('top level', 'expected a "jobs:" list');
   const file = doc as JobsFile;
   if (file.namespace !== undefined && (typeof file.namespace !== 'string' || file.namespace === '')) throw bad('namespace', 'must be a non-empty string');
+  if (file.calendars !== undefined) {
+    if (!Array.isArray(file.calendars)) throw bad('calendars', 'must be a list');
+    const names = new Set<string>();
+    for (const [i, cal] of file.calendars.entries()) {
+      const at = `calendar ${typeof cal?.name === 'string' ? `"${cal.name}"` : `#${i + 1}`}`;
+      if (typeof cal !== 'object' || cal === null || Array.isArray(cal)) throw bad(at, 'must be a mapping');
+      for (const field of Object.keys(cal)) if (!CALENDAR_FIELDS.has(field)) throw bad(`${at}, field "${field}"`, `unknown field (known: ${[...CALENDAR_FIELDS].join(', ')})`);
+      if (typeof cal.name !== 'string' || cal.name === '') throw bad(`${at}, field "name"`, 'required');
+      if (names.has(cal.name)) throw bad(`${at}, field "name"`, 'listed twice');
+      names.add(cal.name);
+    }
+  }
   const seen = new Set<string>();
   for (const [i, job] of file.jobs.entries()) {
     const at = `job ${typeof job?.key === 'string' ? `"${job.key}"` : `#${i + 1}`}`;

@@ -171,6 +171,47 @@ jobs:
   const liveKeys = async (namespace: string) =>
     (await ok(api.url, JobsDocument, { filter: { keyContains: `${namespace}.` }, first: 100 }, api.adminToken)).jobs.edges.map((e) => e.node.key);
 
+  it('calendars in a jobs file: set before the jobs that name them, exported with them (a round trip), an unknown one refused before any change; list and delete', async () => {
+    const file = join(dir, 'calendars.yaml');
+    await writeFile(file, `namespace: ops
+calendars:
+  - name: ops-holidays
+    timezone: America/New_York
+    dates: [2026-12-25, 2026-11-26]
+    yearly: ["01-01"]
+    dailyWindows: [{ start: "22:00", end: "06:00", reason: batch }]
+    windows: [{ from: "2026-12-20T00:00:00Z", to: "2027-01-03T00:00:00Z" }]
+jobs:
+  - key: ops.report
+    target: log
+    cron: "0 9 * * 1-5"
+    timezone: America/New_York
+    calendars: [ops-holidays]
+`);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['set-calendar', 'create']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    const exported = join(dir, 'calendars-export.yaml');
+    await run(['export', '--namespace', 'ops', '--out', exported]);
+    expect(parseYaml(await readFile(exported, 'utf8'))).toEqual({
+      namespace: 'ops',
+      calendars: [{
+        name: 'ops-holidays', timezone: 'America/New_York', dates: ['2026-11-26', '2026-12-25'], yearly: ['01-01'],
+        dailyWindows: [{ start: '22:00', end: '06:00', reason: 'batch' }], windows: [{ from: '2026-12-20T00:00:00.000Z', to: '2027-01-03T00:00:00.000Z' }],
+      }],
+      jobs: [{ key: 'ops.report', target: 'log', cron: '0 9 * * 1-5', timezone: 'America/New_York', calendars: ['ops-holidays'] }],
+    });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    // A job naming a calendar neither the file nor the server has: refused before anything changes.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('calendars: [ops-holidays]', 'calendars: [ops-holidays, nope]').replace('"22:00"', '"21:00"'));
+    const refused = await run(['apply', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error UNKNOWN_CALENDAR: .*calendars\.yaml: job "ops\.report", field "calendars": calendar "nope" does not exist/);
+    const [listed] = await runJson(['calendars', 'list']);
+    expect(listed).toMatchObject({ name: 'ops-holidays', dailyWindows: [{ start: '22:00' }], usedBy: [{ key: 'ops.report' }] });
+    const inUse = await run(['calendars', 'delete', 'ops-holidays']);
+    expect(inUse.stderr).toMatch(/^error CALENDAR_IN_USE: /);
+  });
+
   it('apply, apply --dry-run and validate of a file with every kind of bad job: one line per bad job naming the file, the key and the field, the code kept; nothing changed', async () => {
     const file = join(dir, 'generated.yaml');
     const good = [

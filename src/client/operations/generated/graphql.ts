@@ -33,7 +33,7 @@ export type CalendarInput = {
   /** At most 24. */
   dailyWindows?: Array<DailyWindowInput> | null | undefined;
   /** Excluded local days (at most 1000). */
-  dates?: Array<unknown> | null | undefined;
+  dates?: Array<string> | null | undefined;
   description?: string | null | undefined;
   /** 1–64 letters, digits and . _ -; what jobs list in calendars. */
   name: string;
@@ -237,12 +237,12 @@ export type CalendarQueryVariables = Exact<{
 }>;
 
 
-export type CalendarQuery = { calendar: { dates: Array<unknown>, description: string | null, lastDate: unknown, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } | null };
+export type CalendarQuery = { calendar: { dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } | null };
 
 export type CalendarsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type CalendarsQuery = { calendars: Array<{ dates: Array<unknown>, description: string | null, lastDate: unknown, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> }> };
+export type CalendarsQuery = { calendars: Array<{ dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> }> };
 
 export type DescribeScheduleQueryVariables = Exact<{
   cronExpression: string;
@@ -429,7 +429,7 @@ export type SetCalendarMutationVariables = Exact<{
 }>;
 
 
-export type SetCalendarMutation = { setCalendar: { dates: Array<unknown>, description: string | null, lastDate: unknown, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } };
+export type SetCalendarMutation = { setCalendar: { dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } };
 
 export type SetNotificationChannelMutationVariables = Exact<{
   input: NotificationChannelInput;
