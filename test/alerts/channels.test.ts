@@ -289,7 +289,9 @@ describe('notification channels', () => {
   it('testNotificationChannel sends now; a failure is the channel’s lastError; the URL is in no answer and no log, only its host', async () => {
     const test = `mutation($name: String!) { testNotificationChannel(name: $name) }`;
     expect((await admin<{ testNotificationChannel: boolean }>(test, { name: 'team-a' })).data!.testNotificationChannel).toBe(true);
-    expect(hits.at(-1)!.body).toMatchObject({ kind: 'test', event: 'TEST', channel: 'team-a' });
+    const tests = hits.filter((h) => h.body.event === 'TEST' && h.channel === 'team-a');
+    expect(tests).toHaveLength(1);
+    expect(tests[0]!.body).toMatchObject({ kind: 'test', channel: 'team-a' });
     expect((await admin<{ testNotificationChannel: boolean }>(test, { name: 'down' })).data!.testNotificationChannel).toBe(false);
     expect(codes(await admin(test, { name: 'ghost' }))).toEqual(['NOT_FOUND']);
     expect(codes(await admin(test, { name: 'bad name' }))).toEqual(['BAD_USER_INPUT']);
@@ -301,9 +303,8 @@ describe('notification channels', () => {
 
     // (An answer refusing a request's variables may quote them back — the caller's own text — as graphql-js does; only answers that are not such refusals count.)
     const own = (a: string) => a.includes('got invalid value');
-    const everything = [...answers.filter((a) => !own(a)), ...lines].join('\n');
-    expect(everything).not.toContain(TOKEN);
-    expect(everything).not.toContain(SECRET.slice(6));
-    expect(everything).toContain(new URL(base).host);
+    const everything = [...answers.filter((a) => !own(a)), ...lines];
+    expect(everything.filter((t) => t.includes(TOKEN) || t.includes(SECRET.slice(6)))).toEqual([]);
+    expect(everything.some((t) => t.includes(new URL(base).host))).toBe(true);
   });
 });
