@@ -114,12 +114,16 @@ export class Deliverer {
     do {
       this.again = false;
       try {
+        let sent = false;
         for (;;) {
           const claimed = await this.store.claimHeads(this.o.bounds.timeoutMs + CLAIM_MARGIN_MS, this.o.bounds.batch);
           if (claimed.length === 0 || this.stopped) break;
+          sent = true;
           await Promise.all(claimed.map((c) => this.attempt(c)));
         }
-        if (!this.stopped) this.arm(await this.store.nextDueInMs());
+        // Only a round that sent something can have made a retry due before the next poll (an
+        // idle poll is one statement; the timer armed by the round before still stands).
+        if (sent && !this.stopped) this.arm(await this.store.nextDueInMs());
       } catch (err) {
         this.o.log.warn({ err }, 'notifications: could not read the outbox; the next poll retries');
       }
