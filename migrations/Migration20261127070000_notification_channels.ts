@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Notification channels (docs/operations.md, "Notifications"): the channels, each URL and signing
- * secret sealed like secrets; the outbox of deliveries, written by the statement that records the
+ * secret sealed like secrets (the env channel's stay in the environment: no URL stored); the outbox of deliveries, written by the statement that records the
  * event and delivered by one instance at a time; a job's `notify` and `expectSuccessWithinSeconds`;
  * and the late slot each job was last alerted for (JOB_LATE: once until it succeeds again).
  */
@@ -14,9 +14,9 @@ export class Migration20261127070000_notification_channels extends Migration {
     this.addSql(`CREATE TABLE cron_notification_channels (
       name             text PRIMARY KEY,
       kind             text NOT NULL,
-      url_iv           bytea NOT NULL,
-      url_ciphertext   bytea NOT NULL,
-      url_tag          bytea NOT NULL,
+      url_iv           bytea,
+      url_ciphertext   bytea,
+      url_tag          bytea,
       url_host         text NOT NULL,
       secret_iv        bytea,
       secret_ciphertext bytea,
@@ -24,6 +24,7 @@ export class Migration20261127070000_notification_channels extends Migration {
       events           text[],
       is_default       boolean NOT NULL DEFAULT false,
       from_env         boolean NOT NULL DEFAULT false,
+      CHECK (from_env OR url_ciphertext IS NOT NULL),
       created_at       timestamptz NOT NULL,
       updated_at       timestamptz NOT NULL,
       updated_by       text,

@@ -188,9 +188,15 @@ export class Cronql {
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
     await this._secrets.init();
-    this._channels = new ChannelService({ pool: this._pool, now: () => this.clock.now(), credentials: this._secrets });
-    // CRONQL_ALERT_WEBHOOK_URL is the channel `default`, written (or removed) from the environment at each start.
-    await this._channels.syncEnvChannel(o.alertWebhookUrl, o.alertWebhookSecret);
+    this._channels = new ChannelService({
+      pool: this._pool,
+      now: () => this.clock.now(),
+      credentials: this._secrets,
+      env: { url: o.alertWebhookUrl, secret: o.alertWebhookSecret },
+      log: this.log,
+    });
+    // CRONQL_ALERT_WEBHOOK_URL is the channel `default`, written at each start (its URL stays in the environment).
+    await this._channels.syncEnvChannel();
     t.mark('listenAndSecrets');
     if (this.role !== 'api') {
       this._runtime = new Runtime({

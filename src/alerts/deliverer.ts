@@ -116,7 +116,7 @@ export class Deliverer {
       try {
         let sent = false;
         for (;;) {
-          const claimed = await this.store.claimHeads(this.o.bounds.timeoutMs + CLAIM_MARGIN_MS, this.o.bounds.batch);
+          const claimed = await this.store.claimHeads(this.o.bounds.timeoutMs + CLAIM_MARGIN_MS, this.o.bounds.batch, this.o.channels.canSend({ fromEnv: true }));
           if (claimed.length === 0 || this.stopped) break;
           sent = true;
           await Promise.all(claimed.map((c) => this.attempt(c)));

@@ -20,17 +20,17 @@ export interface ChannelRow {
   lastError: string | null;
 }
 
-/** A channel with its sealed credentials, for the one who sends to it. */
+/** A channel with its sealed credentials, for the one who sends to it (the env channel's: null, they are in the environment). */
 export interface SealedChannel extends ChannelRow {
-  url: Sealed;
+  url: Sealed | null;
   secret: Sealed | null;
 }
 
-/** A channel to write; its URL and secret sealed by the service (which holds the key). */
+/** A channel to write; its URL and secret sealed by the service (which holds the key); none for the env channel. */
 export interface ChannelWrite {
   name: string;
   kind: ChannelKind;
-  url: Sealed;
+  url: Sealed | null;
   urlHost: string;
   secret: Sealed | null;
   events: AlertEvent[] | null;
@@ -61,7 +61,7 @@ export function rowToChannel(row: Record<string, unknown>): ChannelRow {
 export function rowToSealedChannel(row: Record<string, unknown>): SealedChannel {
   return {
     ...rowToChannel(row),
-    url: sealedOf(row.url_iv, row.url_ciphertext, row.url_tag)!,
+    url: sealedOf(row.url_iv, row.url_ciphertext, row.url_tag),
     secret: sealedOf(row.secret_iv, row.secret_ciphertext, row.secret_tag),
   };
 }
@@ -92,7 +92,7 @@ export class ChannelStore {
          is_default = EXCLUDED.is_default, from_env = EXCLUDED.from_env, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
        RETURNING ${CHANNEL_COLUMNS}`,
       [
-        c.name, c.kind, c.url.iv, c.url.ciphertext, c.url.tag, c.urlHost, c.secret?.iv ?? null, c.secret?.ciphertext ?? null, c.secret?.tag ?? null,
+        c.name, c.kind, c.url?.iv ?? null, c.url?.ciphertext ?? null, c.url?.tag ?? null, c.urlHost, c.secret?.iv ?? null, c.secret?.ciphertext ?? null, c.secret?.tag ?? null,
         c.events, c.isDefault, c.fromEnv, now, actor,
       ],
     );
@@ -102,11 +102,6 @@ export class ChannelStore {
   async delete(name: string): Promise<boolean> {
     const res = await this.pool.query('DELETE FROM cron_notification_channels WHERE name = $1', [name]);
     return (res.rowCount ?? 0) > 0;
-  }
-
-  /** Removes the channel a former CRONQL_ALERT_WEBHOOK_URL defined (the variable is unset now). */
-  async deleteFromEnv(): Promise<void> {
-    await this.pool.query('DELETE FROM cron_notification_channels WHERE from_env');
   }
 
   /** The names of `names` that exist. */

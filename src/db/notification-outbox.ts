@@ -46,13 +46,18 @@ const claimSql = (which: string) => `WITH won AS (
 export class OutboxStore {
   constructor(private readonly pool: Pool) {}
 
-  /** The due heads of the channels (at most one row per channel), claimed for an attempt of at most `attemptMs`. */
-  async claimHeads(attemptMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  /**
+   * The due heads of the channels (at most one row per channel), claimed for an attempt of at most
+   * `attemptMs`; without `withEnv`, not the env channel's (this instance has not its URL).
+   */
+  async claimHeads(attemptMs: number, limit: number, withEnv: boolean): Promise<ClaimedDelivery[]> {
     const res = await this.pool.query(
       claimSql(`o.id IN (SELECT h.id FROM (
-          SELECT DISTINCT ON (o.channel) o.id, o.due_at FROM cron_notification_outbox o WHERE ${PENDING} ORDER BY o.channel, o.seq
+          SELECT DISTINCT ON (o.channel) o.id, o.due_at FROM cron_notification_outbox o
+          WHERE ${PENDING} AND ($3::boolean OR o.channel NOT IN (SELECT e.name FROM cron_notification_channels e WHERE e.from_env))
+          ORDER BY o.channel, o.seq
         ) h WHERE h.due_at <= now() LIMIT $2)`),
-      [attemptMs, limit],
+      [attemptMs, limit, withEnv],
     );
     return res.rows.map(toClaimed);
   }

@@ -1,4 +1,5 @@
 import { CronqlError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { ChannelStore, type ChannelRow, type SealedChannel } from '../db/notification-channels.js';
 import type { Pool } from '../db/pool.js';
 import { AlertEvent, CHANNEL_NAME, ChannelKind, ENV_CHANNEL } from '../domain/notifications.js';
@@ -25,6 +26,9 @@ export interface OpenChannel extends ChannelRow {
 export interface ChannelDeps {
   pool: Pool;
   now(): Date;
+  /** CRONQL_ALERT_WEBHOOK_URL / _SECRET of this process: the channel `default`'s credentials, never stored. */
+  env?: { url?: string; secret?: string };
+  log?: Logger;
   /** Seals and opens credentials with the secrets' key (services/secret.service.ts). */
   credentials: {
     sealCredential(label: string, value: string): Promise<Sealed>;
@@ -48,7 +52,8 @@ const secretLabel = (name: string) => `channel:${name}:secret`;
  * and the check that the names a job's `notify` lists exist. A channel's URL is a credential
  * (a Slack incoming webhook's is all it takes to post): it is sealed at rest with the secrets'
  * key, like its signing secret. The channel CRONQL_ALERT_WEBHOOK_URL defines (`default`) is
- * written at each start from the environment, and only there.
+ * written at each start from the environment, and only there; its URL and secret are read from
+ * the environment of the instance that sends, never stored.
  */
 export class ChannelService {
   readonly store: ChannelStore;
@@ -65,15 +70,18 @@ export class ChannelService {
     const c = validateChannel(input);
     const existing = await this.store.get(c.name);
     if (existing?.fromEnv) throw envDefined(c.name);
-    return this.write(c, false, actor);
+    return this.write(c, actor);
   }
 
-  /** @throws CronqlError CHANNEL_IN_USE while live jobs name it; INVALID_STATE for the env channel */
+  /**
+   * Deletes a channel and its pending deliveries. The env channel may be deleted too (after the
+   * variable was removed from every instance): an instance that still has it writes it again at
+   * its next start. @throws CronqlError CHANNEL_IN_USE while live jobs name it
+   */
   async delete(name: unknown): Promise<boolean> {
     const n = validateName(name);
     const existing = await this.store.get(n);
     if (!existing) return false;
-    if (existing.fromEnv) throw envDefined(n);
     const used = await this.store.usedBy(n);
     if (used.length) {
       throw new CronqlError('CHANNEL_IN_USE', `channel ${n} is named in notify by ${used.join(', ')}; change those jobs first`, { name: n, jobs: used });
@@ -101,8 +109,18 @@ export class ChannelService {
     return c ? this.openSealed(c) : null;
   }
 
+  /** Whether this process can send to `c`: the env channel needs this process's CRONQL_ALERT_WEBHOOK_URL. */
+  canSend(c: { fromEnv: boolean }): boolean {
+    return !c.fromEnv || !!this.d.env?.url;
+  }
+
+  /** @throws when the credentials do not open, or the env channel's are not in this process's environment */
   async openSealed(c: SealedChannel): Promise<OpenChannel> {
     const { url, secret, ...row } = c;
+    if (c.fromEnv || !url) {
+      if (!this.d.env?.url) throw new Error(`channel ${c.name} is CRONQL_ALERT_WEBHOOK_URL, which this instance does not have`);
+      return { ...row, url: this.d.env.url, secret: this.d.env.secret ?? null };
+    }
     return {
       ...row,
       url: await this.d.credentials.openCredential(urlLabel(c.name), url),
@@ -111,24 +129,27 @@ export class ChannelService {
   }
 
   /**
-   * At start: CRONQL_ALERT_WEBHOOK_URL (and _SECRET) as the default WEBHOOK channel `default`,
-   * every event; unset, a `default` channel an earlier start wrote from it is removed.
+   * At start, with CRONQL_ALERT_WEBHOOK_URL set: the default WEBHOOK channel `default`, every
+   * event. Its URL and secret stay in the environment (the row holds the host only): a deployment
+   * that had the variable and no secrets key keeps starting without one, on every host. Unset,
+   * nothing is written or removed (another instance may have it).
    */
-  async syncEnvChannel(url: string | undefined, secret: string | undefined): Promise<void> {
-    if (!url) {
-      await this.store.deleteFromEnv();
-      return;
-    }
+  async syncEnvChannel(): Promise<void> {
+    const url = this.d.env?.url;
+    if (!url) return;
+    const host = new URL(url).host;
     const current = await this.store.get(ENV_CHANNEL);
-    if (current?.fromEnv) {
-      const open = await this.openSealed(current).catch(() => null);
-      // Unchanged: nothing to write (several instances start at once with the same environment).
-      if (open && open.url === url && open.secret === (secret ?? null) && open.isDefault && open.events === null) return;
-    }
-    await this.write({ name: ENV_CHANNEL, kind: ChannelKind.WEBHOOK, url: new URL(url), secret: secret ?? null, events: null, isDefault: true }, true, 'env');
+    // Unchanged: nothing to write (several instances start at once with the same environment).
+    if (current?.fromEnv && current.urlHost === host && current.isDefault && current.events === null && current.kind === ChannelKind.WEBHOOK) return;
+    if (current && !current.fromEnv) this.d.log?.warn({ channel: ENV_CHANNEL }, 'notifications: the channel set through the API under this name is replaced by CRONQL_ALERT_WEBHOOK_URL');
+    await this.store.upsert(
+      { name: ENV_CHANNEL, kind: ChannelKind.WEBHOOK, url: null, urlHost: host, secret: null, events: null, isDefault: true, fromEnv: true },
+      'env',
+      this.d.now(),
+    );
   }
 
-  private async write(c: ValidChannel, fromEnv: boolean, actor: string | null): Promise<ChannelRow> {
+  private async write(c: ValidChannel, actor: string | null): Promise<ChannelRow> {
     return this.store.upsert(
       {
         name: c.name,
@@ -138,7 +159,7 @@ export class ChannelService {
         secret: c.secret === null ? null : await this.d.credentials.sealCredential(secretLabel(c.name), c.secret),
         events: c.events,
         isDefault: c.isDefault,
-        fromEnv,
+        fromEnv: false,
       },
       actor,
       this.d.now(),

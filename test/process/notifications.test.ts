@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,8 +54,8 @@ describe('an alert being retried when its process is killed with SIGKILL', () =>
       CRONQL_ALERT_WEBHOOK_URL: `${base}/hook`,
       CRONQL_ALERT_WEBHOOK_SECRET: SECRET,
       CRONQL_HTTP_ALLOW_PRIVATE: 'true',
-      // The channel's URL is sealed with the secrets key: every instance needs the same one.
-      CRONQL_SECRETS_KEY: randomBytes(32).toString('base64'),
+      // No CRONQL_SECRETS_KEY, and each process its own data dir: the env channel's URL and secret
+      // stay in the environment, so a deployment that had the variable keeps starting without a key.
     };
     const first = await t.spawn({ databaseUrl: t.url, env: { ...env, CRONQL_INSTANCE_ID: 'outbox-first' } });
     await createJob(first, { key: 'fails-once', target: 'http', scheduleType: 'ONE_TIME', runAt: new Date(Date.now() + 1_000).toISOString(), payload: { url: `${base}/fail` } });
