@@ -14,6 +14,8 @@ import { Migration20261125000000_lean_run_indexes } from './Migration20261125000
 import { Migration20261126000000_final_slot } from './Migration20261126000000_final_slot.js';
 import { Migration20261126010000_maintenance_lease } from './Migration20261126010000_maintenance_lease.js';
 import { Migration20261127010000_calendars } from './Migration20261127010000_calendars.js';
+import { Migration20261127040000_run_logs } from './Migration20261127040000_run_logs.js';
+import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
 
 import type { Migration } from '@mikro-orm/migrations';
@@ -38,6 +40,8 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261126000000_final_slot,
   Migration20261126010000_maintenance_lease,
   Migration20261127010000_calendars,
+  Migration20261127040000_run_logs,
+  Migration20261127050000_heartbeats,
   Migration20261127070000_notification_channels,
 };
 

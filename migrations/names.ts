@@ -20,6 +20,8 @@ export const MIGRATION_NAMES = [
   'Migration20261126000000_final_slot',
   'Migration20261126010000_maintenance_lease',
   'Migration20261127010000_calendars',
+  'Migration20261127040000_run_logs',
+  'Migration20261127050000_heartbeats',
   'Migration20261127070000_notification_channels',
 ] as const;
 

@@ -23,9 +23,13 @@ import { RuntimeEvents } from './runtime/events.js';
 import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
+import { RunLogEvents } from './runtime/run-log-events.js';
+import { RunLogRelay } from './runtime/run-log-relay.js';
+import { RunLogWriter } from './runtime/run-log-writer.js';
 import { createTargetRegistry, type TargetRegistry } from './runtime/targets/registry.js';
 import { JobService } from './services/job.service.js';
 import { RunService } from './services/run.service.js';
+import { RunLogService } from './services/run-log.service.js';
 import { SecretService } from './services/secret.service.js';
 import { CalendarService } from './services/calendar.service.js';
 import { StartupTiming } from './startup-timing.js';
@@ -41,6 +45,8 @@ export class Cronql {
   readonly log: Logger;
   readonly clock: Clock;
   readonly events: RunEvents;
+  /** The lines of run logs as they are stored, by run (this instance's and, relayed, the others'). */
+  readonly runLogEvents: RunLogEvents;
   /**
    * What this process's runtime does, as typed events (slot recorded, slots missed, run ended,
    * rebalanced, database unreachable / reachable, armed, maintenance pass): what tests and hooks
@@ -59,6 +65,10 @@ export class Cronql {
   private probe?: Pool;
   private _jobs?: JobService;
   private _runs?: RunService;
+  private _runLogs?: RunLogService;
+  /** Keeps handlers' `ctx.log` lines with their runs (runtime roles). */
+  private logWriter?: RunLogWriter;
+  private logRelay?: RunLogRelay;
   private _secrets?: SecretService;
   private _calendars?: CalendarService;
   private _runtime?: Runtime;
@@ -82,6 +92,7 @@ export class Cronql {
     this.instanceId = o.instanceId;
     this.log = o.log ?? createLogger({ instanceId: this.instanceId });
     this.events = new RunEvents((err) => this.log.error({ err }, 'a run event listener threw'));
+    this.runLogEvents = new RunLogEvents((err) => this.log.error({ err }, 'a run log listener threw'));
     this.runtimeEvents = new RuntimeEvents((err, name) => this.log.error({ err, event: name }, 'a runtime event listener threw'));
     this.clock = o.clock ?? new SystemClock((err) => this.log.error({ err }, 'an alarm callback threw; the other alarms still fire'));
     this.targets = createTargetRegistry(o.targets ?? {}, { httpAllowPrivate: o.httpAllowPrivate });
@@ -94,6 +105,10 @@ export class Cronql {
   }
   get runs(): RunService {
     return this.need(this._runs);
+  }
+  /** Run logs: pages of a run's lines, and a run's lines followed live (docs/run-logs.md). */
+  get runLogs(): RunLogService {
+    return this.need(this._runLogs);
   }
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
@@ -178,12 +193,15 @@ export class Cronql {
       // startedAt is when the handler was entered, and the RUNNING change says so (db/runs/started.ts).
       startedOnEntry: true,
       onStartedError: (err) => this.log.warn({ err }, 'could not record when handlers were entered; the runs keep their claim instant'),
+      onProgressError: (err) => this.log.warn({ err }, 'could not record progress reports; they are written with the runs\' next write'),
     });
     if (o.listen) {
       this.notifier = new Notifier(url, this.log, () => void this._runtime?.resync(), { bounds });
       await this.notifier.start();
       this.relay = new RunEventRelay(this._pool, this.events, this.notifier, this.instanceId, this.log);
       this.relay.start();
+      this.logRelay = new RunLogRelay(this._pool, this.runLogEvents, this.notifier, this.instanceId, this.log);
+      this.logRelay.start();
     }
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
@@ -199,6 +217,15 @@ export class Cronql {
     await this._channels.syncEnvChannel();
     t.mark('listenAndSecrets');
     if (this.role !== 'api') {
+      this.logWriter = new RunLogWriter({
+        pool: this._pool,
+        instanceId: this.instanceId,
+        now: () => this.clock.now(),
+        events: this.runLogEvents,
+        log: this.log,
+        onStored: (n) => this._metrics?.runLogLines(n),
+        onDropped: (n, reason) => this._metrics?.runLogLinesDropped(n, reason),
+      });
       this._runtime = new Runtime({
         pool: this._pool,
         clock: this.clock,
@@ -217,6 +244,9 @@ export class Cronql {
         secrets: this._secrets,
         jobReplicas: o.jobReplicas,
         retentionDays: o.retentionDays,
+        runLogRetentionDays: o.runLogRetentionDays,
+        logs: this.logWriter,
+        onLogsPruned: (n) => this._metrics?.runLogRetention(n),
         onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
         onPruned: (deleted, at) => this._metrics?.retention(deleted, at),
         events: this.runtimeEvents,
@@ -244,6 +274,7 @@ export class Cronql {
       maxPayloadBytes: this.maxPayloadBytes,
       runtime: this._runtime,
     });
+    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents });
     this.deliverer = new Deliverer({
       pool: this._pool,
       channels: this._channels,
@@ -314,12 +345,14 @@ export class Cronql {
     this.stopping ??= (async () => {
       this.stopFiring();
       await this._runtime?.stop();
+      // The lines of the runs drained are stored already; anything a stray handler wrote later is written now.
+      await bounded(this.logWriter?.stop() ?? Promise.resolve(), 2_000);
       await this.deliverer?.stop();
       this.clock.close();
       // Bounded, together: a database that does not answer must not hold the process. The relay
       // sends its last changes before the pool ends (or gives up with it).
       await Promise.all([
-        bounded(this.relay?.stop() ?? Promise.resolve(), 1_000).then(() => this._pool && endPool(this._pool, 1_000)),
+        bounded(Promise.all([this.relay?.stop(), this.logRelay?.stop()]), 1_000).then(() => this._pool && endPool(this._pool, 1_000)),
         bounded(this.notifier?.close() ?? Promise.resolve(), 1_000),
         this.probe && endPool(this.probe, 1_000),
         // The ORM has no connections of its own (they are the pool's): this ends only its session.

@@ -56,6 +56,8 @@ export interface Config {
   retentionDays: number;
   /** How many scheduler instances arm each job (0: every instance arms every job). @default 2 */
   jobReplicas: number;
+  /** Run log lines written longer ago than this many days are deleted (0 keeps them as long as their run). @default 30 */
+  runLogRetentionDays: number;
   /** Where failure alerts are POSTed as JSON. @default unset (no alerts) */
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body. @default unset */
@@ -86,6 +88,7 @@ export const TUNABLES = {
   maxResponseBytes: { env: 'CRONQL_MAX_RESPONSE_BYTES', default: 8_388_608, min: 1_024, max: 1_073_741_824 },
   retentionDays: { env: 'CRONQL_RETENTION_DAYS', default: 180, min: 0, max: 36_500 },
   jobReplicas: { env: 'CRONQL_JOB_REPLICAS', default: 2, min: 0, max: 16 },
+  runLogRetentionDays: { env: 'CRONQL_RUN_LOG_RETENTION_DAYS', default: 30, min: 0, max: 36_500 },
 } as const;
 
 export type Tunable = keyof typeof TUNABLES;
@@ -119,6 +122,7 @@ export const MAINTENANCE = {
   everyHeartbeats: {
     heartbeat: 1,
     lease: 1,
+    'heartbeat-timeouts': 1,
     'lost-runs': 1,
     'pending-runs': 1,
     'retry-wakeups': 1,
@@ -133,6 +137,8 @@ export const MAINTENANCE = {
   retentionEveryMs: 3_600_000,
   /** Runs deleted per retention statement. */
   retentionBatch: 1_000,
+  /** Run log lines deleted per statement of their own retention. */
+  runLogRetentionBatch: 10_000,
   /** PENDING runs older than this are claimed by the pending-runs duty (their creator did not). */
   pendingAfterMs: 2_000,
   /** Rows one pass of a duty handles at most (pending runs, retries, buffered slots). */
@@ -284,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: str(env, 'CRONQL_METRICS_TOKEN'),
     retentionDays: tunable(env, 'retentionDays'),
     jobReplicas: tunable(env, 'jobReplicas'),
+    runLogRetentionDays: tunable(env, 'runLogRetentionDays'),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
     publicUrl: publicUrl(env),

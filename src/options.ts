@@ -40,6 +40,8 @@ export interface CronqlOptions {
   retentionDays?: number;
   /** How many scheduler instances arm each job; 0: every instance arms every job. @default 2 */
   jobReplicas?: number;
+  /** Run log lines written longer ago than this many days are deleted (0 keeps them as long as their run); pruned by runtime roles. @default 30 */
+  runLogRetentionDays?: number;
   /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
   dbConnectTimeoutMs?: number;
   /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */

@@ -194,6 +194,9 @@ export class Deliverer {
       payload: { url: channel.url, method: 'POST', headers, body, timeoutMs: this.o.bounds.timeoutMs },
       signal: this.abort.signal,
       log: this.quiet,
+      // Not a run: nothing to report.
+      progress: () => {},
+      heartbeat: () => {},
       run: { id: c.id, jobId: 'notification', jobKey: `notification:${channel.name}`, jobVersion: 0, scheduledAt: c.createdAt, triggerType: TriggerType.MANUAL, attempt: c.attempt },
     });
   }

@@ -16,7 +16,11 @@ import {
   RunChangedDocument,
   RunDocument,
   RunJobNowDocument,
+  RunLogLinesDocument,
+  RunLogPageDocument,
   RunsDocument,
+  type RunLogLineFieldsFragment,
+  type RunLogPageQuery,
   TargetsDocument,
   CalendarsDocument,
   SetCalendarDocument,
@@ -219,6 +223,47 @@ runs.command('cancel <id>').action(async (id: string) => {
   const data = await request(endpoint(), CancelRunDocument, { id });
   output(data.cancelRun, [runRow(data.cancelRun)]);
 });
+runs
+  .command('logs <id>')
+  .description("the lines the run's handler wrote with ctx.log, oldest first (docs/run-logs.md)")
+  .option('--follow', 'then print its lines as they are written, until the run ends')
+  .action(async (id: string, o: { follow?: boolean }) => {
+    let last = 0;
+    const show = (l: RunLogLineFieldsFragment) => {
+      if (l.sequence <= last) return; // had it already (a page and the stream overlap)
+      last = l.sequence;
+      console.log(asJson() ? JSON.stringify(l) : `${l.at}  ${l.level.toUpperCase().padEnd(5)}  ${l.message}${l.fields == null ? '' : `  ${JSON.stringify(l.fields)}`}`);
+    };
+    /** Prints every line after the last printed, a page at a time. */
+    const catchUp = async () => {
+      for (;;) {
+        const data: RunLogPageQuery = await request(endpoint(), RunLogPageDocument, { id, first: 500, after: last ? String(last) : null });
+        if (!data.run) throw new CliError('NOT_FOUND', `no run with id ${id}`);
+        for (const line of data.run.logs.nodes) show(line);
+        if (!data.run.logs.pageInfo.hasNextPage) return;
+      }
+    };
+    if (!o.follow) return catchUp();
+    // The stream starts when the server has subscribed, which it does not acknowledge: a streamed
+    // line past the next one expected means lines were written in between (read them first), and
+    // once the stream has completed the pages are read once more. One step at a time, in order.
+    let steps: Promise<void> = catchUp();
+    steps.catch(() => {}); // reported below, after the stream (which fails the same way for an unknown run)
+    await subscribe(
+      endpoint(),
+      RunLogLinesDocument,
+      { runId: id },
+      ({ runLogs: line }) => {
+        steps = steps.then(async () => {
+          if (line.sequence > last + 1) await catchUp();
+          show(line);
+        });
+        return true;
+      },
+      (stop) => process.once('SIGINT', stop),
+    );
+    await steps.then(catchUp);
+  });
 runs
   .command('tail')
   .description('print run changes as they happen (Ctrl-C to stop)')

@@ -14,6 +14,7 @@ import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } 
  *       timezone: Europe/Paris
  *       payload: { url: https://billing.example.com/close }
  *       timeoutSeconds: 600
+ *       heartbeatTimeoutSeconds: 120 # fail a run whose handler is silent this long (HEARTBEAT_TIMEOUT)
  *       catchUp: LATEST            # NONE | LATEST | ALL (with catchUpLimit)
  *       pauseAfterFailures: 5
  *       retry: { maxAttempts: 3, backoff: EXPONENTIAL, delaySeconds: 30 }

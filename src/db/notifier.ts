@@ -12,6 +12,8 @@ export const Channel = {
   RUN_CANCELED: 'cronql_run_canceled',
   /** payload: run id + status — a run changed state; API instances publish it to subscribers. */
   RUN_CHANGED: 'cronql_run_changed',
+  /** payload: instance id + (run id, first, last sequence) ranges — lines of run logs were written (runtime/run-log-relay.ts). */
+  RUN_LOGS: 'cronql_run_logs',
   /** payload: instance id — a scheduler armed its share or stopped; the others rebalance. */
   MEMBERSHIP: 'cronql_membership',
   /** payload: calendar name — a calendar was set or deleted; every runtime re-reads it. */

@@ -9,11 +9,13 @@ import * as maintenance from './runs/maintenance.js';
 import { cancel, insertManual } from './runs/manual.js';
 import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
+import { ProgressWrites, type ProgressReport, type Reported } from './runs/progress.js';
 import { HeldStarts } from './runs/started.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
 export type { WaitingRun } from './runs/context.js';
+export type { ProgressReport, Reported } from './runs/progress.js';
 
 /** What the store needs: where it writes, who it is, the time, and where its changes go. */
 export interface RunStoreOptions {
@@ -32,6 +34,8 @@ export interface RunStoreOptions {
   startedOnEntry?: boolean;
   /** Told of a failed write of entry instants (the rows keep the claims'). */
   onStartedError?: (err: unknown) => void;
+  /** Told of a failed write of progress reports (written with the run's next write). */
+  onProgressError?: (err: unknown) => void;
 }
 
 /**
@@ -63,6 +67,8 @@ export class RunStore {
   private wake: (runs: readonly WaitingRun[]) => void = () => {};
   /** Claims whose announcement waits for their handler (with `startedOnEntry`). */
   private readonly held: HeldStarts | undefined;
+  /** The handlers' progress reports and beats, throttled (`runs/progress.ts`). */
+  private readonly reports: ProgressWrites;
 
   constructor(o: RunStoreOptions) {
     const firing = new Set<Promise<unknown>>();
@@ -77,6 +83,29 @@ export class RunStore {
       waiting: (runs) => this.wake(runs),
       firing,
     };
+    this.reports = new ProgressWrites(this.ctx, () => held?.flush() ?? Promise.resolve(), o.onProgressError ?? (() => {}));
+  }
+
+  /**
+   * A handler of a run executing here beat, and maybe reported progress: written at most once a
+   * second per run, batched across runs, never awaited (`runs/progress.ts`). `run` is the run as
+   * its RUNNING change announced it.
+   */
+  progress(run: RunRecord, report: ProgressReport): void {
+    this.reports.report(run, report);
+  }
+
+  /**
+   * The reports of a run about to end, taken off the write queue: the executor puts them on the
+   * record it ends the run with (`finish` writes them). Undefined if its handler never reported.
+   */
+  takeProgress(runId: string): Reported | undefined {
+    return this.reports.take(runId);
+  }
+
+  /** Progress statements sent so far (tests count writes). */
+  get progressWrites(): number {
+    return this.reports.writes;
   }
 
   /**
@@ -145,6 +174,11 @@ export class RunStore {
   /** Buffered slots whose job has no active run, moved into lane 0 to be claimed. */
   promoteStranded(limit?: number): Promise<string[]> {
     return maintenance.promoteStranded(this.ctx, limit);
+  }
+
+  /** RUNNING runs of jobs with a heartbeat timeout, silent longer than it and `slackMs` → FAILED/HEARTBEAT_TIMEOUT. */
+  settleSilent(slackMs: number): Promise<RunRecord[]> {
+    return maintenance.settleSilent(this.ctx, slackMs);
   }
 
   /** RUNNING runs whose runner is gone → FAILED (RUNNER_LOST or STALE_TIMEOUT). */

@@ -107,6 +107,8 @@ export const FailureCode = {
   HTTP_BLOCKED: 'HTTP_BLOCKED',
   /** The payload names a secret that does not exist (any more). */
   UNKNOWN_SECRET: 'UNKNOWN_SECRET',
+  /** The handler did not beat (`ctx.heartbeat`, `ctx.progress`) for its job's `heartbeatTimeoutSeconds`. */
+  HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
 } as const;
 
 /** Failures no retry can cure: a FAILED attempt with one of these codes is the slot's last. */

@@ -150,6 +150,13 @@ export const JOB_SETTINGS = {
       input: 'Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0.',
     },
   },
+  heartbeatTimeoutSeconds: {
+    kind: 'int', column: 'heartbeat_timeout_seconds', nullable: true, default: null, min: 1, max: MAX_TIMEOUT_SECONDS, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'A RUNNING run whose handler has not beaten (ctx.heartbeat, ctx.progress) for this long fails HEARTBEAT_TIMEOUT; null: no heartbeat is required.',
+      input: 'A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default).',
+    },
+  },
   captureBytes: {
     kind: 'int', column: 'capture_bytes', nullable: false, default: DEFAULT_CAPTURE_BYTES, min: 0, max: MAX_CAPTURE_BYTES, code: 'INVALID_POLICY',
     description: {

@@ -14,7 +14,10 @@ export interface RunChange {
 /** The change that created `run` (in its current state). */
 export const created = (run: RunRecord): RunChange => ({ run, previousStatus: null, changedAt: run.createdAt });
 
-/** The change that moved `run` from `previousStatus` to its current state. */
+/**
+ * The change that moved `run` from `previousStatus` to its current state. A RUNNING run whose
+ * handler reported progress is a change RUNNING → RUNNING, at the report (`progressed`).
+ */
 export const moved = (run: RunRecord, previousStatus: RunStatus): RunChange => ({ run, previousStatus, changedAt: run.updatedAt });
 
 /** A run as the runtime, the services and the API see it (a row of `cron_job_runs`). */
@@ -41,9 +44,21 @@ export interface RunRecord {
   retryOf: string | null;
   /** When the run was due to start, when that is not its slot: a retry's end of backoff, a jittered slot's offset. */
   dueAt: Date | null;
+  /** The handler's last reported progress (0–100, `ctx.progress`); null until it reports one. */
+  progress: number | null;
+  /** The message of its last progress report, if it gave one. */
+  progressMessage: string | null;
+  /** When the handler last beat (`ctx.heartbeat`, `ctx.progress`), as last written; null if it never did. */
+  heartbeatAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A RUNNING run's progress report, as a change RUNNING → RUNNING at the beat that carried it. */
+export const progressed = (run: RunRecord): RunChange => ({ run, previousStatus: RunStatus.RUNNING, changedAt: run.heartbeatAt ?? run.updatedAt });
+
+/** Whether a change is a progress report (RUNNING → RUNNING) rather than a change of status. */
+export const isProgress = (c: RunChange): boolean => c.previousStatus === RunStatus.RUNNING && c.run.status === RunStatus.RUNNING;
 
 export const runDurationMs = (run: RunRecord): number | null =>
   run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null;

@@ -34,7 +34,7 @@ export const LIMITS = {
   maxAliases: 30,
   /**
    * Estimated cost (see operationCost): each field costs 1 plus its children; a page's rows are
-   * counted with the page size its resolver will use (`first` omitted or null → 20), and its
+   * counted with the page size its resolver will use (`first` omitted or null → the field's default: 20, `Run.logs` 100), and its
    * `totalCount` / `pageInfo` once each.
    */
   maxCost: 25_000,
@@ -118,7 +118,7 @@ class TooManyNodes extends Error {}
  * children. A connection (`…Connection` type) costs 1, plus `totalCount` and `pageInfo` once
  * each (their own queries, whatever the page size — so `first: 0` does not make them free),
  * plus `nodes`/`edges` times the page size the resolver will fetch: `pageSize(first)`, the same
- * function the services call (omitted or null → the default 20, capped at 500).
+ * function the services call (omitted or null → the field's declared default, capped at 500).
  */
 function operationCost(
   schema: GraphQLSchema,
@@ -164,7 +164,9 @@ function operationCost(
     if (!type.name.endsWith('Connection') || !isObjectType(type)) return 1 + costOf(field.selectionSet, type, path);
     // A connection: the page is fetched once, its parts priced apart.
     const args = getArgumentValues(def, field, variables);
-    const page = pageSize(typeof args.first === 'number' ? args.first : null);
+    // `first: null` is the field's own default, as its resolver reads it (Run.logs: 100; the others: 20).
+    const declared = def.args.find((a) => a.name === 'first')?.defaultValue;
+    const page = pageSize(typeof args.first === 'number' ? args.first : null, typeof declared === 'number' ? declared : undefined);
     let total = 1;
     for (const part of collectFields(field.selectionSet, fragments, variables)) {
       if (++nodes > MAX_COST_NODES) throw new TooManyNodes();

@@ -4,6 +4,7 @@ import type { JobRecord } from '../domain/job.js';
 import type { RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Page } from '../services/pagination.js';
+import type { RunLogPage, RunLogsRequest } from '../services/run-log.service.js';
 
 export interface JobRunsKey {
   jobId: string;
@@ -30,6 +31,8 @@ export class Loaders {
   readonly lastRun: DataLoader<string, RunRecord | null>;
   /** `Job.runs` pages: a page of jobs each asking for its runs costs two queries in all. */
   readonly jobRuns: DataLoader<JobRunsKey, Page<RunRecord>, string>;
+  /** `Run.logs` pages: a page of runs each asking for its logs costs one query in all. */
+  readonly runLogs: DataLoader<RunLogsRequest, RunLogPage, string>;
 
   constructor(cronql: Cronql) {
     this.job = new DataLoader((ids) => cronql.jobs.getMany(ids));
@@ -42,6 +45,9 @@ export class Loaders {
     });
     this.jobRuns = new DataLoader((keys) => cronql.runs.listByJobs(keys), {
       cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]),
+    });
+    this.runLogs = new DataLoader((keys) => cronql.runLogs.pages(keys), {
+      cacheKeyFn: (k) => JSON.stringify([k.runId, k.first, k.after]),
     });
   }
 
@@ -56,5 +62,6 @@ export class Loaders {
     this.successor.clearAll();
     this.lastRun.clearAll();
     this.jobRuns.clearAll();
+    this.runLogs.clearAll();
   }
 }

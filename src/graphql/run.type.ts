@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { RunStatus, TriggerType } from './enums.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 
@@ -56,6 +56,15 @@ export class Run {
   @Field(() => Int, { description: '1 for the first attempt of a slot or run-now; a retry is attempt n + 1 of the same slot.' })
   attempt!: number;
 
+  @Field(() => Float, { nullable: true, description: 'The last progress its handler reported (0–100, ctx.progress); null if it reported none.' })
+  progress?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'The message of its handler’s last progress report, if it gave one.' })
+  progressMessage?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'When its handler last beat (ctx.heartbeat, ctx.progress; written at most once a second); null if it never did.' })
+  heartbeatAt?: Date | null;
+
   @Field(() => DateTimeScalar)
   createdAt!: Date;
 
@@ -63,13 +72,13 @@ export class Run {
   updatedAt!: Date;
 }
 
-/** One state change of a run, as streamed by `runChanged`. */
+/** One state change of a run, as streamed by `runChanged` (RUNNING → RUNNING: a progress report). */
 @ObjectType('RunChange')
 export class RunChange {
   @Field(() => Run)
   run!: Run;
 
-  @Field(() => RunStatus, { nullable: true, description: 'Null when the change is the creation of the run.' })
+  @Field(() => RunStatus, { nullable: true, description: 'Null when the change is the creation of the run; RUNNING for a RUNNING run’s progress report.' })
   previousStatus?: RunStatus | null;
 
   @Field(() => DateTimeScalar)

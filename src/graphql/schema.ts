@@ -11,6 +11,7 @@ import { StatsResolver } from './stats.resolver.js';
 import { InstanceResolver } from './instance.resolver.js';
 import { JobResolver } from './job.resolver.js';
 import { RunResolver } from './run.resolver.js';
+import { RunLogLineResolver, RunLogsResolver } from './run-log.resolver.js';
 import { ScheduleResolver } from './schedule.resolver.js';
 import { DateTimeScalar } from './scalars.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
@@ -27,7 +28,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, CalendarResolver, NotificationChannelResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, CalendarResolver, NotificationChannelResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

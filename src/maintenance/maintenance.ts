@@ -10,6 +10,7 @@ import { ChainStopsDuty } from './chain-stops.js';
 import type { Duty, DutyContext } from './duty.js';
 import type { MaintenanceListener } from './events.js';
 import { HeartbeatDuty } from './heartbeat.js';
+import { HeartbeatTimeoutsDuty } from './heartbeat-timeouts.js';
 import { InstancePruningDuty } from './instance-pruning.js';
 import { LateJobsDuty } from './late-jobs.js';
 import { LeaseDuty } from './lease.js';
@@ -21,6 +22,7 @@ import { PendingRunsDuty } from './pending-runs.js';
 import { RebalanceDuty } from './rebalance.js';
 import { Retention, RetentionDuty } from './retention.js';
 import { RetryWakeupsDuty } from './retry-wakeups.js';
+import { RunLogRetentionDuty } from './run-log-retention.js';
 import { StrandedBuffersDuty } from './stranded-buffers.js';
 
 export interface MaintenanceOptions {
@@ -37,20 +39,24 @@ export interface MaintenanceOptions {
   staleAfterMs: number;
   /** Run history kept, in days (0: kept for ever, no retention duty). */
   retentionDays: number;
+  /** Run log lines kept, in days (0: as long as their run, no run-log retention duty). */
+  runLogRetentionDays: number;
   now(): Date;
   runtime: MaintainedRuntime;
   /** Told of each pass (metrics, tests). */
   passed?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /** Told of each run-log retention round's outcome (metrics). */
+  onLogsPruned?: (deleted: number) => void;
 }
 
 /**
  * The maintenance of one runtime: small services (src/maintenance/*.ts), each with its period,
  * started and stopped here in an explicit order. Instance duties run on every instance (its
- * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (lost-run
- * rescue, pending claims, retry wake-ups, stranded buffers, chain stops, instance pruning,
- * late jobs, retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
+ * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (heartbeat
+ * timeouts, lost-run rescue, pending claims, retry wake-ups, stranded buffers, chain stops, late jobs,
+ * instance pruning, retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
  * for correctness.
@@ -80,6 +86,8 @@ export class Maintenance {
     this.heartbeat = new HeartbeatDuty(ctx, every('heartbeat'), { pool: o.pool, identity: o.identity, ledger: o.ledger, actorCount: () => runtime.actorCount });
     this.lease = new LeaseDuty(ctx, every('lease'), o.pool, maintenanceLeaseMs(hb, o.lostAfterMs), () => void this.runCluster());
     this.cluster = [
+      // Before the lost-run rescue: a dead runner's silent runs fail HEARTBEAT_TIMEOUT, the more precise reason.
+      new HeartbeatTimeoutsDuty(ctx, every('heartbeat-timeouts'), store),
       new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),
@@ -91,6 +99,9 @@ export class Maintenance {
     if (o.retentionDays > 0) {
       const retention = new Retention({ store, log: o.log, days: o.retentionDays, now, onPruned: o.onPruned, outbox: new OutboxStore(o.pool) });
       this.cluster.push(new RetentionDuty(ctx, MAINTENANCE.retentionEveryMs, retention));
+    }
+    if (o.runLogRetentionDays > 0) {
+      this.cluster.push(new RunLogRetentionDuty(ctx, MAINTENANCE.retentionEveryMs, { pool: o.pool, log: o.log, days: o.runLogRetentionDays, now, onPruned: o.onLogsPruned }));
     }
     this.duties = [
       this.heartbeat,

@@ -52,6 +52,12 @@ export class CronqlMetrics {
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
+  private readonly silent = new Counter({
+    name: 'cronql_heartbeat_timeouts_total',
+    help: 'RUNNING runs this instance failed HEARTBEAT_TIMEOUT (their handler stopped beating), by target and by who ended them (runner: its own instance; maintenance: the heartbeat-timeouts duty).',
+    labelNames: ['target', 'settled_by'] as const,
+    registers: [this.registry],
+  });
 
   private readonly pruned = new Counter({
     name: 'cronql_retention_deleted_runs_total',
@@ -61,6 +67,23 @@ export class CronqlMetrics {
   private readonly prunedAt = new Gauge({
     name: 'cronql_retention_last_run_timestamp_seconds',
     help: 'When this instance last ran a retention round (Unix time).',
+    registers: [this.registry],
+  });
+
+  private readonly logLines = new Counter({
+    name: 'cronql_run_log_lines_total',
+    help: "Run log lines (handlers' ctx.log) this instance stored with their runs.",
+    registers: [this.registry],
+  });
+  private readonly logLinesDropped = new Counter({
+    name: 'cronql_run_log_lines_dropped_total',
+    help: "Run log lines this instance did not keep, by reason: bound (past a run's 1,000 lines / 256 KiB), buffer (the write buffer was full), write_failed (the database refused or did not answer).",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly logLinesPruned = new Counter({
+    name: 'cronql_run_log_retention_deleted_lines_total',
+    help: 'Expired run log lines deleted by this instance (CRONQL_RUN_LOG_RETENTION_DAYS).',
     registers: [this.registry],
   });
 
@@ -104,7 +127,8 @@ export class CronqlMetrics {
 
   private count({ run, previousStatus, remote }: RunChange): void {
     if (remote) return;
-    if (run.status === RunStatus.RUNNING && run.triggerType === TriggerType.SCHEDULED && run.startedAt) {
+    // A progress report (RUNNING → RUNNING) is not a start.
+    if (run.status === RunStatus.RUNNING && previousStatus !== RunStatus.RUNNING && run.triggerType === TriggerType.SCHEDULED && run.startedAt) {
       // From when it was due: the slot, or the slot plus its jitter offset (a retry: its backoff's end).
       this.lateness.observe(Math.max(0, (run.startedAt.getTime() - (run.dueAt ?? run.scheduledAt).getTime()) / 1000));
     }
@@ -120,6 +144,10 @@ export class CronqlMetrics {
     if (previousStatus === RunStatus.RUNNING && (run.failureCode === FailureCode.RUNNER_LOST || run.failureCode === FailureCode.STALE_TIMEOUT)) {
       this.lost.inc({ code: run.failureCode });
     }
+    if (previousStatus === RunStatus.RUNNING && run.failureCode === FailureCode.HEARTBEAT_TIMEOUT) {
+      const by = (run.failureDetails as { settledBy?: unknown } | null)?.settledBy === 'maintenance' ? 'maintenance' : 'runner';
+      this.silent.inc({ target: run.target, settled_by: by });
+    }
   }
 
   /** A maintenance pass ended. */
@@ -131,6 +159,21 @@ export class CronqlMetrics {
   retention(deleted: number, at: Date): void {
     this.pruned.inc(deleted);
     this.prunedAt.set(at.getTime() / 1000);
+  }
+
+  /** Run log lines stored. */
+  runLogLines(n: number): void {
+    this.logLines.inc(n);
+  }
+
+  /** Run log lines not kept, and why. */
+  runLogLinesDropped(n: number, reason: 'bound' | 'buffer' | 'write_failed'): void {
+    this.logLinesDropped.inc({ reason }, n);
+  }
+
+  /** A run-log retention round ended. */
+  runLogRetention(deleted: number): void {
+    this.logLinesPruned.inc(deleted);
   }
 
   contentType(): string {

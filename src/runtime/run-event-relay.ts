@@ -135,7 +135,8 @@ const STATUSES = new Set<string>(Object.values(RunStatus));
 /** What may come before each state (docs/product.md, lifecycles). */
 const BEFORE: Record<RunStatus, (RunStatus | null)[]> = {
   [RunStatus.PENDING]: [null],
-  [RunStatus.RUNNING]: [RunStatus.PENDING],
+  // RUNNING → RUNNING: a progress report (domain/run.ts, `progressed`).
+  [RunStatus.RUNNING]: [RunStatus.PENDING, RunStatus.RUNNING],
   [RunStatus.SUCCEEDED]: [RunStatus.RUNNING],
   [RunStatus.FAILED]: [RunStatus.RUNNING, RunStatus.PENDING],
   [RunStatus.CANCELED]: [RunStatus.RUNNING, RunStatus.PENDING],
@@ -167,7 +168,8 @@ function borneOut(run: RunRecord, c: WireChange): boolean {
     case RunStatus.PENDING:
       return at(run.createdAt);
     case RunStatus.RUNNING:
-      return at(run.startedAt);
+      // A progress report is borne out by the beat it was written with (a later one supersedes it).
+      return c.p === RunStatus.RUNNING ? at(run.heartbeatAt) : at(run.startedAt);
     default:
       // Terminal states never change: the row's must be the message's.
       return run.status === c.s && (at(run.updatedAt) || at(run.finishedAt));

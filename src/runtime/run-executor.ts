@@ -6,6 +6,9 @@ import { isRetryable } from '../db/pool.js';
 import type { TargetRegistry } from './targets/registry.js';
 import { redactSecrets, resolveReferences, secretNames } from '../secrets/references.js';
 import { redactingLogger } from '../secrets/redacting-logger.js';
+import { capturingLogger } from './run-logger.js';
+import type { RunLogWriter } from './run-log-writer.js';
+import { RunBeats } from './run-beats.js';
 
 /** Where the values of the secrets a payload references come from (read when the run starts). */
 export interface SecretResolver {
@@ -57,7 +60,12 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
 
 /** Why a run's signal was aborted; the outcome recorded depends on it. */
 class AbortReason extends Error {
-  constructor(readonly kind: 'TIMEOUT' | 'CANCELED' | 'SHUTDOWN', message: string) {
+  constructor(
+    readonly kind: 'TIMEOUT' | 'HEARTBEAT_TIMEOUT' | 'CANCELED' | 'SHUTDOWN',
+    message: string,
+    /** The run's failure details, if the reason has any. */
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = 'AbortError';
   }
@@ -129,6 +137,8 @@ export class RunExecutor {
     private readonly ended: (run: RunRecord, status: RunStatus) => void = () => {},
     /** The runtime's clock: a run's `startedAt` is the instant its handler is entered, on it. */
     private readonly now: () => Date = () => new Date(),
+    /** Where handlers' `ctx.log` lines are kept with their runs (docs/run-logs.md); none: the process log only. */
+    private readonly logs?: RunLogWriter,
   ) {}
 
   get activeCount(): number {
@@ -200,7 +210,7 @@ export class RunExecutor {
     this.stopped = true;
   }
 
-  private async runHandler(run: RunRecord, { controller, aborted, abort }: Abort, { timeoutSeconds, captureBytes }: RunLimits): Promise<void> {
+  private async runHandler(run: RunRecord, { controller, aborted, abort }: Abort, { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes }: RunLimits): Promise<void> {
     // Bound to the run when a handler first asks for it: most never log, and a child costs.
     let log: Logger | undefined;
     const parent = this.log;
@@ -234,9 +244,12 @@ export class RunExecutor {
         return;
       }
     }
+    const logs = this.logs;
     const handlerLog = () => {
       const child = parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
-      return secrets.size > 0 ? redactingLogger(child, secrets) : child;
+      // Kept with the run inside the redaction: the run's log never holds a secret's value.
+      const kept = logs ? capturingLogger(child, logs.open(run.id)) : child;
+      return secrets.size > 0 ? redactingLogger(kept, secrets) : kept;
     };
     let timer: NodeJS.Timeout | undefined;
     if (timeoutSeconds) {
@@ -245,6 +258,19 @@ export class RunExecutor {
         timeoutSeconds * 1000,
       );
     }
+    const beats = new RunBeats({
+      store: this.store,
+      now: this.now,
+      heartbeatTimeoutSeconds: heartbeatTimeoutSeconds ?? null,
+      secrets,
+      log: () => (log ??= handlerLog()),
+      silent: (lastBeatAt) =>
+        abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${heartbeatTimeoutSeconds} s (heartbeatTimeoutSeconds)`, {
+          heartbeatTimeoutSeconds,
+          lastBeatAt: lastBeatAt.toISOString(),
+          settledBy: 'runner',
+        })),
+    });
     let outcome: Finish;
     let enteredAt: Date | undefined;
     try {
@@ -253,6 +279,7 @@ export class RunExecutor {
       // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
       enteredAt = this.now();
       this.store.started(run.id, enteredAt);
+      beats.entered(run, enteredAt);
       // A synchronous throw lands in the catch below like a rejection.
       const result: unknown = definition.handler({
         // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
@@ -261,6 +288,8 @@ export class RunExecutor {
         get log() {
           return (log ??= handlerLog());
         },
+        progress: beats.progress,
+        heartbeat: beats.heartbeat,
         run: {
           id: run.id,
           jobId: run.jobId,
@@ -282,14 +311,20 @@ export class RunExecutor {
         outcome =
           reason.kind === 'CANCELED'
             ? { status: RunStatus.CANCELED, failureCode: FailureCode.CANCELED, failureMessage: reason.message }
-            : { status: RunStatus.FAILED, failureCode: reason.kind, failureMessage: reason.message };
+            : { status: RunStatus.FAILED, failureCode: reason.kind, failureMessage: reason.message, failureDetails: reason.details };
       } else {
         outcome = { status: RunStatus.FAILED, ...describeFailure(err) };
       }
     } finally {
       clearTimeout(timer);
     }
-    await this.record(enteredAt ? { ...run, startedAt: enteredAt } : run, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
+    // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
+    // handler's last report goes with the end (it may still be waiting for its write).
+    const ended = beats.end(enteredAt ? { ...run, startedAt: enteredAt } : run);
+    // The run's lines are stored before its end is recorded (and published): a reader or a
+    // subscriber who learns that it ended has every line. Immediate for a run that did not log.
+    if (log) await logs?.close(run.id);
+    await this.record(ended, secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome);
   }
 
   /**

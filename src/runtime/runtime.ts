@@ -19,6 +19,7 @@ import { Membership } from './membership.js';
 import { Notifications } from './notifications.js';
 import { RetryWakers } from './retry-wakers.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
+import type { RunLogWriter } from './run-log-writer.js';
 import { Scheduler } from './scheduler.js';
 import { Maintenance } from '../maintenance/maintenance.js';
 import type { MaintainedRuntime } from '../maintenance/maintained-runtime.js';
@@ -62,6 +63,12 @@ export interface RuntimeOptions {
   events?: RuntimeEvents;
   /** Run history kept, in days (the retention duty; 0 keeps everything). */
   retentionDays: number;
+  /** Run log lines kept, in days (their own retention duty; 0: as long as their run). */
+  runLogRetentionDays: number;
+  /** Where handlers' `ctx.log` lines are kept with their runs; none: the process log only. */
+  logs?: RunLogWriter;
+  /** Told of each run-log retention round's outcome (metrics). */
+  onLogsPruned?: (deleted: number) => void;
   /** Told of each maintenance pass (metrics; the runtime's events get it as `maintenancePass` too). */
   onMaintenancePass?: MaintenanceListener;
   /** Told of each retention round's outcome (metrics). */
@@ -115,6 +122,7 @@ export class Runtime implements MaintainedRuntime {
       o.secrets,
       (run, status) => this.events.emit('runEnded', { runId: run.id, jobId: run.jobId, status }),
       () => clock.now(),
+      o.logs,
     );
     this.scheduler = new Scheduler(
       clock,
@@ -193,6 +201,8 @@ export class Runtime implements MaintainedRuntime {
       lostAfterMs: o.lostAfterMs,
       staleAfterMs: o.staleAfterMs,
       retentionDays: o.retentionDays,
+      runLogRetentionDays: o.runLogRetentionDays,
+      onLogsPruned: o.onLogsPruned,
       now: () => clock.now(),
       runtime: this,
       passed: (pass) => {

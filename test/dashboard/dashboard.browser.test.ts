@@ -17,6 +17,11 @@ import { browserTestsRun, launchChromium, patient, recordingContext, type Record
  */
 const run = browserTestsRun('dashboard.browser');
 
+/** What the `log-gated` handler waits for between its first line and the rest. */
+let openGate = () => {};
+const gateOpened = () => new Promise<void>((resolve) => (openGate = resolve));
+let gate = gateOpened();
+
 /** Where the screenshots go (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 
@@ -32,7 +37,16 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
   let jobId = '';
 
   beforeAll(async () => {
-    api = await startApi();
+    api = await startApi({
+      targets: {
+        // One line, then (once the test opens the gate) 30 more: the run page must follow them live.
+        'log-gated': async (ctx) => {
+          ctx.log.info('waiting for the gate');
+          await gate;
+          for (let i = 1; i <= 30; i++) ctx.log.warn({ i }, `after the gate ${i}`);
+        },
+      },
+    });
     base = api.http.url;
     api.http.server.on('request', (req) => serverUrls.push(req.url ?? ''));
     api.http.server.on('upgrade', (req, socket: Socket) => {
@@ -205,7 +219,27 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     await page.locator('article[data-run-id]').waitFor();
     await expect.poll(() => page.locator('pre[aria-label="Payload snapshot"]').innerText(), patient).toContain('hello from the dashboard');
     expect(await page.locator('pre[aria-label="Output"]').innerText()).toContain('hello from the dashboard');
+    // The `log` target's line, kept with the run.
+    await expect.poll(() => page.locator('[data-testid=run-logs] li[data-sequence="1"]').innerText(), patient).toContain('hello from the dashboard');
     await shot('run-detail');
+  });
+
+  it("a running run's page follows its log live, then shows it whole once the run has ended", async () => {
+    gate = gateOpened();
+    const job = await api.cronql.jobs.create({ key: 'dash-log-gated', target: 'log-gated', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 1 1 *' });
+    const running = await api.cronql.runs.runNow(job.id);
+    await go(`#/runs/${running.id}`);
+    const logs = page.locator('[data-testid=run-logs]');
+    await expect.poll(() => logs.locator('li[data-sequence="1"]').innerText(), patient).toContain('waiting for the gate');
+    await page.locator('[data-testid=run-logs][data-following=true]').waitFor({ timeout: patient.timeout });
+    openGate();
+    await logs.locator('li[data-sequence="31"]').waitFor({ timeout: patient.timeout });
+    expect(await logs.locator('li[data-sequence="31"]').innerText()).toContain('after the gate 30');
+    await page.locator('[data-testid=run-logs][data-following=false]').waitFor({ timeout: patient.timeout });
+    await page.locator('article[data-status=SUCCEEDED]').waitFor({ timeout: patient.timeout });
+    expect(await logs.getAttribute('data-lines')).toBe('31');
+    expect(await logs.locator('li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-sequence'))))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    await shot('run-detail-logs');
   });
 
   it('shows when the live connection is lost and when it is back', async () => {

@@ -70,6 +70,13 @@ describe('the cronql CLI', () => {
     expect((await tail).code).toBe(0);
     expect((await runJson(['runs', 'list', '--job', job.id])).map((r: { id: string }) => r.id)).toContain(ran.id);
     expect(await runJson(['runs', 'get', ran.id])).toMatchObject({ id: ran.id });
+    // The run's log (the `log` target's line), read, and followed: an ended run's stream ends at once.
+    await eventually(async () => (await api.cronql.runs.get(ran.id))?.status === 'SUCCEEDED');
+    const logs = await run(['--json', 'runs', 'logs', ran.id]);
+    expect(logs.stdout.trim().split('\n').map((l) => JSON.parse(l))).toMatchObject([{ sequence: 1, level: 'info', message: 'hi' }]);
+    const followed = await run(['runs', 'logs', ran.id, '--follow']);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^\S+ {2}INFO {3}hi$/)]);
     const sleeper = await runJson(['jobs', 'create', '--key', 'cli.sleep', '--target', 'sleep', '--cron', '0 3 * * *']);
     const long = await runJson(['jobs', 'run', sleeper.id, '--payload', '{"ms":60000}']);
     await eventually(async () => (await api.cronql.runs.get(long.id))?.status === 'RUNNING');
@@ -165,6 +172,7 @@ jobs:
     ...[-1, MAX_JITTER_SECONDS + 1].map((v): BadJob => [`jitterSeconds ${v}`, 'jitterSeconds', 'INVALID_POLICY', { jitterSeconds: v }]),
     ["a jitter longer than the schedule's interval", 'jitterSeconds', 'INVALID_POLICY', { cron: '*/5 * * * *', jitterSeconds: 301 }],
     ...[-1, MAX_CAPTURE_BYTES + 1].map((v): BadJob => [`captureBytes ${v}`, 'captureBytes', 'INVALID_POLICY', { captureBytes: v }]),
+    ...[0, MAX_TIMEOUT_SECONDS + 1, 2.5].map((v): BadJob => [`heartbeatTimeoutSeconds ${v}`, 'heartbeatTimeoutSeconds', 'BAD_USER_INPUT', { heartbeatTimeoutSeconds: v }]),
     ['a key the API refuses', 'key', 'BAD_USER_INPUT', { key: 'KEYNS has spaces' }],
   ];
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

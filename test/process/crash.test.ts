@@ -71,3 +71,33 @@ describe('two instances, one killed while it runs its share of 150 jobs', () => 
     expect(duplicates(await runs(b))).toEqual([]);
   }, 70_000);
 });
+
+describe('a silent handler whose instance is killed with SIGKILL', () => {
+  const t = useProcessTest();
+
+  it('fails HEARTBEAT_TIMEOUT through the heartbeat-timeouts duty of another instance, before its runner would be judged lost', async () => {
+    // A's lease lasts 2 s (lost after 3 s, heartbeat 0.5 s); B judges runners lost only after a minute.
+    const a = await t.spawn({ databaseUrl: t.url, env: { CRONQL_INSTANCE_ID: 'silent-a', CRONQL_HEARTBEAT_MS: '500', CRONQL_LOST_AFTER_MS: '3000' } });
+    const jobId = await createJob(a, {
+      key: 'silent', target: 'sleep', scheduleType: 'ONE_TIME', runAt: new Date(Date.now() + 3_600_000).toISOString(),
+      payload: { ms: 120_000 }, heartbeatTimeoutSeconds: 6,
+    });
+    const res = await a.graphql<{ runJobNow: { id: string; status: string; runnerInstanceId: string } }>(
+      'mutation($id: ID!) { runJobNow(id: $id) { id status runnerInstanceId } }', { id: jobId });
+    const run = res.data!.runJobNow;
+    expect(run).toMatchObject({ status: 'RUNNING', runnerInstanceId: 'silent-a' });
+    // The `sleep` target never beats: killed well before its own timer (6 s) could end the run.
+    a.kill('SIGKILL');
+    const killedAt = Date.now();
+    await a.exited;
+
+    const b = await t.spawn({ databaseUrl: t.url, env: { CRONQL_INSTANCE_ID: 'silent-b', CRONQL_HEARTBEAT_MS: '500', CRONQL_LOST_AFTER_MS: '60000' } });
+    const ended = await eventually(async () => (await runs(b, { jobId })).find((r) => r.id === run.id && r.status !== 'RUNNING'), 40_000);
+    const detectedMs = Date.now() - killedAt;
+    expect(ended).toMatchObject({ status: 'FAILED', failureCode: 'HEARTBEAT_TIMEOUT', runnerInstanceId: 'silent-a' });
+    expect(ended.failureDetails).toMatchObject({ heartbeatTimeoutSeconds: 6, runnerInstanceId: 'silent-a', settledBy: 'maintenance', lastBeatAt: expect.any(String) });
+    console.log(`HEARTBEAT_TIMEOUT settled ${detectedMs} ms after kill -9 (heartbeatTimeoutSeconds 6, heartbeat 500 ms, the survivor started after the kill)`);
+    const metrics = await b.get('/metrics');
+    expect(metrics.body).toMatch(/cronql_heartbeat_timeouts_total\{[^}]*settled_by="maintenance"[^}]*\} 1/);
+  }, 120_000);
+});

@@ -17,6 +17,8 @@ export function targetContext(payload: unknown, signal = new AbortController().s
       attempt: 1,
     },
     log: createLogger(),
+    progress: () => {},
+    heartbeat: () => {},
   };
 }
 

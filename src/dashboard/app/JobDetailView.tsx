@@ -80,6 +80,8 @@ export function JobDetailView({ id }: { id: string }) {
             </dd>
             <dt>Timeout</dt>
             <dd>{job.timeoutSeconds ? `${job.timeoutSeconds} s` : 'none'}</dd>
+            <dt>Heartbeat timeout</dt>
+            <dd>{job.heartbeatTimeoutSeconds ? `${job.heartbeatTimeoutSeconds} s without a beat` : 'none'}</dd>
             <dt>Missed slots</dt>
             <dd>
               catch-up {job.catchUp}

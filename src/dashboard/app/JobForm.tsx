@@ -19,6 +19,7 @@ interface Values {
   timezone: string;
   payload: string; // JSON text
   timeoutSeconds: string;
+  heartbeatTimeoutSeconds: string;
   catchUp: CatchUpPolicy;
   catchUpLimit: string;
   pauseAfterFailures: string;
@@ -81,6 +82,7 @@ const EMPTY: Values = {
   timezone: 'UTC',
   payload: '',
   timeoutSeconds: '',
+  heartbeatTimeoutSeconds: '',
   catchUp: 'NONE',
   catchUpLimit: '',
   pauseAfterFailures: '',
@@ -105,6 +107,7 @@ function fromJob(job: JobDetail): Values {
     timezone: job.timezone,
     payload: job.payload === null || job.payload === undefined ? '' : JSON.stringify(job.payload, null, 2),
     timeoutSeconds: job.timeoutSeconds?.toString() ?? '',
+    heartbeatTimeoutSeconds: job.heartbeatTimeoutSeconds?.toString() ?? '',
     catchUp: job.catchUp,
     catchUpLimit: job.catchUpLimit?.toString() ?? '',
     pauseAfterFailures: job.pauseAfterFailures?.toString() ?? '',
@@ -174,6 +177,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
     }
     try {
       input.timeoutSeconds = int('timeoutSeconds', values.timeoutSeconds);
+      input.heartbeatTimeoutSeconds = int('heartbeatTimeoutSeconds', values.heartbeatTimeoutSeconds);
       input.catchUpLimit = int('catchUpLimit', values.catchUpLimit);
       input.pauseAfterFailures = int('pauseAfterFailures', values.pauseAfterFailures);
       const attempts = int('retryMaxAttempts', values.retryMaxAttempts);
@@ -280,6 +284,12 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
         {field('payload', 'Payload (JSON, optional)', <textarea {...aria('payload')} class="mono" rows={5} value={values.payload} onInput={set('payload')} />, 'handed to the target as ctx.payload; may hold ${secrets.NAME} where supported')}
         <div class="field-row">
           {field('timeoutSeconds', 'Timeout (s)', <input {...aria('timeoutSeconds')} inputMode="numeric" value={values.timeoutSeconds} onInput={set('timeoutSeconds')} />)}
+          {field(
+            'heartbeatTimeoutSeconds',
+            'Heartbeat timeout (s)',
+            <input {...aria('heartbeatTimeoutSeconds')} inputMode="numeric" value={values.heartbeatTimeoutSeconds} onInput={set('heartbeatTimeoutSeconds')} />,
+            'a run whose handler is silent this long fails HEARTBEAT_TIMEOUT',
+          )}
           {field(
             'catchUp',
             'Missed slots',

@@ -3,6 +3,7 @@ import { CancelRunButton } from './actions.js';
 import { formatDuration } from './format.js';
 import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
 import { Q, type RunDetail } from './queries.js';
+import { RunLogs } from './RunLogs.js';
 import { href } from './router.js';
 import { ErrorBox, Json, Status, Time } from './ui.js';
 
@@ -65,6 +66,27 @@ export function RunDetailView({ id }: { id: string }) {
             </>
           )}
         </dd>
+        {(run.progress != null || run.progressMessage != null) && (
+          <>
+            <dt>Progress</dt>
+            <dd data-testid="progress">
+              {run.progress != null && (
+                <>
+                  <progress max={100} value={run.progress} aria-label="Progress" /> {Math.round(run.progress * 10) / 10}%{' '}
+                </>
+              )}
+              {run.progressMessage && <span class="muted">{run.progressMessage}</span>}
+            </dd>
+          </>
+        )}
+        {run.heartbeatAt && (
+          <>
+            <dt>Last heartbeat</dt>
+            <dd>
+              <Time iso={run.heartbeatAt} />
+            </dd>
+          </>
+        )}
         <dt>Runner</dt>
         <dd class="mono">{run.runnerInstanceId ?? '—'}</dd>
         <dt>Run id</dt>
@@ -92,6 +114,7 @@ export function RunDetailView({ id }: { id: string }) {
           <Json value={run.output} label="Output" />
         </section>
       </div>
+      <RunLogs key={run.id} runId={run.id} status={run.status} />
     </article>
   );
 }

@@ -1,5 +1,5 @@
 import { createClient } from '../../client/create-client.js';
-import { Q, type RunRow, type RunStatus } from './queries.js';
+import { Q, type LogLine, type RunRow, type RunStatus } from './queries.js';
 
 /**
  * The live feed: one graphql-ws subscription to `runChanged` for the whole page, whatever view
@@ -30,6 +30,11 @@ export interface LiveFeed {
   onResync(listener: () => void): () => void;
   /** Changes delivered since the page opened (for the header's counter). */
   readonly delivered: number;
+  /**
+   * A run's log lines as they are written, on the same connection (docs/run-logs.md): `done` once
+   * the run has ended and every line was sent, or the subscription failed. Returns the unsubscribe.
+   */
+  followLogs(runId: string, on: { line(line: LogLine): void; done(failed: boolean): void }): () => void;
   dispose(): void;
 }
 
@@ -160,6 +165,13 @@ export function createLiveFeed(endpoint: string, token: string, onAuthFailure: (
     onResync(listener) {
       resyncListeners.add(listener);
       return () => resyncListeners.delete(listener);
+    },
+    followLogs(runId, on) {
+      return client.subscribe(Q.runLogsLive, { runId }, {
+        next: ({ runLogs }) => on.line(runLogs),
+        error: () => on.done(true),
+        complete: () => on.done(false),
+      });
     },
     dispose() {
       disposed = true;

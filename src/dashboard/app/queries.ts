@@ -14,6 +14,8 @@ import {
   DashboardRoleDocument,
   DashboardRunChangedDocument,
   DashboardRunDocument,
+  DashboardRunLogsDocument,
+  DashboardRunLogsLiveDocument,
   DashboardRunNowDocument,
   DashboardRunsDocument,
   DashboardTargetsDocument,
@@ -21,6 +23,8 @@ import {
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
   type DashboardJobVersionsQuery,
+  type DashboardLogLineFragment,
+  type DashboardRunLogsQuery,
   type DashboardPreviewQuery,
   type DashboardRunQuery,
   type DashboardRunRowFragment,
@@ -69,6 +73,8 @@ export type JobRow = DashboardJobRowFragment;
 export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
+export type LogLine = DashboardLogLineFragment;
+export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
 
 /** What the jobs view filters by. */
@@ -100,6 +106,10 @@ export const Q = {
   preview: DashboardPreviewDocument,
   runs: DashboardRunsDocument,
   run: DashboardRunDocument,
+  /** A run's log, 500 lines a page (a run keeps at most 1,001). */
+  runLogs: DashboardRunLogsDocument,
+  /** A run's lines as they are written; completes when the run ends. */
+  runLogsLive: DashboardRunLogsLiveDocument,
   /** The live feed: narrow rows, so 100 runs/s stay cheap for the server and the page. */
   runChanged: DashboardRunChangedDocument,
   createJob: DashboardCreateJobDocument,

@@ -24,6 +24,12 @@ export const ending = (run: RunRecord | string, finish: Finish, startedAt?: Date
   typeof run === 'string' ? { runId: run, finish, startedAt } : { runId: run.id, run, finish, startedAt };
 
 /**
+ * The handler's last report, when the run given says it beat (the executor's record carries the
+ * reports it took off the write queue, `progress.ts`): written with the end.
+ */
+const beat = (i: Ending): RunRecord | null => (i.run?.heartbeatAt ? i.run : null);
+
+/**
  * Records the ends of `all` (RUNNING → terminal); null for a run that was no longer RUNNING
  * (canceled or failed by someone else meanwhile): terminal states never change.
  */
@@ -37,11 +43,16 @@ export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunR
   const slim = items.every((i) => i.run);
   const res = await ctx.pool.query(
     `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[], $8::timestamptz[])
-           AS t(id, status, output, failure_code, failure_message, failure_details, started_at)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::jsonb[], $8::timestamptz[],
+             $9::float8[], $10::text[], $11::timestamptz[])
+           AS t(id, status, output, failure_code, failure_message, failure_details, started_at, progress, progress_message, heartbeat_at)
        ), done AS (
          UPDATE cron_job_runs r SET status = i.status, finished_at = $7, updated_at = $7, output = i.output,
            started_at = coalesce(i.started_at, r.started_at),
+           -- a handler that reported: its last report (a beat always comes with one)
+           progress = CASE WHEN i.heartbeat_at IS NULL THEN r.progress ELSE i.progress END,
+           progress_message = CASE WHEN i.heartbeat_at IS NULL THEN r.progress_message ELSE i.progress_message END,
+           heartbeat_at = coalesce(i.heartbeat_at, r.heartbeat_at),
            failure_code = i.failure_code, failure_message = i.failure_message, failure_details = i.failure_details
          FROM input i
          WHERE r.id = i.id AND r.status = ${S.RUNNING}
@@ -57,6 +68,9 @@ export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunR
       items.map((i) => jsonParam(i.finish.failureDetails)),
       now,
       items.map((i) => i.startedAt ?? null),
+      items.map((i) => beat(i)?.progress ?? null),
+      items.map((i) => beat(i)?.progressMessage ?? null),
+      items.map((i) => beat(i)?.heartbeatAt ?? null),
     ],
   );
   // The ended runs as the rows now hold them: known ones built here (what the statement wrote).

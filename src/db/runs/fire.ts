@@ -6,7 +6,7 @@ import { missedAlerts, outboxNotice } from './alert-rules.js';
 import { afterRunsEnd, changedRows, publishEnded } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
-import { asOf, firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
+import { asOf, firedRun, limitColumns, limitsOf, rowToRun, type RunLimits } from './record.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
 
 /**
@@ -298,7 +298,7 @@ export async function claim(ctx: RunContext, ids: string[]): Promise<ClaimedRun[
        FROM cron_job_definitions d
        WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id
          AND r.lane >= 0 AND (r.due_at IS NULL OR r.due_at <= $2) AND (r.attempt = 1 OR d.status = ${JOB.ACTIVE})
-       RETURNING ${qualified('r')}, d.timeout_seconds, d.capture_bytes`,
+       RETURNING ${qualified('r')}, ${limitColumns('d')}`,
     [runIds, now, ctx.instanceId],
   );
   const won = res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));

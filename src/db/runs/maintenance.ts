@@ -3,7 +3,7 @@ import type { RunRecord } from '../../domain/run.js';
 import { inTransaction, type RunContext, type WaitingRun } from './context.js';
 import { afterRunsEnd, changedRows, publishEnded, retiresOneTime } from './end-rules.js';
 import type { ClaimedRun } from './fire.js';
-import { limitsOf, rowToRun } from './record.js';
+import { limitColumns, limitsOf, rowToRun } from './record.js';
 import { BUFFER_LANE, JOB, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
 
 /**
@@ -98,6 +98,41 @@ export async function settleLost(ctx: RunContext, silentMs: number, staleAfterMs
        ), ${afterRunsEnd('done', '$1', { lost: true })}
        ${changedRows('done')}`,
     [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
+  );
+  return publishEnded(ctx, res.rows, RunStatus.RUNNING).map((c) => c.run);
+}
+
+/**
+ * The heartbeat rule across instances (docs/behaviour.md, "Progress and heartbeats"): a RUNNING
+ * run of a job with `heartbeat_timeout_seconds` whose handler has not beaten for that long (since
+ * it started, if it never beat), and `slackMs` more, becomes FAILED/HEARTBEAT_TIMEOUT. Its runner
+ * fails it itself on time (a timer per run); this settles the runs of a runner that cannot (dead,
+ * or cut off from the database), and the slack lets a live runner's own end win: the last beat
+ * written can be a second behind the last one made (progress.ts), and recording the end takes a
+ * moment. Judged on the clock of the instance that sweeps, as the beats are written on their
+ * runner's. Like every end, one conditional UPDATE with what follows an end (retries, auto-pause).
+ */
+export async function settleSilent(ctx: RunContext, slackMs: number): Promise<RunRecord[]> {
+  const now = ctx.now();
+  const res = await ctx.pool.query(
+    `WITH silent AS (
+         SELECT r.id, r.runner_instance_id, coalesce(r.heartbeat_at, r.started_at) AS last_beat, d.heartbeat_timeout_seconds AS limit_s
+         FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+         WHERE r.status = ${S.RUNNING} AND d.heartbeat_timeout_seconds IS NOT NULL
+           AND coalesce(r.heartbeat_at, r.started_at) < $1::timestamptz - make_interval(secs => d.heartbeat_timeout_seconds + $2::double precision / 1000)
+         ORDER BY r.id
+         FOR UPDATE OF r SKIP LOCKED
+       ), done AS (
+         UPDATE cron_job_runs r SET status = ${S.FAILED}, finished_at = $1, updated_at = $1, failure_code = $3,
+           failure_message = format('the handler did not beat for %s s (heartbeatTimeoutSeconds), and its runner did not end the run', silent.limit_s),
+           failure_details = jsonb_build_object('heartbeatTimeoutSeconds', silent.limit_s, 'runnerInstanceId', silent.runner_instance_id,
+             'lastBeatAt', to_char(silent.last_beat AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'settledBy', 'maintenance')
+         FROM silent
+         WHERE r.id = silent.id AND r.status = ${S.RUNNING}
+         RETURNING ${qualified('r')}
+       ), ${afterRunsEnd('done', '$1')}
+       ${changedRows('done')}`,
+    [now, slackMs, FailureCode.HEARTBEAT_TIMEOUT],
   );
   return publishEnded(ctx, res.rows, RunStatus.RUNNING).map((c) => c.run);
 }
@@ -214,7 +249,7 @@ export async function waitingUntil(ctx: RunContext, until: Date, limit = 10_000)
  */
 export async function runningHere(ctx: RunContext, startedBefore: Date, executing: readonly string[] = []): Promise<ClaimedRun[]> {
   const res = await ctx.pool.query(
-    `SELECT ${qualified('r')}, d.timeout_seconds, d.capture_bytes FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
+    `SELECT ${qualified('r')}, ${limitColumns('d')} FROM cron_job_runs r JOIN cron_job_definitions d ON d.id = r.job_definition_id
        WHERE r.status = ${S.RUNNING} AND r.runner_instance_id = $1 AND r.started_at < $2 AND r.id <> ALL($3::uuid[])`,
     [ctx.instanceId, startedBefore, executing],
   );

@@ -38,6 +38,9 @@ export function runRecord(f: RunFields): RunRecord {
     attempt: f.attempt ?? 1,
     retryOf: f.retryOf ?? null,
     dueAt: f.dueAt ?? null,
+    progress: f.progress ?? null,
+    progressMessage: f.progressMessage ?? null,
+    heartbeatAt: f.heartbeatAt ?? null,
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
   };
@@ -68,6 +71,9 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     attempt: row.attempt == null ? 1 : Number(row.attempt),
     retryOf: row.retry_of as string | null,
     dueAt: dateOrNull(row.due_at),
+    progress: row.progress == null ? null : Number(row.progress),
+    progressMessage: (row.progress_message as string | null | undefined) ?? null,
+    heartbeatAt: dateOrNull(row.heartbeat_at),
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
   });
@@ -150,14 +156,20 @@ export function endedRun(run: RunRecord, f: Finish, now: Date): RunRecord {
   };
 }
 
-/** What a job says of running each of its runs: its timeout, and how much of a response to keep. */
+/** What a job says of running each of its runs: its timeouts, and how much of a response to keep. */
 export interface RunLimits {
   timeoutSeconds: number | null;
+  /** A run whose handler is silent this long fails HEARTBEAT_TIMEOUT; null: no heartbeat required. */
+  heartbeatTimeoutSeconds: number | null;
   captureBytes: number;
 }
 
-/** The limits a claimed row carries (its job's `timeout_seconds`, `capture_bytes`). */
+/** The job columns a claim returns with each run (`limitsOf` reads them), qualified with the job's alias. */
+export const limitColumns = (job: string) => `${job}.timeout_seconds, ${job}.heartbeat_timeout_seconds, ${job}.capture_bytes`;
+
+/** The limits a claimed row carries (its job's `limitColumns`). */
 export const limitsOf = (row: Record<string, unknown>): RunLimits => ({
   timeoutSeconds: row.timeout_seconds == null ? null : Number(row.timeout_seconds),
+  heartbeatTimeoutSeconds: row.heartbeat_timeout_seconds == null ? null : Number(row.heartbeat_timeout_seconds),
   captureBytes: row.capture_bytes == null ? DEFAULT_CAPTURE_BYTES : Number(row.capture_bytes),
 });

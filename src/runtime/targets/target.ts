@@ -22,6 +22,19 @@ export interface TargetContext<P = any> {
   run: TargetRunInfo;
   /** A logger bound to the run. */
   log: Logger;
+  /**
+   * Reports progress (0–100; clamped, a value that is not a finite number is ignored) and, if
+   * given, a message (null clears it; omitted keeps the last): shown as `Run.progress` and
+   * `progressMessage`, published on `runChanged`. Counts as a heartbeat. Never throws, never
+   * waits: at most one write per run per second, the last value of the second is the one kept.
+   */
+  progress(percent: number, message?: string | null): void;
+  /**
+   * Tells cronql the handler is alive (`Run.heartbeatAt`). A job with `heartbeatTimeoutSeconds`
+   * fails a run whose handler is silent that long (HEARTBEAT_TIMEOUT; its signal aborts). Never
+   * throws, never waits; call it as often as convenient.
+   */
+  heartbeat(): void;
 }
 
 /**

@@ -35,6 +35,8 @@ export type CreateJobInput = {
   cronExpression?: string | null | undefined;
   /** No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline. */
   expectSuccessWithinSeconds?: number | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
@@ -92,6 +94,8 @@ export type NewJobVersionInput = {
   cronExpression?: string | null | undefined;
   /** No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline. */
   expectSuccessWithinSeconds?: number | null | undefined;
+  /** A RUNNING run silent this long (no ctx.heartbeat or ctx.progress, counted from its start) fails HEARTBEAT_TIMEOUT (1–604800 s); null: none (the default). */
+  heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   /** ALLOW only: how many runs at once (1–100, default 1). */
@@ -163,15 +167,15 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
-export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, createdAt: string, updatedAt: string, job: { id: string } };
+export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -202,7 +206,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -243,7 +247,24 @@ export type DashboardRunQueryVariables = Exact<{
 }>;
 
 
-export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+
+export type DashboardLogLineFragment = { sequence: number, at: string, level: string, message: string, fields: unknown };
+
+export type DashboardRunLogsQueryVariables = Exact<{
+  id: string | number;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardRunLogsQuery = { run: { id: string, logs: { truncated: boolean, nodes: Array<{ sequence: number, at: string, level: string, message: string, fields: unknown }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type DashboardRunLogsLiveSubscriptionVariables = Exact<{
+  runId: string | number;
+}>;
+
+
+export type DashboardRunLogsLiveSubscription = { runLogs: { sequence: number, at: string, level: string, message: string, fields: unknown } };
 
 export type DashboardRunChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -338,6 +359,9 @@ export const RunFieldsFragmentDoc = new TypedDocumentString(`
   failureDetails
   output
   runnerInstanceId
+  progress
+  progressMessage
+  heartbeatAt
   createdAt
   updatedAt
   job {
@@ -411,6 +435,7 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  heartbeatTimeoutSeconds
   notify
   expectSuccessWithinSeconds
   calendars
@@ -467,6 +492,7 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  heartbeatTimeoutSeconds
   notify
   expectSuccessWithinSeconds
   calendars
@@ -509,6 +535,15 @@ fragment DashboardJobRow on Job {
     finishedAt
   }
 }`, {"fragmentName":"DashboardJobDetail"}) as unknown as TypedDocumentString<DashboardJobDetailFragment, unknown>;
+export const DashboardLogLineFragmentDoc = new TypedDocumentString(`
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}
+    `, {"fragmentName":"DashboardLogLine"}) as unknown as TypedDocumentString<DashboardLogLineFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -603,6 +638,7 @@ export const DashboardJobDocument = new TypedDocumentString(`
   maxConcurrentRuns
   jitterSeconds
   captureBytes
+  heartbeatTimeoutSeconds
   notify
   expectSuccessWithinSeconds
   calendars
@@ -732,6 +768,9 @@ export const DashboardRunDocument = new TypedDocumentString(`
     output
     failureDetails
     runnerInstanceId
+    progress
+    progressMessage
+    heartbeatAt
     retryOf {
       id
       attempt
@@ -759,6 +798,42 @@ export const DashboardRunDocument = new TypedDocumentString(`
   failureMessage
   attempt
 }`) as unknown as TypedDocumentString<DashboardRunQuery, DashboardRunQueryVariables>;
+export const DashboardRunLogsDocument = new TypedDocumentString(`
+    query DashboardRunLogs($id: ID!, $after: String) {
+  run(id: $id) {
+    id
+    logs(first: 500, after: $after) {
+      nodes {
+        ...DashboardLogLine
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      truncated
+    }
+  }
+}
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}`) as unknown as TypedDocumentString<DashboardRunLogsQuery, DashboardRunLogsQueryVariables>;
+export const DashboardRunLogsLiveDocument = new TypedDocumentString(`
+    subscription DashboardRunLogsLive($runId: ID!) {
+  runLogs(runId: $runId) {
+    ...DashboardLogLine
+  }
+}
+    fragment DashboardLogLine on RunLogLine {
+  sequence
+  at
+  level
+  message
+  fields
+}`) as unknown as TypedDocumentString<DashboardRunLogsLiveSubscription, DashboardRunLogsLiveSubscriptionVariables>;
 export const DashboardRunChangedDocument = new TypedDocumentString(`
     subscription DashboardRunChanged {
   runChanged {
