@@ -20,6 +20,7 @@ import { Migration20261127030000_pause_until_skip } from './Migration20261127030
 import { Migration20261127040000_run_logs } from './Migration20261127040000_run_logs.js';
 import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
+import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
 
 import type { Migration } from '@mikro-orm/migrations';
 import { MIGRATION_NAMES, type MigrationName } from './names.js';
@@ -49,6 +50,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261127040000_run_logs,
   Migration20261127050000_heartbeats,
   Migration20261127060000_trace_ids,
+  Migration20261127070000_notification_channels,
 };
 
 /** Every migration, in order. Append only: a new one's name goes in names.ts, its class here. */

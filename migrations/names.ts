@@ -26,6 +26,7 @@ export const MIGRATION_NAMES = [
   'Migration20261127040000_run_logs',
   'Migration20261127050000_heartbeats',
   'Migration20261127060000_trace_ids',
+  'Migration20261127070000_notification_channels',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

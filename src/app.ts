@@ -12,7 +12,10 @@ import type { MikroORM } from './db/orm.js';
 import { createPool, endPool, type DbBounds, type Pool } from './db/pool.js';
 import { VERSION } from './version.js';
 import { CronqlMetrics } from './metrics/metrics.js';
-import { Alerter } from './alerts/alerter.js';
+import { Deliverer } from './alerts/deliverer.js';
+import { NOTIFICATIONS } from './config.js';
+import { notificationMetrics } from './metrics/notifications.js';
+import { ChannelService } from './services/channel.service.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
@@ -78,7 +81,8 @@ export class Cronql {
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
-  private alerter?: Alerter;
+  private _channels?: ChannelService;
+  private deliverer?: Deliverer;
   private relay?: RunEventRelay;
   private _tracing?: Tracing;
   private started = false;
@@ -127,6 +131,14 @@ export class Cronql {
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
     return this.need(this._secrets);
+  }
+  /** Notification channels: set, delete, list (never a URL nor a secret). */
+  get channels(): ChannelService {
+    return this.need(this._channels);
+  }
+  /** The outbox's deliverer of this process: `test(name)` sends a test alert now; `idle()` waits for a round. */
+  get notifications(): Deliverer {
+    return this.need(this.deliverer);
   }
   /** Exclusion calendars: set, delete, list. */
   get calendars(): CalendarService {
@@ -227,6 +239,15 @@ export class Cronql {
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
     await this._secrets.init();
+    this._channels = new ChannelService({
+      pool: this._pool,
+      now: () => this.clock.now(),
+      credentials: this._secrets,
+      env: { url: o.alertWebhookUrl, secret: o.alertWebhookSecret },
+      log: this.log,
+    });
+    // CRONQL_ALERT_WEBHOOK_URL is the channel `default`, written at each start (its URL stays in the environment).
+    await this._channels.syncEnvChannel();
     t.mark('listenAndSecrets');
     if (this.role !== 'api') {
       this.logWriter = new RunLogWriter({
@@ -295,6 +316,7 @@ export class Cronql {
       secrets: this._secrets,
       jobsChanged: (jobs: readonly JobRecord[]) => jobs.forEach((j) => upcoming.invalidate(j.id)),
       counts: (ids: readonly string[]) => loadCounts(pool, ids),
+      channels: this._channels,
     };
     this._jobs = new JobService(deps);
     this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => this._runtime?.calendarChanged(name) });
@@ -316,18 +338,19 @@ export class Cronql {
       ? { advance: () => runtime.advanceBackfills() }
       : new Backfills({ pool, store, log: this.log, claimAndExecute: notifyCreated, perRound: MAINTENANCE.perPass });
     this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover });
-    if (o.alertWebhookUrl) {
-      this.alerter = new Alerter({
-        url: o.alertWebhookUrl,
-        secret: o.alertWebhookSecret,
-        pool: this._pool,
-        events: this.events,
-        log: this.log,
-        instanceId: this.instanceId,
-        now: () => this.clock.now(),
-        allowPrivate: o.httpAllowPrivate,
-      });
-    }
+    this.deliverer = new Deliverer({
+      pool: this._pool,
+      channels: this._channels,
+      log: this.log,
+      instanceId: this.instanceId,
+      now: () => this.clock.now(),
+      notifier: this.notifier,
+      metrics: notificationMetrics(this._metrics.registry, () => this.deliverer!.pending()),
+      allowPrivate: o.httpAllowPrivate,
+      publicUrl: o.publicUrl,
+      bounds: NOTIFICATIONS,
+    });
+    this.deliverer.start();
     t.mark('services');
     await this._runtime?.start(t);
   }
@@ -387,7 +410,7 @@ export class Cronql {
       await this._runtime?.stop();
       // The lines of the runs drained are stored already; anything a stray handler wrote later is written now.
       await bounded(this.logWriter?.stop() ?? Promise.resolve(), 2_000);
-      await this.alerter?.stop();
+      await this.deliverer?.stop();
       // The spans of the drained runs are exported before the process goes (bounded: a collector
       // that does not answer must not hold the stop).
       if (this._tracing) await bounded(this._tracing.shutdown().catch((err: unknown) => this.log.warn({ err }, 'could not export the last spans')), TRACE_FLUSH_MS);

@@ -62,6 +62,8 @@ export interface Config {
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body. @default unset */
   alertWebhookSecret?: string;
+  /** The server's public base URL: Slack alerts link to the run in its dashboard. @default unset (no links) */
+  publicUrl?: string;
   /** Key encrypting secrets at rest (checked here: 32 bytes, base64 or hex). @default generated into the data dir */
   secretsKey?: string;
   /** Browser origins allowed to call the API (comma-separated). @default none beyond the same origin */
@@ -132,6 +134,7 @@ export const MAINTENANCE = {
     backfills: 1,
     rebalance: 1,
     'own-runs': 1,
+    'late-jobs': 1,
     'instance-pruning': 60,
   },
   /** Between two retention rounds (an hour). */
@@ -146,6 +149,28 @@ export const MAINTENANCE = {
   perPass: 1_000,
   /** Instance rows silent this long (or ten times the lost-runner bound, if longer) are deleted. */
   pruneInstancesAfterMs: 3_600_000,
+} as const;
+
+/**
+ * Alert deliveries (alerts/deliverer.ts; docs/operations.md, "Notifications"): fixed bounds,
+ * written once here.
+ */
+export const NOTIFICATIONS = {
+  /** One attempt's HTTP bound. */
+  timeoutMs: 10_000,
+  /** Attempts per delivery (about 68 minutes of retries), then it is given up. */
+  attempts: 12,
+  /** The first retry's delay; doubles each attempt. */
+  retryMs: 1_000,
+  maxRetryMs: 3_600_000,
+  /** The outbox is read this often without a notification (one lost, or an api-only instance). */
+  pollMs: 5_000,
+  /** Channels sent to at once. */
+  batch: 20,
+  /** Delivered and given-up deliveries are kept this long, then pruned with the run history. */
+  keepMs: 7 * 86_400_000,
+  /** JOB_LATE: jobs checked per pass of the late-jobs duty. */
+  lateJobsPerPass: 1_000,
 } as const;
 
 /**
@@ -272,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     runLogRetentionDays: tunable(env, 'runLogRetentionDays'),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
+    publicUrl: publicUrl(env),
     secretsKey: secretsKey(env),
     corsOrigins: origins(env),
   };
@@ -285,6 +311,17 @@ function webhookUrl(env: Env): string | undefined {
     throw new ConfigError('CRONQL_ALERT_WEBHOOK_URL', `must be an absolute http: or https: URL, got "${value}"`);
   }
   return url.href;
+}
+
+/** CRONQL_PUBLIC_URL: where people reach this server (`https://cron.example.com`, a path allowed), without a trailing slash. */
+function publicUrl(env: Env): string | undefined {
+  const value = str(env, 'CRONQL_PUBLIC_URL');
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new ConfigError('CRONQL_PUBLIC_URL', `must be an absolute http: or https: URL without query or fragment, got "${value}"`);
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 /** `https://app.example.com,http://localhost:3000`: each an origin (scheme, host, port; no path). */

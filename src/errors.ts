@@ -34,7 +34,11 @@ export type ErrorCode =
   /** deleteCalendar while a live job names the calendar. */
   | 'CALENDAR_IN_USE'
   /** A backfill's range has more than 10,000 slots. */
-  | 'BACKFILL_TOO_LARGE';
+  | 'BACKFILL_TOO_LARGE'
+  /** A job's `notify` names a notification channel that does not exist. */
+  | 'UNKNOWN_CHANNEL'
+  /** A notification channel live jobs name in `notify` cannot be deleted. */
+  | 'CHANNEL_IN_USE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

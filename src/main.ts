@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     jobReplicas: config.jobReplicas,
     alertWebhookUrl: config.alertWebhookUrl,
     alertWebhookSecret: config.alertWebhookSecret,
+    publicUrl: config.publicUrl,
     secretsKey: config.secretsKey,
     maxPayloadBytes: config.maxPayloadBytes,
     httpAllowPrivate: config.httpAllowPrivate,

@@ -33,6 +33,8 @@ export interface CronqlOptions {
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body (`X-Cronql-Signature`). */
   alertWebhookSecret?: string;
+  /** The server's public base URL (`https://cron.example.com`): Slack alerts link to the run in its dashboard. */
+  publicUrl?: string;
   /** 32-byte key (base64 or hex) encrypting secrets at rest; unset: `<dataDir>/secrets-key`, generated with the first secret. */
   secretsKey?: string;
   /** Runs scheduled longer ago than this (their slot, or a run-now's creation) are deleted (0 keeps everything); pruned by runtime roles. @default 180 */
@@ -113,6 +115,10 @@ export function resolveOptions(o: CronqlOptions = {}): ResolvedOptions {
   if (o.alertWebhookUrl !== undefined) {
     const url = typeof o.alertWebhookUrl === 'string' && URL.canParse(o.alertWebhookUrl) ? new URL(o.alertWebhookUrl) : undefined;
     if (!url || !['http:', 'https:'].includes(url.protocol)) throw new OptionsError('alertWebhookUrl', 'must be an absolute http: or https: URL');
+  }
+  if (o.publicUrl !== undefined) {
+    const url = typeof o.publicUrl === 'string' && URL.canParse(o.publicUrl) ? new URL(o.publicUrl) : undefined;
+    if (!url || !['http:', 'https:'].includes(url.protocol)) throw new OptionsError('publicUrl', 'must be an absolute http: or https: URL');
   }
   if (o.tracing !== undefined && typeof o.tracing !== 'boolean') throw new OptionsError('tracing', 'must be a boolean');
   let tracing: TracingSettings | undefined;

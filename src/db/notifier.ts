@@ -18,6 +18,8 @@ export const Channel = {
   MEMBERSHIP: 'cronql_membership',
   /** payload: calendar name — a calendar was set or deleted; every runtime re-reads it. */
   CALENDAR_CHANGED: 'cronql_calendar_changed',
+  /** no payload — alerts were written to the outbox; a deliverer sends them. */
+  OUTBOX: 'cronql_outbox',
 } as const;
 export type ChannelName = (typeof Channel)[keyof typeof Channel];
 

@@ -1,6 +1,7 @@
 import { CatchUpPolicy, OverlapPolicy } from './enums.js';
 import type { RetryPolicy } from './job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
+import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
 
 /**
  * A job's settings — what it does and how, beside its schedule — each written once, here: name,
@@ -81,8 +82,8 @@ export interface NamesSetting extends SettingBase {
   pattern: RegExp;
   /** What a name names, for messages: "calendar". */
   of: string;
-  /** The error code of a name nothing of that kind has. */
-  unknownCode: 'UNKNOWN_CALENDAR';
+  /** The error code of a name nothing of that kind has (notify's: checked by the service, services/channel.service.ts). */
+  unknownCode: 'UNKNOWN_CALENDAR' | 'UNKNOWN_CHANNEL';
   code: ErrorCode;
 }
 
@@ -105,6 +106,8 @@ export const MAX_MISFIRE_GRACE_SECONDS = 86_400;
 export const MAX_MAX_RUNS = 1_000_000;
 /** ALL: the most missed slots run per gap (the default when the job does not say). */
 export const MAX_CATCH_UP_LIMIT = 1_000;
+/** The longest `expectSuccessWithinSeconds`: 31 days. */
+export const MAX_EXPECT_SUCCESS_SECONDS = 31 * 86_400;
 
 /** The settings, in the order the jobs file and the CLI show them. */
 export const JOB_SETTINGS = {
@@ -185,6 +188,20 @@ export const JOB_SETTINGS = {
     description: {
       job: 'Exclusion calendars, by name: a slot any of them excludes is a SKIPPED run with code CALENDAR (details: calendar, rule).',
       input: 'Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none.',
+    },
+  },  notify: {
+    kind: 'names', column: 'notify', nullable: false, default: [], max: MAX_NOTIFY, pattern: CHANNEL_NAME,
+    of: 'notification channel', unknownCode: 'UNKNOWN_CHANNEL', code: 'BAD_USER_INPUT',
+    description: {
+      job: 'The notification channels this job alerts; empty: the default channels.',
+      input: 'Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels.',
+    },
+  },
+  expectSuccessWithinSeconds: {
+    kind: 'int', column: 'expect_success_within_seconds', nullable: true, default: null, min: 1, max: MAX_EXPECT_SUCCESS_SECONDS, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'No SUCCEEDED run this long after a slot raises JOB_LATE; null: no deadline.',
+      input: 'No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline.',
     },
   },
 } as const satisfies Record<string, JobSettingSpec>;

@@ -47,6 +47,8 @@ const API_CODES = new Set<string>(
     UNKNOWN_CALENDAR: true,
     CALENDAR_IN_USE: true,
     BACKFILL_TOO_LARGE: true,
+    UNKNOWN_CHANNEL: true,
+    CHANNEL_IN_USE: true,
   } satisfies Record<ErrorCode, true>),
 );
 

@@ -31,6 +31,8 @@ function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
       return spec.values;
     case 'json':
       return JSONScalar;
+    case 'names':
+      return [String];
     case 'retry':
       return retryType;
     case 'names':

@@ -5,6 +5,7 @@ import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth.js';
 import { BackfillResolver } from './backfill.resolver.js';
 import { HealthResolver } from './health.resolver.js';
+import { NotificationChannelResolver } from './notification-channel.resolver.js';
 import { SecretResolver } from './secret.resolver.js';
 import { CalendarResolver } from './calendar.resolver.js';
 import { StatsResolver } from './stats.resolver.js';
@@ -29,7 +30,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver, NotificationChannelResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
-import { MAINTENANCE, maintenanceLeaseMs } from '../config.js';
+import { MAINTENANCE, NOTIFICATIONS, maintenanceLeaseMs } from '../config.js';
 import { removeInstance, type InstanceIdentity } from '../db/instances.js';
+import { OutboxStore } from '../db/notification-outbox.js';
 import type { Pool } from '../db/pool.js';
 import type { RunStore } from '../db/run-store.js';
 import { bounded } from '../domain/bounded.js';
@@ -12,6 +13,7 @@ import type { MaintenanceListener } from './events.js';
 import { HeartbeatDuty } from './heartbeat.js';
 import { HeartbeatTimeoutsDuty } from './heartbeat-timeouts.js';
 import { InstancePruningDuty } from './instance-pruning.js';
+import { LateJobsDuty } from './late-jobs.js';
 import { LeaseDuty } from './lease.js';
 import { LostRunsDuty } from './lost-runs.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -58,7 +60,7 @@ export interface MaintenanceOptions {
  * The maintenance of one runtime: small services (src/maintenance/*.ts), each with its period,
  * started and stopped here in an explicit order. Instance duties run on every instance (its
  * heartbeat, the lease try, its share of the jobs, its own runs); cluster-wide duties (heartbeat
- * timeouts, lost-run rescue, pending claims, retry wake-ups, pause ends, stranded buffers, chain stops, backfills, instance pruning,
+ * timeouts, lost-run rescue, pending claims, retry wake-ups, pause ends, stranded buffers, chain stops, backfills, late jobs, instance pruning,
  * retention) run only on the instance holding the lease (src/maintenance/lease.ts), so the
  * maintenance load stays flat as instances are added. Every cluster duty is also safe should two
  * instances ever run it at once (conditional updates, SKIP LOCKED): the lease is for load, not
@@ -98,10 +100,11 @@ export class Maintenance {
       new StrandedBuffersDuty(ctx, every('stranded-buffers'), { store, runtime, perPass }),
       new ChainStopsDuty(ctx, every('chain-stops'), store),
       new BackfillsDuty(ctx, every('backfills'), runtime),
+      new LateJobsDuty(ctx, every('late-jobs'), { pool: o.pool, now, perPass: NOTIFICATIONS.lateJobsPerPass }),
       new InstancePruningDuty(ctx, every('instance-pruning'), { pool: o.pool, afterMs: Math.max(MAINTENANCE.pruneInstancesAfterMs, 10 * o.lostAfterMs) }),
     ];
     if (o.retentionDays > 0) {
-      const retention = new Retention({ store, log: o.log, days: o.retentionDays, now, onPruned: o.onPruned });
+      const retention = new Retention({ store, log: o.log, days: o.retentionDays, now, onPruned: o.onPruned, outbox: new OutboxStore(o.pool) });
       this.cluster.push(new RetentionDuty(ctx, MAINTENANCE.retentionEveryMs, retention));
     }
     if (o.runLogRetentionDays > 0) {

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { RunStore } from '../db/run-store.js';
-import { MAINTENANCE } from '../config.js';
+import { MAINTENANCE, NOTIFICATIONS } from '../config.js';
 import { Duty, type DutyContext } from './duty.js';
 
 export interface RetentionOptions {
@@ -13,6 +13,8 @@ export interface RetentionOptions {
   batchSize?: number;
   /** Told of each round's outcome (metrics). */
   onPruned?: (deleted: number, at: Date) => void;
+  /** Delivered and given-up alert deliveries, pruned once older than NOTIFICATIONS.keepMs (db/notification-outbox.ts). */
+  outbox?: { prune(before: Date, limit: number): Promise<number> };
 }
 
 /** Held for one batch's transaction: should two instances ever prune at once, they take turns. */
@@ -66,6 +68,12 @@ export class Retention {
       await new Promise((r) => setTimeout(r, 20)); // let the fire path in between batches
     }
     if (total > 0) log.info({ deleted: total, olderThan: cutoff }, 'retention: deleted expired runs');
+    if (this.o.outbox && !this.stopped) {
+      const before = new Date(this.o.now().getTime() - NOTIFICATIONS.keepMs);
+      let deliveries = 0;
+      for (let n = batchSize; n === batchSize && !this.stopped; deliveries += n) n = await this.o.outbox.prune(before, batchSize);
+      if (deliveries > 0) log.info({ deleted: deliveries, olderThan: before }, 'retention: deleted delivered alerts');
+    }
     this.o.onPruned?.(total, this.o.now());
     return total;
   }

@@ -40,6 +40,8 @@ export interface ServiceDeps {
   calendarsOf?: CalendarsOf;
   /** The counts that move without a notification: slots left to skip, runs left under maxRuns. */
   counts?: (ids: readonly string[]) => Promise<Map<string, { skipRemaining: number; runsLeft: number | null }>>;
+  /** Checks that the notification channels a job's `notify` names exist (UNKNOWN_CHANNEL). */
+  channels?: { assertExist(names: Iterable<string>): Promise<void> };
 }
 
 /** What the runtime needs of a job version: its record less what only the API shows. */
@@ -130,6 +132,7 @@ export class JobService {
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
     await this.d.secrets?.assertExist(secretNames(valid.payload));
+    await this.d.channels?.assertExist(valid.notify);
     try {
       return await this.store.create(key, valid, actor, now);
     } catch (err) {
@@ -177,6 +180,13 @@ export class JobService {
         }
         throw err;
       }
+    }
+    // Each input's channels checked on its own, so that the error names the job.
+    for (const [index, row] of rows.entries()) {
+      if (row.fields.notify.length === 0) continue;
+      await this.d.channels?.assertExist(row.fields.notify).catch((e: unknown) => {
+        throw e instanceof CronqlError ? ofInput(e, index, row.key) : e;
+      });
     }
     try {
       return await this.store.createMany(rows, actor, now);
@@ -268,6 +278,7 @@ export class JobService {
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
     await this.d.secrets?.assertExist(secretNames(valid.payload));
+    await this.d.channels?.assertExist(valid.notify);
     try {
       const [, created] = await this.store.supersede(old, valid, actor, now);
       return created;

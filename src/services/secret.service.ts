@@ -129,6 +129,21 @@ export class SecretService {
     if (!key) throw new UnknownSecretError(wanted);
     return new Map([...sealed].map(([name, s]) => [name, unseal(key, name, s)]));
   }
+
+  /**
+   * Seals another credential with the secrets' key (a notification channel's URL and secret):
+   * `label` is its additional authenticated data, so a value copied to another row does not open.
+   */
+  async sealCredential(label: string, value: string): Promise<Sealed> {
+    return seal(await this.ensureKey(), label, value);
+  }
+
+  /** The plaintext of a credential `sealCredential` sealed. @throws when no key is loaded or it does not open */
+  async openCredential(label: string, sealed: Sealed): Promise<string> {
+    const key = this.key ?? (await this.init(), this.key);
+    if (!key) throw new Error('no secrets key is loaded');
+    return unseal(key, label, sealed);
+  }
 }
 
 export function validateSecretName(name: unknown): string {

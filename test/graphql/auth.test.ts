@@ -160,7 +160,10 @@ describe('every Mutation field needs ADMIN (walked from the schema)', async () =
 
   test('the schema has mutations to walk', () => {
     expect(fields.map((f) => f.name).sort()).toEqual(
-      ['backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns'].sort(),
+      [
+        'backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns',
+        'setCalendar', 'deleteCalendar', 'setNotificationChannel', 'deleteNotificationChannel', 'testNotificationChannel',
+      ].sort(),
     );
   });
 

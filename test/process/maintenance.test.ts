@@ -4,7 +4,7 @@ import type { CronqlProcess } from '../support/processes.js';
 import { useProcessTest } from './support.js';
 
 /** The cluster-wide maintenance duties (docs/operations.md, "Maintenance"). */
-const CLUSTER_DUTIES = ['heartbeat-timeouts', 'lost-runs', 'pending-runs', 'retry-wakeups', 'stranded-buffers', 'chain-stops', 'backfills', 'instance-pruning', 'retention'];
+const CLUSTER_DUTIES = ['heartbeat-timeouts', 'lost-runs', 'pending-runs', 'retry-wakeups', 'pause-ends', 'stranded-buffers', 'chain-stops', 'backfills', 'late-jobs', 'instance-pruning', 'retention'];
 const INSTANCE_DUTIES = ['heartbeat', 'lease', 'rebalance', 'own-runs'];
 
 /** What an operator sees on /metrics: passes by duty (summed over results), and whether it holds the lease. */

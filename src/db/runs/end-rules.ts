@@ -1,6 +1,7 @@
 import { RunStatus } from '../../domain/enums.js';
 import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
 import { Channel } from '../notifier.js';
+import { JOBS_AFTER_RETURNING, jobAlerts, lostAlerts, outboxNotice } from './alert-rules.js';
 import type { RunContext } from './context.js';
 import { rowToRun } from './record.js';
 import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
@@ -21,13 +22,23 @@ import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHE
  *   so a success that ends no streak does not touch the job at all); canceled and skipped runs
  *   change nothing; an ACTIVE job whose failures in a row reach `pause_after_failures` is PAUSED
  *   by cronql, with a reason naming the count and the last failure;
- * - `job_notices` tells every instance of the jobs cronql paused and of the runs it promoted.
+ * - `job_alerts` (and with `lost`, `lost_alerts`): the alerts the ends raise, in the outbox
+ *   (alert-rules.ts);
+ * - `job_notices` tells every instance of the jobs cronql paused and of the runs it promoted, and
+ *   the deliverers of new alerts.
  *
  * Every statement that ends runs (finish, cancel, replace, settling lost and stale runs, stopping
  * chains, recording a skip) appends these, so the rules hold however a run ended.
  */
-export const afterRunsEnd = (changed: string, at: string) =>
-  [retried(changed, at), promoted(changed, at), jobsAfter(changed, at), JOB_NOTICES].join(', ');
+export const afterRunsEnd = (changed: string, at: string, o: { lost?: boolean } = {}) =>
+  [
+    retried(changed, at),
+    promoted(changed, at),
+    jobsAfter(changed, at),
+    jobAlerts(at),
+    ...(o.lost ? [lostAlerts(changed, at, RETRIED)] : []),
+    jobNotices(o.lost ? ['job_alerts', 'lost_alerts'] : ['job_alerts']),
+  ].join(', ');
 
 /**
  * The scheduled runs of `d`'s key that started (SKIPPED slots never start; retries are attempts of
@@ -134,17 +145,18 @@ const jobsAfter = (changed: string, at: string) => `jobs_after AS (
     WHERE d.id = c.job_definition_id AND c.status IN (${S.TERMINAL}) AND NOT ${RETRIED}
       -- only rows that change: a success that ends no failure streak leaves its job alone
       AND (c.status = ${S.FAILED} OR (c.status = ${S.SUCCEEDED} AND d.consecutive_failures > 0) OR (${retiresOneTime('c', 'd')}))
-    RETURNING d.id, d.status, d.updated_by, d.schedule_type
+    RETURNING ${JOBS_AFTER_RETURNING}, d.schedule_type
   )`;
 
 /**
  * Every instance is told of the jobs cronql paused, of the repeating jobs it retired (their actors
- * stop; a one-time job's actor is gone once it fired) and of the buffered runs it promoted.
+ * stop; a one-time job's actor is gone once it fired) and of the buffered runs it promoted; the
+ * deliverers, of new alerts.
  */
-const JOB_NOTICES = `job_notices AS (
+const jobNotices = (alerts: string[]) => `job_notices AS (
     SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j
         WHERE (j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}') OR (j.status = ${JOB.RETIRED} AND j.schedule_type <> ${ONE_TIME}))
-      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) AS n
+      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) + ${outboxNotice(alerts)} AS n
   )`;
 
 /**

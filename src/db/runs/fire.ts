@@ -2,6 +2,7 @@ import { FailureCode, OverlapPolicy, RunStatus } from '../../domain/enums.js';
 import type { JobSnapshot } from '../../domain/job.js';
 import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
 import { inTransaction, type RunContext } from './context.js';
+import { missedAlerts, outboxNotice } from './alert-rules.js';
 import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
 import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
@@ -294,8 +295,11 @@ export async function missedBatch(ctx: RunContext, slots: MissedSlot[]): Promise
   const source = `(SELECT job_id, slot, NULL::jsonb AS payload, message, details, code
         FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::jsonb[], $5::text[]) AS u(job_id, slot, message, details, code)) s
       JOIN cron_job_definitions j ON j.id = s.job_id`;
+  // The alerts (SLOTS_MISSED) are written with the rows; the main query reads the notice so it runs.
   const res = await ctx.pool.query(
-    insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: 's.code', message: 's.message', details: 's.details', at: '$6' }),
+    `WITH ins AS (${insertRuns(source, { trigger: SCHEDULED, status: S.SKIPPED, code: 's.code', message: 's.message', details: 's.details', at: '$6' })}),
+       ${missedAlerts('ins', '$6')}, notice AS (SELECT ${outboxNotice(['missed_alerts'])} AS n)
+     SELECT ins.* FROM ins, notice`,
     [
       slots.map((s) => s.jobId),
       slots.map((s) => s.slot),

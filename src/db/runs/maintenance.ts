@@ -96,7 +96,7 @@ export async function settleLost(ctx: RunContext, silentMs: number, staleAfterMs
          FROM lost
          WHERE r.id = lost.id AND r.status = ${S.RUNNING}
          RETURNING ${qualified('r')}
-       ), ${afterRunsEnd('done', '$1')}
+       ), ${afterRunsEnd('done', '$1', { lost: true })}
        ${changedRows('done')}`,
     [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
   );
@@ -153,7 +153,7 @@ export async function settleStale(ctx: RunContext, staleAfterMs: number): Promis
            failure_details = jsonb_build_object('staleAfterMs', $5::bigint, 'runnerInstanceId', runner_instance_id)
          WHERE status = ${S.RUNNING} AND (started_at < $1 OR runner_instance_id = $7)
          RETURNING ${ROW_COLUMNS}
-       ), ${afterRunsEnd('done', '$2')}
+       ), ${afterRunsEnd('done', '$2', { lost: true })}
        ${changedRows('done')}`,
     [
       new Date(now.getTime() - staleAfterMs),
