@@ -20,6 +20,8 @@ import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
 import { RunEvents } from './runtime/run-events.js';
 import { RuntimeEvents } from './runtime/events.js';
+import { CalendarBook } from './runtime/calendar-book.js';
+import { CALENDAR_NAME } from './schedule/calendar.js';
 import { RunStore } from './db/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { RunEventRelay } from './runtime/run-event-relay.js';
@@ -71,6 +73,9 @@ export class Cronql {
   private _jobs?: JobService;
   private _runs?: RunService;
   private _upcoming?: UpcomingService;
+  /** An api instance's calendars (a scheduler's are its runtime's), and the events they announce changes on. */
+  private ownBook?: CalendarBook;
+  private readonly calendarEvents = new RuntimeEvents();
   private _runLogs?: RunLogService;
   /** Keeps handlers' `ctx.log` lines with their runs (runtime roles). */
   private logWriter?: RunLogWriter;
@@ -226,6 +231,7 @@ export class Cronql {
         this.log,
         () => {
           this._upcoming?.invalidate();
+          void this.ownBook?.loadAll().catch((err: unknown) => this.log.warn({ err }, 'could not re-read the calendars after a lost notification connection'));
           void this._runtime?.resync();
         },
         { bounds },
@@ -305,8 +311,14 @@ export class Cronql {
     };
     // The timeline's jobs are kept between requests: every job change (here, or another instance's
     // notification) has it re-read that job, and a lost notification connection everything.
-    const upcoming = (this._upcoming = new UpcomingService({ pool, clock: this.clock }));
+    // The calendars the slots that will run are read with (nextRuns, upcoming): the runtime's book,
+    // or, on an instance without a runtime (role api), one of its own kept fresh the same way.
+    const book = this._runtime?.calendarBook ?? (await this.ownCalendarBook());
+    const calendarsOf = (job: { calendars: readonly string[] }) => book.rulesOf(job.calendars).rules;
+    const upcoming = (this._upcoming = new UpcomingService({ pool, clock: this.clock, calendarsOf }));
     this.notifier?.on(Channel.JOB_CHANGED, (id) => upcoming.invalidate(id));
+    // A calendar changed: the timeline's slots of every job naming it move (calendars are few and rarely changed).
+    (this._runtime?.events ?? this.calendarEvents).on('calendarsChanged', () => upcoming.invalidate());
     const deps = {
       jobStore: (publish: (jobs: readonly JobRecord[]) => void) => lazyJobStore(() => openStore(publish)),
       targets: this.targets,
@@ -317,9 +329,10 @@ export class Cronql {
       jobsChanged: (jobs: readonly JobRecord[]) => jobs.forEach((j) => upcoming.invalidate(j.id)),
       counts: (ids: readonly string[]) => loadCounts(pool, ids),
       channels: this._channels,
+      calendarsOf,
     };
     this._jobs = new JobService(deps);
-    this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => this._runtime?.calendarChanged(name) });
+    this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => (this._runtime ? this._runtime.calendarChanged(name) : void this.ownBook?.refresh(name)) });
     this._runs = new RunService({
       pool: this._pool,
       store,
@@ -337,7 +350,7 @@ export class Cronql {
     const mover = runtime
       ? { advance: () => runtime.advanceBackfills() }
       : new Backfills({ pool, store, log: this.log, claimAndExecute: notifyCreated, perRound: MAINTENANCE.perPass });
-    this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover });
+    this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover, calendars: this._calendars });
     this.deliverer = new Deliverer({
       pool: this._pool,
       channels: this._channels,
@@ -353,6 +366,18 @@ export class Cronql {
     this.deliverer.start();
     t.mark('services');
     await this._runtime?.start(t);
+  }
+
+  /**
+   * The calendar book of an instance without a runtime: read whole now and after a lost
+   * notification connection, one calendar re-read on each change, as the runtime's is.
+   */
+  private async ownCalendarBook(): Promise<CalendarBook> {
+    const book = new CalendarBook(this._pool!, this.log, this.calendarEvents);
+    await book.loadAll();
+    this.notifier?.on(Channel.CALENDAR_CHANGED, (name) => CALENDAR_NAME.test(name) && void book.refresh(name));
+    this.ownBook = book;
+    return book;
   }
 
   /**

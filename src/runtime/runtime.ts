@@ -324,6 +324,11 @@ export class Runtime implements MaintainedRuntime {
   }
 
   /** A calendar was set or deleted (here, or on another instance: its NOTIFY): re-read it; slots due from then on use it. */
+  /** The calendars this instance holds (the fire path's; also what `nextRuns` and `upcoming` read here). */
+  get calendarBook(): CalendarBook {
+    return this.calendars;
+  }
+
   calendarChanged(name: string): void {
     void this.calendars.refresh(name);
   }

@@ -8,6 +8,7 @@ import { MAX_BACKFILL_SLOTS, planBackfill, type BackfillRecord } from '../domain
 import { BackfillScope, BackfillState } from '../domain/enums.js';
 import type { JobRecord } from '../domain/job.js';
 import { slotsBetween } from '../schedule/job-schedule.js';
+import { exclusionAmong, type CalendarRules } from '../schedule/calendar.js';
 import { jobScheduleOf } from '../domain/job-schedule.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validateReason } from './job-rules.js';
@@ -35,6 +36,8 @@ export interface BackfillServiceDeps {
    * here; without one, a round that tells a scheduler instance of each run it created.
    */
   mover: { advance(): Promise<void> };
+  /** The calendars a job names, read now: a slot they exclude is left out of a plan. */
+  calendars?: { getMany(names: readonly string[]): Promise<CalendarRules[]> };
 }
 
 /**
@@ -68,7 +71,10 @@ export class BackfillService {
     if (!(await liveVersionOf(this.d.pool, job.jobKey))) {
       throw new CronqlError('INVALID_STATE', `job ${job.jobKey} is RETIRED: no version is left to run a backfill`, { status: job.status });
     }
-    const inRange = rangeSlots(job, from, to);
+    // A slot the job's calendars exclude (as they stand now) is left out: the calendar said no, and
+    // counts in neither `slots` nor `skippedExisting`. The 10,000 cap counts the range's slots.
+    const calendars = job.calendars.length > 0 && this.d.calendars ? await this.d.calendars.getMany(job.calendars) : [];
+    const inRange = rangeSlots(job, from, to).filter((slot) => exclusionAmong(calendars, slot) === null);
     const plan = planBackfill(inRange, scope, await planInputs(this.d.pool, job.jobKey, from, to));
     const asked = { jobId: job.id, jobKey: job.jobKey, from, to, scope, reason, requestedBy, createdAt: now, ...plan };
     if (req.dryRun) return { ...asked, id: randomUUID(), created: 0, state: BackfillState.PLANNED, finishedAt: null };

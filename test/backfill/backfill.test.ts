@@ -172,6 +172,20 @@ describe('backfill', () => {
     }
   });
 
+  it("leaves out of a plan the slots the job's calendars exclude", async () => {
+    const { cronql } = t;
+    await cronql.calendars.set({ name: 'bf-freeze', windows: [{ from: at(2), to: at(5), reason: 'freeze' }] });
+    const made = await cronql.jobs.create(
+      { key: `bf-cal-${process.pid}`, target: 'log', scheduleType: 'RECURRING' as never, cronExpression: '0 * * * *', calendars: ['bf-freeze'] } as never,
+      'test',
+    );
+    const job = await cronql.jobs.pause(made.id, 'fixture: only backfills run', 'test');
+    const plan = await cronql.backfills.backfill({ jobId: job.id, from: at(0), to: at(7), scope: BackfillScope.ALL, dryRun: true, reason: 'plan' }, 'test');
+    // The window [02:00, 05:00) excludes three of the eight slots: they are in neither list.
+    expect(iso(plan.slots)).toEqual(iso([0, 1, 5, 6, 7].map(at)));
+    expect(plan.skippedExisting).toBe(0);
+  });
+
   it('runs the plan oldest first, one at a time, each slot once; a succeeded slot is not run again under NOT_SUCCEEDED', async () => {
     const { cronql } = t;
     const job = await newJob(cronql, { target: 'sleep', payload: { ms: 30 } });
