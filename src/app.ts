@@ -314,7 +314,12 @@ export class Cronql {
     // The calendars the slots that will run are read with (nextRuns, upcoming): the runtime's book,
     // or, on an instance without a runtime (role api), one of its own kept fresh the same way.
     const book = this._runtime?.calendarBook ?? (await this.ownCalendarBook());
-    const calendarsOf = (job: { calendars: readonly string[] }) => book.rulesOf(job.calendars).rules;
+    const calendarsOf = (job: { calendars: readonly string[] }) => {
+      const { rules, unknown } = book.rulesOf(job.calendars);
+      // A calendar set on another instance an instant ago, its notification still on its way: read it now for the next reader.
+      if (unknown.length > 0) void book.fetch(unknown);
+      return rules;
+    };
     const upcoming = (this._upcoming = new UpcomingService({ pool, clock: this.clock, calendarsOf }));
     this.notifier?.on(Channel.JOB_CHANGED, (id) => upcoming.invalidate(id));
     // A calendar changed: the timeline's slots of every job naming it move (calendars are few and rarely changed).
@@ -332,7 +337,7 @@ export class Cronql {
       calendarsOf,
     };
     this._jobs = new JobService(deps);
-    this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => (this._runtime ? this._runtime.calendarChanged(name) : void this.ownBook?.refresh(name)) });
+    this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => (this._runtime ? this._runtime.calendarChanged(name) : this.ownBook?.refresh(name)) });
     this._runs = new RunService({
       pool: this._pool,
       store,

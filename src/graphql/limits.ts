@@ -33,7 +33,8 @@ export const LIMITS = {
   /** Aliased fields in one operation, counted through fragments. */
   maxAliases: 30,
   /**
-   * Estimated cost (see operationCost): each field costs 1 plus its children; a page's rows are
+   * Estimated cost (see operationCost): each field costs 1 plus its children (the argument-less
+   * leaves of one selection: 1 together); a page's rows are
    * counted with the page size its resolver will use (`first` omitted or null → the field's default: 20, `Run.logs` 100), and its
    * `totalCount` / `pageInfo` once each.
    */
@@ -115,7 +116,8 @@ class TooManyNodes extends Error {}
 
 /**
  * The cost of an operation, modelled on what the resolvers do: each field costs 1 plus its
- * children. A connection (`…Connection` type) costs 1, plus `totalCount` and `pageInfo` once
+ * children, except the argument-less leaves of one selection, which cost 1 together (they are the
+ * columns of the object in hand). A connection (`…Connection` type) costs 1, plus `totalCount` and `pageInfo` once
  * each (their own queries, whatever the page size — so `first: 0` does not make them free),
  * plus `nodes`/`edges` times the page size the resolver will fetch: `pageSize(first)`, the same
  * function the services call (omitted or null → the field's declared default, capped at 500).
@@ -138,6 +140,10 @@ function operationCost(
 
   const costOf = (set: SelectionSetNode, parent: GraphQLNamedType, path: Set<string>): number => {
     let total = 0;
+    // The leaves of a selection (scalar and enum fields without arguments) come with the object in
+    // hand — a row's columns, read once: together they cost 1, however many (so a job gaining a
+    // field does not make a page of jobs dearer). Fields with arguments or a selection cost their own.
+    let leaves = 0;
     for (const selection of set.selections) {
       if (!shouldInclude(selection, variables)) continue;
       if (selection.kind === Kind.INLINE_FRAGMENT) {
@@ -151,10 +157,11 @@ function operationCost(
         path.delete(fragment.name.value);
       } else {
         if (++nodes > MAX_COST_NODES) throw new TooManyNodes();
-        total += fieldCost(selection, parent, path);
+        if (!selection.selectionSet && !selection.arguments?.length) leaves = 1;
+        else total += fieldCost(selection, parent, path);
       }
     }
-    return total;
+    return total + leaves;
   };
 
   const fieldCost = (field: FieldNode, parent: GraphQLNamedType, path: Set<string>): number => {

@@ -323,14 +323,17 @@ export class Runtime implements MaintainedRuntime {
     this.apply(job);
   }
 
-  /** A calendar was set or deleted (here, or on another instance: its NOTIFY): re-read it; slots due from then on use it. */
   /** The calendars this instance holds (the fire path's; also what `nextRuns` and `upcoming` read here). */
   get calendarBook(): CalendarBook {
     return this.calendars;
   }
 
-  calendarChanged(name: string): void {
-    void this.calendars.refresh(name);
+  /**
+   * A calendar was set or deleted (here, or on another instance: its NOTIFY): re-read it; slots due
+   * from then on use it. Resolves once read (never rejects), so a write here is seen by its answer.
+   */
+  calendarChanged(name: string): Promise<void> {
+    return this.calendars.refresh(name);
   }
 
   /** Recomputes which jobs this instance arms from the live schedulers. Never throws. */

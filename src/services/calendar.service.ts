@@ -16,7 +16,7 @@ export interface CalendarDeps {
   pool: Pool;
   clock: Clock;
   /** Told of every calendar this process set or deleted (its runtime re-reads it; others get the NOTIFY). */
-  changed?: (name: string) => void;
+  changed?: (name: string) => void | Promise<void>;
 }
 
 export const MAX_CALENDAR_DESCRIPTION = 2_000;
@@ -65,7 +65,8 @@ export class CalendarService {
     rules.dailyWindows.forEach((w, i) => checkText(`dailyWindows[${i}].reason`, w.reason));
     rules.windows.forEach((w, i) => checkText(`windows[${i}].reason`, w.reason));
     const row = await this.store.upsert(rules, description, actor, this.d.clock.now());
-    this.d.changed?.(row.name);
+    // This instance's book has the calendar before the answer: what a caller reads next (nextRuns, upcoming) uses it.
+    await this.d.changed?.(row.name);
     return row;
   }
 
@@ -86,7 +87,7 @@ export class CalendarService {
       }
       throw err;
     }
-    if (deleted) this.d.changed?.(name);
+    if (deleted) await this.d.changed?.(name);
     return deleted;
   }
 }
