@@ -158,6 +158,27 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(article).toContain('120 s');
   });
 
+  it('notification routing through the form: an unknown channel is refused next to its field; the job page says where alerts go', async () => {
+    await api.cronql.channels.set({ name: 'team-pager', kind: 'WEBHOOK' as never, url: 'https://hooks.example.com/cronql' });
+    await go('#/jobs/new');
+    await page.locator('#f-key').fill('form-notify'); // not "dash…": the screenshots list those
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('#f-cronExpression').fill('0 3 1 1 *');
+    await page.locator('#f-notify').fill('no-such-channel');
+    await page.locator('#f-expectSuccessWithinSeconds').fill('600');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const notifyError = page.locator('[data-field=notify] .field-error');
+    await notifyError.waitFor();
+    expect(await notifyError.getAttribute('data-code')).toBe('UNKNOWN_CHANNEL');
+    await page.locator('#f-notify').fill('team-pager');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    expect(await page.locator('[data-testid=job-notify]').innerText()).toBe('team-pager');
+    expect(await page.locator('article[data-job-id]').innerText()).toContain('600 s of a slot');
+    const job = (await api.cronql.jobs.list({ key: 'form-notify' }, 1)).nodes[0];
+    expect(job).toMatchObject({ notify: ['team-pager'], expectSuccessWithinSeconds: 600 });
+  });
+
   it('lists the instances, each with the jobs it arms (ADMIN)', async () => {
     await page.getByRole('link', { name: 'Instances' }).click();
     const rows = page.locator('[data-testid=instances-table] tbody tr[data-instance-id]');

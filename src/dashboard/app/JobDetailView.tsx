@@ -162,6 +162,10 @@ export function JobDetailView({ id }: { id: string }) {
                   ))
                 : 'none'}
             </dd>
+            <dt>Notifies</dt>
+            <dd data-testid="job-notify">{job.notify?.length ? job.notify.join(', ') : 'the default channels'}</dd>
+            <dt>Expect success within</dt>
+            <dd>{job.expectSuccessWithinSeconds ? `${job.expectSuccessWithinSeconds.toLocaleString('en')} s of a slot (else JOB_LATE)` : 'no deadline'}</dd>
             <dt>Created</dt>
             <dd>
               <Time iso={job.createdAt} /> by {job.createdBy ?? '—'}

@@ -40,6 +40,8 @@ interface Values {
   jitterSeconds: string;
   captureBytes: string;
   calendars: string; // comma-separated names
+  notify: string; // comma-separated channel names; empty: the default channels
+  expectSuccessWithinSeconds: string;
 }
 
 type FieldName = keyof Values;
@@ -55,6 +57,7 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   PAYLOAD_TOO_LARGE: 'payload',
   UNKNOWN_SECRET: 'payload',
   UNKNOWN_CALENDAR: 'calendars',
+  UNKNOWN_CHANNEL: 'notify',
 };
 
 /** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
@@ -114,6 +117,8 @@ const EMPTY: Values = {
   jitterSeconds: '',
   captureBytes: '',
   calendars: '',
+  notify: '',
+  expectSuccessWithinSeconds: '',
 };
 
 function fromJob(job: JobDetail): Values {
@@ -147,6 +152,8 @@ function fromJob(job: JobDetail): Values {
     jitterSeconds: job.jitterSeconds ? job.jitterSeconds.toString() : '',
     captureBytes: job.captureBytes === 4096 ? '' : job.captureBytes.toString(),
     calendars: (job.calendars ?? []).join(', '),
+    notify: (job.notify ?? []).join(', '),
+    expectSuccessWithinSeconds: job.expectSuccessWithinSeconds?.toString() ?? '',
   };
 }
 
@@ -237,6 +244,8 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.jitterSeconds = int('jitterSeconds', values.jitterSeconds);
       input.captureBytes = int('captureBytes', values.captureBytes);
       input.calendars = values.calendars.split(/[\s,]+/).filter(Boolean);
+      input.notify = values.notify.split(/[\s,]+/).filter(Boolean);
+      input.expectSuccessWithinSeconds = int('expectSuccessWithinSeconds', values.expectSuccessWithinSeconds);
     } catch (err) {
       setError(err);
       return;
@@ -420,6 +429,18 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
               <>
                 names, comma-separated; slots they exclude are skipped (<a href={href.calendars()}>calendars</a>)
               </>,
+            )}
+            {field(
+              'notify',
+              'Notify channels',
+              <input {...aria('notify')} class="mono" placeholder="the default channels" value={values.notify} onInput={set('notify')} />,
+              'notification channel names, comma-separated',
+            )}
+            {field(
+              'expectSuccessWithinSeconds',
+              'Expect success within (s)',
+              <input {...aria('expectSuccessWithinSeconds')} inputMode="numeric" placeholder="no deadline" value={values.expectSuccessWithinSeconds} onInput={set('expectSuccessWithinSeconds')} />,
+              'no SUCCEEDED run this long after a slot alerts JOB_LATE',
             )}
           </div>
         </fieldset>
