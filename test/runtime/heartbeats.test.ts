@@ -217,8 +217,12 @@ describe('progress and heartbeats', () => {
     const j = await job('followed', 'burst');
     closeGate();
     const client = wsClient(api.wsUrl, api.viewerToken);
+    const listeners = api.cronql.events.listenerCount;
     const feed = new Feed<RunChangedSubscription>(client, RunChangedDocument, { filter: { jobId: j.id } });
     try {
+      // The subscription is live (its channel listens to run changes) before the run starts: its
+      // progress, reported at once, would otherwise come before it on a busy machine.
+      await eventually(() => api.cronql.events.listenerCount > listeners, 30_000);
       const run = await api.cronql.runs.runNow(j.id);
       const reported = await feed.waitFor((e) => e.runChanged.run.id === run.id && e.runChanged.previousStatus === 'RUNNING' && e.runChanged.run.status === 'RUNNING', 30_000);
       expect(reported.runChanged.run).toMatchObject({ progress: 50, progressMessage: 'step 100', heartbeatAt: expect.any(String) });
