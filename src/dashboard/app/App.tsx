@@ -164,14 +164,17 @@ const LIVE_TEXT: Record<LiveState, string> = {
 function LiveIndicator({ live }: { live: LiveFeed }) {
   const [state, setState] = useState(live.state);
   const [reconnections, setReconnections] = useState(live.reconnections);
-  useEffect(
-    () =>
-      live.onState((s) => {
-        setState(s);
-        setReconnections(live.reconnections);
-      }),
-    [live],
-  );
+  useEffect(() => {
+    const sync = () => {
+      setState(live.state);
+      setReconnections(live.reconnections);
+    };
+    const off = live.onState(sync);
+    // The socket may have connected between the first render and this effect (effects run
+    // after paint): that change reached no listener, so read the state once more.
+    sync();
+    return off;
+  }, [live]);
   return (
     <span class={`live live-${state}`} role="status" aria-live="polite" data-testid="live" data-state={state} data-reconnections={reconnections}>
       <span class="dot" aria-hidden="true" />
