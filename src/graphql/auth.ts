@@ -22,10 +22,10 @@ export class TokenAuthenticator {
 
   constructor(tokens: Tokens) {
     if (!tokens.adminToken) throw new Error('TokenAuthenticator: an admin token is required');
-    this.known = [{ digest: digest(tokens.adminToken), principal: { role: 'ADMIN', name: 'admin' } }];
+    this.known = [{ digest: digest(tokens.adminToken), principal: { role: 'ADMIN', name: 'admin', tokenId: null, scope: null } }];
     if (tokens.viewerToken) {
       if (tokens.viewerToken === tokens.adminToken) throw new Error('TokenAuthenticator: the viewer token must differ from the admin token');
-      this.known.push({ digest: digest(tokens.viewerToken), principal: { role: 'VIEWER', name: 'viewer' } });
+      this.known.push({ digest: digest(tokens.viewerToken), principal: { role: 'VIEWER', name: 'viewer', tokenId: null, scope: null } });
     }
   }
 
