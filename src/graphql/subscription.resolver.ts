@@ -15,7 +15,7 @@ export class SubscriptionResolver {
       return runChangeFeed(ctx.cronql.events, (args.filter as RunFilterInput | null) ?? undefined, () => {
         ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; closing its connection');
         ctx.onSlowConsumer?.();
-      });
+      }, async (ids) => new Map((await ctx.cronql.jobs.getMany(ids)).flatMap((job) => (job ? [[job.id, job.labels] as const] : []))));
     },
   })
   runChanged(

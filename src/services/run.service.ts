@@ -4,7 +4,8 @@ import type { Tracing } from '../tracing/tracing.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter } from '../db/run-queries.js';
+import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter as RunQuery } from '../db/run-queries.js';
+import { parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { loadRuns } from '../db/run-loading.js';
 import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
@@ -13,7 +14,8 @@ import { checkText } from './stored-input.js';
 import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
 
-export type { RunFilter };
+/** A filter of runs as the API takes it (`RunFilter`): the label selector as text. */
+export type RunFilter = Omit<RunQuery, 'selector'> & { labelSelector?: string | null };
 
 export interface JobRunsRequest {
   jobId: string;
@@ -45,15 +47,25 @@ export interface RunNowOptions {
  * The filter as the data layer takes it: its text checked; a job id that is not a uuid matches
  * nothing (the nil uuid) rather than failing.
  */
-function checkedFilter(filter: RunFilter): RunFilter {
+function checkedFilter(filter: RunFilter): RunQuery {
   checkText('filter.jobKey', filter.jobKey);
   checkText('filter.target', filter.target);
-  return filter.jobId && !isUuid(filter.jobId) ? { ...filter, jobId: NIL_UUID } : filter;
+  const { labelSelector, ...rest } = filter;
+  const query: RunQuery = { ...rest, selector: selectorOf(filter) };
+  return filter.jobId && !isUuid(filter.jobId) ? { ...query, jobId: NIL_UUID } : query;
 }
+
+/** The filter's label selector, parsed (INVALID_SELECTOR); null when it has none. */
+export const selectorOf = (filter: RunFilter | null | undefined): LabelSelector | null =>
+  filter?.labelSelector == null ? null : parseLabelSelector(filter.labelSelector);
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** In-memory form of the same filter, for run events (subscriptions filter on the server). */
+/**
+ * In-memory form of the same filter, for run events (subscriptions filter on the server), but for
+ * the label selector: the run does not carry its job version's labels, graphql/run-feed.ts
+ * matches them (`matchesSelector`).
+ */
 export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boolean {
   if (!f) return true;
   if (f.jobId && run.jobId !== f.jobId) return false;
