@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool } from './pool.js';
 
 /**
  * The audit log (`cron_audit_log`): one entry per change a mutation made — a bulk action writes
@@ -117,6 +118,75 @@ export async function writeAudit(q: AuditQuery, entries: readonly AuditEntryInpu
 /** `writeAudit` inside a MikroORM transaction (`em.transactional`'s `tx`). */
 export async function writeAuditOrm(tx: EntityManager, entries: readonly AuditEntryInput[], at: Date): Promise<void> {
   if (entries.length === 0) return;
-  // MikroORM's raw statements take `?` placeholders.
-  await tx.execute(auditInsert('?', '?'), [auditParam(entries), at]);
+  // MikroORM's raw statements take `?` placeholders, bound in the order they appear: `at` first.
+  await tx.execute(auditInsert('?', '?'), [at, auditParam(entries)]);
+}
+
+// --- Reading and pruning -------------------------------------------------------------------------
+
+/** Which entries a page shows (the service checked the values). */
+export interface AuditQueryFilter {
+  actor?: string | null;
+  action?: readonly string[] | null;
+  jobKey?: string | null;
+  /** Entries at or after this instant. */
+  after?: Date | null;
+  /** Entries before this instant. */
+  before?: Date | null;
+}
+
+const rowToEntry = (r: Record<string, unknown>): AuditRow => ({
+  id: String(r.id),
+  at: r.at as Date,
+  actor: r.actor as string,
+  action: r.action as string,
+  jobKey: (r.job_key as string | null) ?? null,
+  subject: (r.subject as string | null) ?? null,
+  details: (r.details as Record<string, unknown> | null) ?? null,
+});
+
+/** The WHERE clause of a filter, its parameters pushed onto `params`. */
+function whereOf(f: AuditQueryFilter, params: unknown[]): string[] {
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const where: string[] = [];
+  if (f.actor != null) where.push(`actor = ${p(f.actor)}`);
+  if (f.action?.length) where.push(`action = ANY(${p([...f.action])}::text[])`);
+  if (f.jobKey != null) where.push(`job_key = ${p(f.jobKey)}`);
+  if (f.after) where.push(`at >= ${p(f.after)}`);
+  if (f.before) where.push(`at < ${p(f.before)}`);
+  return where;
+}
+
+/**
+ * Up to `limit` entries matching `f`, newest first (at, then id), after the keyset `position`
+ * (an entry's at and id); each filter has its index (actor, job key, action: then at, id).
+ */
+export async function listAudit(pool: Pool, f: AuditQueryFilter, position: { at: Date; id: string } | undefined, limit: number): Promise<AuditRow[]> {
+  const params: unknown[] = [];
+  const where = whereOf(f, params);
+  if (position) where.push(`(at, id) < ($${params.push(position.at)}::timestamptz, $${params.push(position.id)}::bigint)`);
+  const res = await pool.query(
+    `SELECT id, at, actor, action, job_key, subject, details FROM cron_audit_log
+     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY at DESC, id DESC LIMIT $${params.push(limit)}`,
+    params,
+  );
+  return res.rows.map(rowToEntry);
+}
+
+/** How many entries match `f`. */
+export async function countAudit(pool: Pool, f: AuditQueryFilter): Promise<number> {
+  const params: unknown[] = [];
+  const where = whereOf(f, params);
+  const res = await pool.query(`SELECT count(*)::int AS n FROM cron_audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`, params);
+  return Number(res.rows[0].n);
+}
+
+/** Deletes up to `limit` entries older than `cutoff` (retention, by the at index); how many. */
+export async function pruneAudit(pool: Pool, cutoff: Date, limit: number): Promise<number> {
+  const res = await pool.query(
+    `DELETE FROM cron_audit_log WHERE id IN (SELECT id FROM cron_audit_log WHERE at < $1 ORDER BY at LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return res.rowCount ?? 0;
 }
