@@ -203,6 +203,69 @@ const CASES: Record<string, Case> = {
   },
 };
 
+/** A fixture made over GraphQL (for what the library API of this branch may not type yet); throws on errors. */
+async function adminDo<R = Record<string, unknown>>(query: string): Promise<R> {
+  const res = await gql<R, undefined>(api.url, query, undefined, api.adminToken);
+  if (res.errors?.length || !res.data) throw new Error(`fixture failed: ${JSON.stringify(res.errors)}`);
+  return res.data;
+}
+
+/** A job labelled `team=<fresh team>` (labels: issue 28's teams), and its selector. */
+async function labelled(): Promise<{ id: string; key: string; selector: string }> {
+  const team = key('team');
+  const k = key('labelled');
+  const made = await adminDo<{ createJob: { id: string } }>(`mutation { createJob(input: { key: "${k}", target: "log", scheduleType: RECURRING, cronExpression: "0 0 1 1 *", labels: { team: "${team}" } }) { id } }`);
+  return { id: made.createJob.id, key: k, selector: `team=${team}` };
+}
+
+/**
+ * The cases of the mutations other parts of issue 28 and 29 add (bulk actions, named tokens,
+ * concurrency pools): used once the schema has them.
+ */
+Object.assign(CASES, {
+  pauseJobs: {
+    valid: async () => ({ query: `mutation { pauseJobs(labelSelector: "${(await labelled()).selector}", reason: "maintenance window") }` }),
+    bad: async () => ({ query: 'mutation { pauseJobs(labelSelector: "team in (", reason: "maintenance window") }' }),
+    // One entry per job changed.
+    check: (entries) => expect(entries.length).toBe(1),
+  },
+  resumeJobs: {
+    valid: async () => {
+      const j = await labelled();
+      await adminDo(`mutation { pauseJob(id: "${j.id}", reason: "fixture") { id } }`);
+      return { query: `mutation { resumeJobs(labelSelector: "${j.selector}") }` };
+    },
+    bad: async () => ({ query: 'mutation { resumeJobs(labelSelector: "!!team") }' }),
+    check: (entries) => expect(entries.length).toBe(1),
+  },
+  createApiToken: {
+    valid: async () => ({ query: `mutation { createApiToken(name: "${key('token')}", role: OPERATOR, labelSelector: "team=audit") { token { id } secret } }` }),
+    // A scoped ADMIN is refused (it could reference another team's secret in a payload).
+    bad: async () => ({ query: `mutation { createApiToken(name: "${key('token')}", role: ADMIN, labelSelector: "team=audit") { token { id } secret } }` }),
+    // The secret is shown once, and never recorded.
+    check: (entries, data) => expect(JSON.stringify(entries)).not.toContain((data.createApiToken as { secret: string }).secret),
+  },
+  revokeApiToken: {
+    valid: async () => {
+      const made = await adminDo<{ createApiToken: { token: { id: string } } }>(`mutation { createApiToken(name: "${key('token')}", role: VIEWER) { token { id } } }`);
+      return { query: `mutation { revokeApiToken(id: "${made.createApiToken.token.id}") { id } }` };
+    },
+    bad: async () => ({ query: `mutation { revokeApiToken(id: "${randomUUID()}") { id } }` }),
+  },
+  setConcurrencyPool: {
+    valid: async () => ({ query: `mutation { setConcurrencyPool(name: "${key('pool')}", limit: 3) { name } }` }),
+    bad: async () => ({ query: `mutation { setConcurrencyPool(name: "${key('pool')}", limit: -1) { name } }` }),
+  },
+  deleteConcurrencyPool: {
+    valid: async () => {
+      const name = key('pool');
+      await adminDo(`mutation { setConcurrencyPool(name: "${name}", limit: 2) { name } }`);
+      return { query: `mutation { deleteConcurrencyPool(name: "${name}") }` };
+    },
+    bad: async () => ({ query: 'mutation { deleteConcurrencyPool(name: "not a name!") }' }),
+  },
+} satisfies Record<string, Case>);
+
 const ENTRIES = `query($f: AuditFilter, $first: Int, $after: String) {
   auditLog(filter: $f, first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { id at actor action jobKey subject details } } }`;
 
