@@ -97,6 +97,13 @@ describe('AFTER jobs', () => {
     await idle();
     expect(await runsOf('fan-b')).toHaveLength(1);
     expect(entered.filter((e) => e.jobKey === 'fan-b' || e.jobKey === 'fan-c').map((e) => `${e.jobKey}:${e.trigger}`)).toEqual(['fan-b:DEPENDENCY', 'fan-c:DEPENDENCY']);
+    // A retired upstream shows RETIRED at its last version; its dependents stay ACTIVE.
+    await must('mutation($id: ID!) { retireJob(id: $id) { id } }', { id: v2.createJobVersion.id });
+    const b2 = await must<{ job: { status: string; after: { upstream: { key: string; version: number; status: string } }[] } }>(
+      'query($id: ID!) { job(id: $id) { status after { upstream { key version status } } } }',
+      { id: b.data!.createJob.id },
+    );
+    expect(b2.job).toEqual({ status: 'ACTIVE', after: [{ upstream: { key: 'fan-a', version: 2, status: 'RETIRED' } }] });
   });
 
   it('A retried twice then succeeding triggers B once, after its last attempt; C (on FAILED) never', async () => {
