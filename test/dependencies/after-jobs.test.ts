@@ -16,6 +16,8 @@ describe('AFTER jobs', () => {
   /** Releases the `gate` handlers waiting. */
   let open: () => void = () => undefined;
   let gate = new Promise<void>((resolve) => (open = resolve));
+  let openHeld: () => void = () => undefined;
+  let held = Promise.resolve();
   beforeAll(async () => {
     api = await startApi({
       targets: {
@@ -23,6 +25,11 @@ describe('AFTER jobs', () => {
         step: async (ctx: { payload: { fail?: boolean } | null; run: { jobKey: string; triggerType: string; attempt: number } }) => {
           entered.push({ jobKey: ctx.run.jobKey, trigger: ctx.run.triggerType, attempt: ctx.run.attempt });
           if (ctx.payload?.fail) throw new Error('asked to fail');
+          return { ok: true };
+        },
+        // Waits until the test opens it (a second gate, for the buffer's test).
+        held: async () => {
+          await held;
           return { ok: true };
         },
         // Waits until the test opens the gate.
@@ -177,6 +184,24 @@ describe('AFTER jobs', () => {
     await settled('busy-b', 2);
     await idle();
     expect(await runsOf('paused-b')).toEqual([]);
+  });
+
+  it('a busy BUFFER_ONE dependent keeps one run waiting (linked), SKIPs the next, and starts the waiting one when its run ends', async () => {
+    held = new Promise<void>((resolve) => (openHeld = resolve));
+    const a = await upstream('buf-a');
+    const dep = await after('buf-b', [{ jobKey: 'buf-a' }], { target: 'held', overlap: 'BUFFER_ONE' });
+    expect(dep.errors).toBeUndefined();
+    await runNow(dep.data!.createJob.id);
+    await eventually(async () => (await runsOf('buf-b')).some((r) => r.status === 'RUNNING'));
+    const firstEnd = await runNow(a);
+    await eventually(async () => (await runsOf('buf-b')).some((r) => r.triggerType === 'DEPENDENCY' && r.status === 'PENDING'));
+    const secondEnd = await runNow(a);
+    const skipped = await eventually(async () => (await runsOf('buf-b')).find((r) => r.triggerType === 'DEPENDENCY' && r.status === 'SKIPPED'));
+    expect(skipped.upstreamRuns.map((u) => u.id)).toEqual([secondEnd]);
+    openHeld();
+    const rows = await settled('buf-b', 3);
+    const buffered = rows.find((r) => r.triggerType === 'DEPENDENCY' && r.status === 'SUCCEEDED')!;
+    expect(buffered.upstreamRuns.map((u) => u.id)).toEqual([firstEnd]);
   });
 
   it('refuses unknown upstreams (UNKNOWN_JOB) and cycles (DEPENDENCY_CYCLE): itself, through three jobs, by a new version; nothing is written', async () => {
