@@ -220,6 +220,32 @@ describe('AFTER jobs', () => {
     expect(codes(await request('{ jobs(filter: { key: "orphan" }) { totalCount } }'))).toEqual([]);
   });
 
+  it('createJobs writes upstreams before their dependents, whatever the order given (one statement); a cycle among them is DEPENDENCY_CYCLE', async () => {
+    const made = await request<{ createJobs: { key: string; after: { upstream: { key: string } }[] }[] }>(
+      'mutation($inputs: [CreateJobInput!]!) { createJobs(inputs: $inputs) { key after { upstream { key } } } }',
+      {
+        inputs: [
+          { key: 'batch-report', target: 'step', scheduleType: 'AFTER', after: [{ jobKey: 'batch-export' }] },
+          { key: 'batch-export', target: 'step', scheduleType: 'AFTER', after: [{ jobKey: 'batch-import' }] },
+          { key: 'batch-import', target: 'step', scheduleType: 'RECURRING', cronExpression: '0 0 1 1 *' },
+        ],
+      },
+    );
+    expect(made.errors).toBeUndefined();
+    expect(made.data!.createJobs.map((j) => [j.key, j.after.map((d) => d.upstream.key)])).toEqual([
+      ['batch-report', ['batch-export']],
+      ['batch-export', ['batch-import']],
+      ['batch-import', []],
+    ]);
+    const cycle = await request('mutation($inputs: [CreateJobInput!]!) { createJobs(inputs: $inputs) { key } }', {
+      inputs: [
+        { key: 'loop-1', target: 'step', scheduleType: 'AFTER', after: [{ jobKey: 'loop-2' }] },
+        { key: 'loop-2', target: 'step', scheduleType: 'AFTER', after: [{ jobKey: 'loop-1' }] },
+      ],
+    });
+    expect(codes(cycle)).toEqual(['DEPENDENCY_CYCLE']);
+  });
+
   it('two versions that would close a cycle together, written at once: one is refused', async () => {
     for (let round = 0; round < 5; round++) {
       const p = await upstream(`pair-p${round}`);
