@@ -1,8 +1,9 @@
 import { AfterMode, DependencyOutcome, FailureCode, ScheduleType, TriggerType } from '../../domain/enums.js';
 import { OUTCOME_STATUSES } from '../../domain/dependencies.js';
 import { lit, litList } from '../sql.js';
+import { insertRuns } from './new-runs.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE } from './overlap.js';
-import { BACKFILL, BUFFER_LANE, JOB, OVERLAP, ROW_COLUMNS, S } from './vocabulary.js';
+import { BACKFILL, BUFFER_LANE, JOB, OVERLAP, S } from './vocabulary.js';
 
 /**
  * Jobs that follow jobs (docs/behaviour.md, "Jobs that follow jobs"): the end rule that creates
@@ -53,14 +54,14 @@ export const dependentRuns = (changed: string, at: string, retried: string) => [
     ) w
   )`,
   `dep_runs AS (${insertDependent(at, { status: S.PENDING, lane: FREE_LANE, where: `${NOT_BEHIND_BUFFER} AND NOT EXISTS (SELECT 1 FROM retried x WHERE x.job_definition_id = j.id)` })})`,
-  `dep_held AS (${insertDependent(at, { status: S.PENDING, lane: String(BUFFER_LANE), where: `j.overlap = ${OVERLAP.BUFFER_ONE} AND w.id NOT IN (SELECT id FROM dep_runs)` })})`,
+  `dep_held AS (${insertDependent(at, { status: S.PENDING, lane: String(BUFFER_LANE), where: `j.overlap = ${OVERLAP.BUFFER_ONE} AND s.id NOT IN (SELECT id FROM dep_runs)` })})`,
   `dep_skipped AS (${insertDependent(at, {
     status: S.SKIPPED,
     lane: '0',
     code: lit(FailureCode.OVERLAP),
     // cronql's own text, not a vocabulary value: quoted here (no quote in it to double)
     message: `'${OVERLAP_MESSAGE.replace(/'/g, "''")}'`,
-    where: 'w.id NOT IN (SELECT id FROM dep_runs) AND w.id NOT IN (SELECT id FROM dep_held)',
+    where: 's.id NOT IN (SELECT id FROM dep_runs) AND s.id NOT IN (SELECT id FROM dep_held)',
   })})`,
   `dep_new AS (SELECT * FROM dep_runs UNION ALL SELECT * FROM dep_held UNION ALL SELECT * FROM dep_skipped)`,
   `dep_links AS (
@@ -94,16 +95,12 @@ const complete = (at: string) => `NOT EXISTS (
       WHERE NOT ((a.arrivals || i.incoming) ? (k->>'jobKey') AND (i.after_window_seconds IS NULL
         OR ((a.arrivals || i.incoming) -> (k->>'jobKey') ->> 'at')::timestamptz >= ${at}::timestamptz - make_interval(secs => i.after_window_seconds))))`;
 
-/** The statement piece that inserts a dependent run of each `dep_wanted` row `w`, by the job `j`. */
+/**
+ * The statement piece that inserts a dependent run of each `dep_wanted` row (`s`), by the job `j`,
+ * like any new run (new-runs.ts), with the id `dep_wanted` chose for its links.
+ */
 function insertDependent(at: string, p: { status: string; lane: string; code?: string; message?: string; where: string }): string {
-  return `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
-      scheduled_at, status, failure_code, failure_message, finished_at, lane, created_at, updated_at)
-    SELECT w.id, j.id, j.job_key, j.version, j.target, j.payload, ${DEPENDENCY}, ${at}, ${p.status}, ${p.code ?? 'NULL'}, ${p.message ?? 'NULL'},
-      CASE WHEN ${p.status} = ${S.SKIPPED} THEN ${at}::timestamptz END, ${p.lane}, ${at}, ${at}
-    FROM dep_wanted w JOIN cron_job_definitions j ON j.id = w.job_id
-    WHERE ${p.where}
-    ORDER BY j.id, w.id
-    ON CONFLICT DO NOTHING
-    RETURNING ${ROW_COLUMNS}`;
+  const source = `(SELECT w.id, w.job_id, ${at}::timestamptz AS slot, NULL::jsonb AS payload FROM dep_wanted w) s
+      JOIN cron_job_definitions j ON j.id = s.job_id`;
+  return insertRuns(source, { id: 's.id', trigger: DEPENDENCY, status: p.status, code: p.code ?? 'NULL', message: p.message ?? 'NULL', at, lane: p.lane, where: p.where });
 }
-
