@@ -346,7 +346,7 @@ export class Cronql {
       runtime: this._runtime,
       tracing: this._tracing,
     });
-    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents });
+    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents, runs: this._runs });
     const runtime = this._runtime;
     const notifyCreated = async (ids: string[]) => {
       for (const id of ids) await notify(pool, Channel.RUN_CREATED, id);

@@ -6,6 +6,7 @@ import { Backfill, BackfillScope } from './backfill.type.js';
 import type { GraphQLContext } from './context.type.js';
 import { Job } from './job.type.js';
 import { DateTimeScalar } from './scalars.js';
+import { scopeOf } from '../domain/scope.js';
 
 /** The most backfills `backfills` returns. */
 const MAX_LISTED = 100;
@@ -27,19 +28,19 @@ export class BackfillResolver {
     @Arg('reason', () => String) reason: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason }, ctx.principal.name);
+    return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason }, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @Authorized(...BACKFILL_ROLES)
   @Mutation(() => Backfill, { description: 'No slot of the backfill starts from now on; its run already RUNNING finishes, its waiting attempts are CANCELED.' })
   cancelBackfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.cancel(id);
+    return ctx.cronql.backfills.cancel(id, scopeOf(ctx.principal));
   }
 
   @Authorized()
   @Query(() => Backfill, { nullable: true })
   backfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord | null> {
-    return ctx.cronql.backfills.get(id);
+    return ctx.cronql.backfills.get(id, scopeOf(ctx.principal));
   }
 
   @Authorized()
@@ -49,8 +50,9 @@ export class BackfillResolver {
     @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<BackfillRecord[]> {
-    const job = await ctx.cronql.jobs.getOrThrow(jobId);
-    return ctx.cronql.backfills.ofJob(job.jobKey, Math.max(0, Math.min(first ?? 20, MAX_LISTED)));
+    const callerScope = scopeOf(ctx.principal);
+    const job = await ctx.cronql.jobs.getOrThrow(jobId, callerScope);
+    return ctx.cronql.backfills.ofJob(job.jobKey, Math.max(0, Math.min(first ?? 20, MAX_LISTED)), callerScope);
   }
 
   @FieldResolver(() => Job, { description: 'The job version whose slots were planned.' })

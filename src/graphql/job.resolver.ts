@@ -13,6 +13,7 @@ import { Job } from './job.type.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 import { forRole } from './redact.js';
+import { scopeOf } from '../domain/scope.js';
 
 /**
  * Only the fields the client sent: the service copies omitted ones from the replaced version.
@@ -33,7 +34,7 @@ export class JobResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<Connection<JobRecord>> {
-    const page = await ctx.cronql.jobs.list({ ...filter }, first, after);
+    const page = await ctx.cronql.jobs.list({ ...filter }, first, after, scopeOf(ctx.principal));
     ctx.loaders.primeJobs(page.nodes);
     return toConnection(page);
   }
@@ -78,7 +79,7 @@ export class JobResolver {
     @Arg('until', () => DateTimeScalar, { nullable: true, description: 'The job resumes by itself at this instant (in the future); the slot at it runs.' }) until: Date | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null);
+    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null, scopeOf(ctx.principal));
   }
 
   @Authorized('ADMIN')
@@ -89,13 +90,13 @@ export class JobResolver {
     @Arg('reason', () => String) reason: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name);
+    return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Job)
   async resumeJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
-    return ctx.cronql.jobs.resume(id, ctx.principal.name);
+    return ctx.cronql.jobs.resume(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @Authorized('ADMIN')
@@ -105,13 +106,13 @@ export class JobResolver {
     @Arg('input', () => NewJobVersionInput) input: NewJobVersionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name);
+    return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Job)
   async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
-    return ctx.cronql.jobs.retire(id, ctx.principal.name);
+    return ctx.cronql.jobs.retire(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @FieldResolver(() => [String], { description: 'The scheduler instances arming it now (ids): the CRONQL_JOB_REPLICAS live schedulers its partition falls to; none unless ACTIVE.' })

@@ -8,6 +8,7 @@ import { forRole } from './redact.js';
 import { RunLogConnection, RunLogLine } from './run-log.type.js';
 import { Run } from './run.type.js';
 import { JSONScalar } from './scalars.js';
+import { scopeOf } from '../domain/scope.js';
 
 /** Run logs (docs/run-logs.md): `Run.logs` pages them, `runLogs` streams them. */
 @Resolver(() => Run)
@@ -33,7 +34,7 @@ export class RunLogLineResolver {
   @Authorized()
   @Subscription(() => RunLogLine, {
     description: "The run's log lines as they are written, from the moment of subscribing (earlier ones: Run.logs), in order; completes once the run has ended and its last line is sent. A run already ended completes at once.",
-    subscribe: ({ args, context }) => (context as GraphQLContext).cronql.runLogs.follow(args.runId as string),
+    subscribe: ({ args, context }) => (context as GraphQLContext).cronql.runLogs.follow(args.runId as string, scopeOf((context as GraphQLContext).principal)),
   })
   runLogs(@Root() line: RunLogLineRecord, @Arg('runId', () => ID) _runId: string): RunLogLineRecord {
     return line;

@@ -11,6 +11,7 @@ import { DateTimeScalar, JSONScalar } from './scalars.js';
 import { RunStatus } from '../domain/enums.js';
 import { forRole } from './redact.js';
 import { traceIdOf } from '../tracing/traceparent.js';
+import { scopeOf } from '../domain/scope.js';
 
 @Resolver(() => Run)
 export class RunResolver {
@@ -23,13 +24,14 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<Connection<RunRecord>> {
     const runs = ctx.cronql.runs;
-    return toConnection(await runs.page({ ...filter }, first, after), () => runs.count({ ...filter }));
+    const scope = scopeOf(ctx.principal);
+    return toConnection(await runs.page({ ...filter }, first, after, scope), () => runs.count({ ...filter }, scope));
   }
 
   @Authorized()
   @Query(() => Run, { nullable: true })
   async run(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
-    return ctx.cronql.runs.get(id);
+    return ctx.cronql.runs.get(id, scopeOf(ctx.principal));
   }
 
   @Authorized('ADMIN')
@@ -42,13 +44,13 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<RunRecord> {
     // The run's span continues the operation's (tracing on).
-    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent });
+    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, scope: scopeOf(ctx.principal) });
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
-    return ctx.cronql.runs.cancel(id);
+    return ctx.cronql.runs.cancel(id, scopeOf(ctx.principal));
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'The payload it ran with. A VIEWER reads credential-looking values as "[redacted]".' })

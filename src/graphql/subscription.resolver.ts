@@ -4,6 +4,7 @@ import type { GraphQLContext } from './context.type.js';
 import { RunFilterInput } from './run.input.js';
 import { runChangeFeed } from './run-feed.js';
 import { RunChange } from './run.type.js';
+import { scopeOf } from '../domain/scope.js';
 
 @Resolver()
 export class SubscriptionResolver {
@@ -12,10 +13,17 @@ export class SubscriptionResolver {
     description: 'Every run state change, including creation, in order per run; filtered on the server.',
     subscribe: ({ args, context }) => {
       const ctx = context as GraphQLContext;
-      return runChangeFeed(ctx.cronql.events, (args.filter as RunFilterInput | null) ?? undefined, () => {
-        ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; closing its connection');
-        ctx.onSlowConsumer?.();
-      });
+      const scope = scopeOf(ctx.principal);
+      return runChangeFeed(
+        ctx.cronql.events,
+        (args.filter as RunFilterInput | null) ?? undefined,
+        () => {
+          ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; closing its connection');
+          ctx.onSlowConsumer?.();
+        },
+        // A scoped caller sees the changes of its jobs' runs only (docs/teams.md).
+        scope ? (runs) => ctx.cronql.runs.visible(runs, scope) : undefined,
+      );
     },
   })
   runChanged(

@@ -7,6 +7,7 @@ import { JobFilterInput } from './job.input.js';
 import { Job } from './job.type.js';
 import { DateTimeScalar } from './scalars.js';
 import { UpcomingConnection, UpcomingSlot } from './upcoming.type.js';
+import { scopeOf } from '../domain/scope.js';
 
 @Resolver(() => UpcomingSlot)
 export class UpcomingResolver {
@@ -23,7 +24,7 @@ export class UpcomingResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<{ nodes: UpcomingSlotRecord[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }> {
-    const page = await ctx.cronql.upcoming.page({ from, to, filter: filter ? { ...filter } : null, first, after });
+    const page = await ctx.cronql.upcoming.page({ from, to, filter: filter ? { ...filter } : null, first, after, scope: scopeOf(ctx.principal) });
     return { nodes: page.nodes, pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor } };
   }
 

@@ -32,6 +32,7 @@ import type { GraphQLContext, Principal } from '../graphql/context.type.js';
 import { forbidden, formatError, formatWsResultError, graphQLError, unauthenticated } from '../graphql/errors.js';
 import { LIMIT_RULES, LIMITS, costError } from '../graphql/limits.js';
 import { Loaders } from '../graphql/loaders.js';
+import { scopeOf } from '../domain/scope.js';
 import { cronqlSchema } from '../graphql/schema.js';
 import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
 import { requestErrorStatusPlugin } from './response-status.js';
@@ -92,7 +93,7 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
   const log = cronql.log.child({ component: 'graphql' });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const maxResponseBytes = options.maxResponseBytes ?? 8_388_608;
-  const contextFor = (principal: Principal): GraphQLContext => ({ cronql, principal, loaders: new Loaders(cronql), log });
+  const contextFor = (principal: Principal): GraphQLContext => ({ cronql, principal, loaders: new Loaders(cronql, scopeOf(principal)), log });
 
   const apollo = new ApolloServer<GraphQLContext>({
     schema,

@@ -15,6 +15,8 @@ import { checkText } from './stored-input.js';
 import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
+import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
+import type { Labels } from '../domain/label-selector.js';
 
 export interface CreateJobInput extends DefinitionInput {
   key: string;
@@ -70,28 +72,58 @@ export class JobService {
     });
   }
 
-  async get(id: string): Promise<JobRecord | null> {
+  /** A job version by id; null when there is none, or when it is outside `scope` (the same answer). */
+  async get(id: string, scope: Scope = EVERY_JOB): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.store.get(id);
+    const job = await this.store.get(id);
+    return job && inScope(scope, job.labels) ? job : null;
   }
 
-  async getOrThrow(id: string): Promise<JobRecord> {
-    const job = await this.get(id);
+  /** @throws NOT_FOUND when there is no such job version, or it is outside `scope` (the same error: docs/teams.md). */
+  async getOrThrow(id: string, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    const job = await this.get(id, scope);
     if (!job) throw new CronqlError('NOT_FOUND', `no job with id ${id}`, { id });
     return job;
   }
 
-  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing. */
-  async getMany(ids: readonly string[]): Promise<(JobRecord | null)[]> {
-    const byId = new Map((await this.store.getMany(ids.filter(isUuid))).map((j) => [j.id, j]));
+  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing or outside `scope`. */
+  async getMany(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(JobRecord | null)[]> {
+    const jobs = await this.store.getMany(ids.filter(isUuid));
+    for (const job of jobs) this.rememberLabels(job);
+    const byId = new Map(jobs.filter((j) => inScope(scope, j.labels)).map((j) => [j.id, j]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
-  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched. */
-  async getSuccessors(ids: readonly string[]): Promise<(JobRecord | null)[]> {
+  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched; null where none, or outside `scope`. */
+  async getSuccessors(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(JobRecord | null)[]> {
     const rows = await this.store.successorsOf(ids.filter(isUuid));
-    const bySupersedes = new Map(rows.map((j) => [j.supersedesId!, j]));
+    const bySupersedes = new Map(rows.filter((j) => inScope(scope, j.labels)).map((j) => [j.supersedesId!, j]));
     return ids.map((id) => bySupersedes.get(id) ?? null);
+  }
+
+  /**
+   * The labels of these job versions (those that exist), for the scope of runs (services/run.service.ts):
+   * a version's labels never change, so they are kept once read (bounded), and a feed of run
+   * changes asks the database once per job version, not once per change.
+   */
+  async labelsOf(ids: readonly string[]): Promise<Map<string, Labels>> {
+    const missing = [...new Set(ids)].filter((id) => !this.labels.has(id));
+    if (missing.length > 0) await this.getMany(missing);
+    const out = new Map<string, Labels>();
+    for (const id of ids) {
+      const labels = this.labels.get(id);
+      if (labels) out.set(id, labels);
+    }
+    return out;
+  }
+
+  /** Labels of job versions read so far (immutable per version), oldest evicted first past MAX_KEPT_LABELS. */
+  private readonly labels = new Map<string, Labels>();
+
+  private rememberLabels(job: JobRecord): void {
+    if (this.labels.has(job.id)) return;
+    if (this.labels.size >= MAX_KEPT_LABELS) this.labels.delete(this.labels.keys().next().value!);
+    this.labels.set(job.id, job.labels);
   }
 
   async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobRecord>> {
@@ -206,14 +238,14 @@ export class JobService {
   }
 
   /** Pauses an ACTIVE job; with `until` (a future instant) it resumes by itself then (`resumeEnded`). */
-  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null): Promise<JobRecord> {
+  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const why = validateReason(reason);
     const end = validatePauseEnd(until, this.d.clock.now());
-    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause');
+    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause', scope);
   }
 
-  async resume(id: string, actor: string | null = null): Promise<JobRecord> {
-    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume');
+  async resume(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume', scope);
   }
 
   /**
@@ -232,25 +264,26 @@ export class JobService {
    * come, instead of running; replaces an earlier request (0 cancels it). ACTIVE or PAUSED jobs
    * (a paused job skips the slots after its resume).
    */
-  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const n = validateSkipCount(count);
     const why = validateReason(reason, 'skipping slots');
-    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of');
+    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of', scope);
   }
 
-  async retire(id: string, actor: string | null = null): Promise<JobRecord> {
+  async retire(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     return this.transition(
       id,
       [JobStatus.ACTIVE, JobStatus.PAUSED],
       { status: JobStatus.RETIRED, pauseReason: null },
       actor,
       'retire',
+      scope,
     );
   }
 
   /** Atomically retires the job and activates a new version of it; returns the new version. */
-  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null): Promise<JobRecord> {
-    const old = await this.getOrThrow(id);
+  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    const old = await this.getOrThrow(id, scope);
     if (old.status === JobStatus.RETIRED) {
       throw new CronqlError('INVALID_STATE', `job ${old.jobKey} v${old.version} is RETIRED; versions are made from the live one`, {
         status: old.status,
@@ -297,8 +330,10 @@ export class JobService {
     change: JobChange,
     actor: string | null,
     action: string,
+    scope: Scope,
   ): Promise<JobRecord> {
-    const job = await this.getOrThrow(id);
+    // Outside the caller's scope: NOT_FOUND, before anything is written.
+    const job = await this.getOrThrow(id, scope);
     const updated = await this.store.transition(id, from, change, actor, this.d.clock.now());
     if (!updated) {
       const current = (await this.get(id)) ?? job;
@@ -307,6 +342,9 @@ export class JobService {
     return updated;
   }
 }
+
+/** How many job versions' labels the service keeps (a few MB at most). */
+const MAX_KEPT_LABELS = 50_000;
 
 /** The most slots `nextRuns` answers. */
 export const MAX_NEXT_RUNS = 100;

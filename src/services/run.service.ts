@@ -12,6 +12,7 @@ import { validatePayload } from './job-rules.js';
 import { checkText } from './stored-input.js';
 import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
+import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
 
 export type { RunFilter };
 
@@ -39,6 +40,8 @@ export interface RunNowOptions {
    * it. Ignored while tracing is off; without it, with tracing on, the run starts its own trace.
    */
   traceparent?: string;
+  /** The caller's scope: a job outside it is NOT_FOUND (docs/teams.md). */
+  scope?: Scope;
 }
 
 /**
@@ -70,21 +73,35 @@ export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boo
 export class RunService {
   constructor(private readonly d: RunServiceDeps) {}
 
-  async get(id: string): Promise<RunRecord | null> {
+  /** A run by id; null when there is none, or when its job is outside `scope` (the same answer). */
+  async get(id: string, scope: Scope = EVERY_JOB): Promise<RunRecord | null> {
     if (!isUuid(id)) return null;
-    return this.d.store.get(id);
+    const run = await this.d.store.get(id);
+    return run && (await this.visible([run], scope)).length > 0 ? run : null;
   }
 
-  /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing. */
-  async getMany(ids: readonly string[]): Promise<(RunRecord | null)[]> {
-    const byId = new Map((await loadRuns(this.d.pool, ids.filter(isUuid))).map((run) => [run.id, run]));
+  /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing or outside `scope`. */
+  async getMany(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(RunRecord | null)[]> {
+    const byId = new Map((await this.visible(await loadRuns(this.d.pool, ids.filter(isUuid)), scope)).map((run) => [run.id, run]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
-  async getOrThrow(id: string): Promise<RunRecord> {
-    const run = await this.get(id);
+  /** @throws NOT_FOUND when there is no such run, or its job is outside `scope` (the same error). */
+  async getOrThrow(id: string, scope: Scope = EVERY_JOB): Promise<RunRecord> {
+    const run = await this.get(id, scope);
     if (!run) throw new CronqlError('NOT_FOUND', `no run with id ${id}`, { id });
     return run;
+  }
+
+  /**
+   * The runs whose job version is in `scope` (docs/teams.md): a run is its job's. The labels of
+   * job versions are kept once read (they never change), so a feed of run changes filters each
+   * change without a query.
+   */
+  async visible(runs: readonly RunRecord[], scope: Scope): Promise<RunRecord[]> {
+    if (scope === null || runs.length === 0) return [...runs];
+    const labels = await this.d.jobs.labelsOf(runs.map((r) => r.jobId));
+    return runs.filter((r) => labels.has(r.jobId) && inScope(scope, labels.get(r.jobId)));
   }
 
   async list(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Page<RunRecord>> {
@@ -117,6 +134,8 @@ export class RunService {
    */
   async runNow(jobId: string, payload?: unknown, options: RunNowOptions = {}): Promise<RunRecord> {
     if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
+    // Outside the caller's scope: NOT_FOUND before anything is written (a version's labels never change).
+    if (options.scope) await this.d.jobs.getOrThrow(jobId, options.scope);
     const traceparent = this.d.tracing?.continueOrStart(options.traceparent) ?? null;
     const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent) : null;
     // Replaced runs running here stop now; those elsewhere were told by the store (NOTIFY).
@@ -136,7 +155,9 @@ export class RunService {
   }
 
   /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
-  async cancel(id: string): Promise<RunRecord> {
+  async cancel(id: string, scope: Scope = EVERY_JOB): Promise<RunRecord> {
+    // Outside the caller's scope: NOT_FOUND before anything is written (a run's job never changes).
+    if (scope) await this.getOrThrow(id, scope);
     const change = isUuid(id) ? await this.d.store.cancel(id) : null;
     if (!change) {
       const existing = await this.getOrThrow(id);
