@@ -38,7 +38,11 @@ export type ErrorCode =
   /** A job's `notify` names a notification channel that does not exist. */
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */
-  | 'CHANNEL_IN_USE';
+  | 'CHANNEL_IN_USE'
+  /** A job's labels are not a flat object of valid keys to valid values, or too many (domain/label-selector.ts). */
+  | 'INVALID_LABELS'
+  /** A label selector does not parse, or is over its caps; or a bulk action's selector is empty. */
+  | 'INVALID_SELECTOR';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

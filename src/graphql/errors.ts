@@ -49,6 +49,8 @@ const API_CODES = new Set<string>(
     BACKFILL_TOO_LARGE: true,
     UNKNOWN_CHANNEL: true,
     CHANNEL_IN_USE: true,
+    INVALID_LABELS: true,
+    INVALID_SELECTOR: true,
   } satisfies Record<ErrorCode, true>),
 );
 
