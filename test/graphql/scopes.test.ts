@@ -95,7 +95,7 @@ const RULES: Record<string, Rule> = {
     // Billing's runs are the only ones of target log; search's run sleep.
     shows: (a) => (a.data as { stats: { byTarget: { target: string }[] } }).stats.byTarget.some((t) => t.target === 'log'),
   },
-  'Query.upcoming': { roles: READERS, kind: 'list', query: `query($to: DateTime!) { upcoming(to: $to, first: 500) { nodes { slot job { id key } } } }`, vars: () => ({ to: future(400) }) },
+  'Query.upcoming': { roles: READERS, kind: 'list', query: `query($to: DateTime!) { upcoming(to: $to, first: 100) { nodes { slot job { id key } } } }`, vars: () => ({ to: future(400) }) },
   'Query.targets': { roles: READERS, kind: 'none', query: 'query { targets { name } }' },
   'Query.health': { roles: READERS, kind: 'none', query: 'query { health { ready } }' },
   'Query.calendars': { roles: READERS, kind: 'list', query: 'query { calendars { name usedBy { id key } } }' },
