@@ -12,7 +12,6 @@ import { decodeCursor, encodeCursor, pageSize, type Page } from './pagination.js
 /** A page of the timeline (no total: the window may hold any number of slots). */
 export type UpcomingPage = Omit<Page<UpcomingSlot>, 'totalCount'>;
 import { checkText } from './stored-input.js';
-import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
 
 /** One slot of one job in the upcoming timeline. */
 export interface UpcomingSlot {
@@ -29,8 +28,6 @@ export interface UpcomingQuery {
   filter?: JobQuery | null;
   first?: number | null;
   after?: string | null;
-  /** The caller's scope: the jobs outside it are left out (docs/teams.md). */
-  scope?: Scope;
 }
 
 /** The page size of `upcoming` when `first` is omitted or null. */
@@ -102,7 +99,7 @@ export class UpcomingService {
     checkText('filter.keyContains', filter.keyContains);
     const position = decodeCursor(q.after);
     await this.refresh();
-    const groups = await this.withCounts(filtered(this.groupsNow(), this.entries!, filter, q.scope ?? EVERY_JOB));
+    const groups = await this.withCounts(filtered(this.groupsNow(), this.entries!, filter));
     const start = position && position.at.getTime() > from.getTime() ? position.at : from;
     const nodes: UpcomingSlot[] = [];
     merge(groups, start, q.to, now, position, size + 1, nodes, this.entries!);
@@ -187,17 +184,16 @@ function groupsOf(entries: Iterable<Entry>): Group[] {
   return groups;
 }
 
-/** The groups narrowed to the jobs the filter and the scope let through (a group is kept whole when neither says anything). */
-function filtered(groups: Group[], entries: Map<string, Entry>, f: JobQuery, scope: Scope): Group[] {
-  if (!f.status?.length && !f.target && !f.key && !f.keyContains && !f.scheduleType && scope === null) return groups;
+/** The groups narrowed to the jobs the filter lets through (a group is kept whole when the filter says nothing). */
+function filtered(groups: Group[], entries: Map<string, Entry>, f: JobQuery): Group[] {
+  if (!f.status?.length && !f.target && !f.key && !f.keyContains && !f.scheduleType) return groups;
   const contains = f.keyContains?.toLowerCase();
   const keep = (j: JobSnapshot) =>
     (!f.status?.length || f.status.includes(j.status)) &&
     (!f.target || j.target === f.target) &&
     (!f.key || j.jobKey === f.key) &&
     (!contains || j.jobKey.toLowerCase().includes(contains)) &&
-    (!f.scheduleType || j.scheduleType === f.scheduleType) &&
-    inScope(scope, j.labels);
+    (!f.scheduleType || j.scheduleType === f.scheduleType);
   const out: Group[] = [];
   for (const g of groups) {
     const ids = g.ids.filter((id) => keep(entries.get(id)!.job));
