@@ -38,7 +38,11 @@ export type ErrorCode =
   /** A job's `notify` names a notification channel that does not exist. */
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */
-  | 'CHANNEL_IN_USE';
+  | 'CHANNEL_IN_USE'
+  /** A named token that was revoked (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
+  | 'TOKEN_REVOKED'
+  /** A named token past its expiresAt (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
+  | 'TOKEN_EXPIRED';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

@@ -4,6 +4,7 @@ import type { JobRecord } from '../domain/job.js';
 import { runDurationMs, type RunRecord } from '../domain/run.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
@@ -14,7 +15,7 @@ import { traceIdOf } from '../tracing/traceparent.js';
 
 @Resolver(() => Run)
 export class RunResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.runs'))
   @Query(() => RunConnection, { description: 'Newest scheduledAt first.' })
   async runs(
     @Arg('filter', () => RunFilterInput, { nullable: true }) filter: RunFilterInput | null,
@@ -26,13 +27,13 @@ export class RunResolver {
     return toConnection(await runs.page({ ...filter }, first, after), () => runs.count({ ...filter }));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.run'))
   @Query(() => Run, { nullable: true })
   async run(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
     return ctx.cronql.runs.get(id);
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.runJobNow'))
   @Mutation(() => Run, {
     description: 'MANUAL; AD_HOC when payload is given; SKIPPED (OVERLAP) when a run of the job is active.',
   })
@@ -45,7 +46,7 @@ export class RunResolver {
     return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent });
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.cancelRun'))
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
     return ctx.cronql.runs.cancel(id);
