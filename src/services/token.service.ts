@@ -71,8 +71,8 @@ interface Cached {
  * statement NOTIFYs every instance, which forgets the token at once and ends what it opened
  * (`watch`). Wrong secrets cost as little: junk is refused by its shape, the digests of unknown
  * well-shaped ones are remembered (at most MAX_UNKNOWN_DIGESTS), and the look-ups of new digests
- * are bounded per second (LOOKUPS_PER_SECOND); past the budget a secret is answered unknown
- * without a query.
+ * are bounded per second (LOOKUPS_PER_SECOND); past the budget a new secret is answered unknown
+ * without a query (a token already known here is re-read whatever the budget).
  */
 export class TokenService {
   private readonly store: ApiTokenStore;
@@ -185,7 +185,9 @@ export class TokenService {
   private lookUp(key: string, now: number): Promise<ApiTokenRow | null> {
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    if (!this.spend(now)) return Promise.resolve(null);
+    // Re-reading a token known here (its verdict ran out) is not a guess: only new digests spend
+    // the budget, so a flood of wrong tokens cannot lock out the tokens in use.
+    if (!this.known.has(key) && !this.spend(now)) return Promise.resolve(null);
     const lookup = this.store
       .byDigest(Buffer.from(key, 'hex'))
       .then((row) => {
