@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { BackfillRecord } from '../domain/backfill.js';
 import type { JobRecord } from '../domain/job.js';
-import { BACKFILL_ROLES } from './auth.js';
+import { rolesFor } from './auth.js';
 import { Backfill, BackfillScope } from './backfill.type.js';
 import type { GraphQLContext } from './context.type.js';
 import { Job } from './job.type.js';
@@ -13,7 +13,7 @@ const MAX_LISTED = 100;
 
 @Resolver(() => Backfill)
 export class BackfillResolver {
-  @Authorized(...BACKFILL_ROLES)
+  @Authorized(...rolesFor('Mutation.backfillJob'))
   @Mutation(() => Backfill, {
     description:
       'Plans the slots of [from, to] of the job (this version\'s schedule) by scope and, unless dryRun, runs them oldest first, one at a time, ' +
@@ -31,19 +31,19 @@ export class BackfillResolver {
     return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason }, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized(...BACKFILL_ROLES)
+  @Authorized(...rolesFor('Mutation.cancelBackfill'))
   @Mutation(() => Backfill, { description: 'No slot of the backfill starts from now on; its run already RUNNING finishes, its waiting attempts are CANCELED.' })
   cancelBackfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord> {
     return ctx.cronql.backfills.cancel(id, scopeOf(ctx.principal));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.backfill'))
   @Query(() => Backfill, { nullable: true })
   backfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord | null> {
     return ctx.cronql.backfills.get(id, scopeOf(ctx.principal));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.backfills'))
   @Query(() => [Backfill], { description: `The backfills of a job (every version of its key), newest first; first ≤ ${MAX_LISTED}.` })
   async backfills(
     @Arg('jobId', () => ID) jobId: string,

@@ -4,6 +4,7 @@ import type { RunRecord } from '../domain/run.js';
 import type { NewJobVersionInput as ServiceNewJobVersionInput } from '../services/job.service.js';
 import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { JobStatus, RunStatus, ScheduleType } from './enums.js';
 import { ownersOf, partitionOfKey } from '../domain/partitions.js';
 import { describeJobSchedules } from '../services/schedule-words.js';
@@ -26,7 +27,7 @@ function sentFields(input: NewJobVersionInput): ServiceNewJobVersionInput {
 
 @Resolver(() => Job)
 export class JobResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.jobs'))
   @Query(() => JobConnection, { description: 'Newest first.' })
   async jobs(
     @Arg('filter', () => JobFilterInput, { nullable: true }) filter: JobFilterInput | null,
@@ -39,13 +40,13 @@ export class JobResolver {
     return toConnection(page);
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.job'))
   @Query(() => Job, { nullable: true })
   async job(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord | null> {
     return ctx.loaders.job.load(id);
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.createJob'))
   @Mutation(() => Job)
   async createJob(@Arg('input', () => CreateJobInput) input: CreateJobInput, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     const job = await ctx.cronql.jobs.create(
@@ -56,7 +57,7 @@ export class JobResolver {
     return job;
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.createJobs'))
   @Mutation(() => [Job], {
     description:
       'Creates several jobs, all or none (at most 1,000 a call), each by the rules of createJob, in one transaction: ' +
@@ -71,7 +72,7 @@ export class JobResolver {
     return jobs;
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.pauseJob'))
   @Mutation(() => Job)
   async pauseJob(
     @Arg('id', () => ID) id: string,
@@ -82,7 +83,7 @@ export class JobResolver {
     return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.skipNextRuns'))
   @Mutation(() => Job, { description: 'The next `count` slots of the job are recorded SKIPPED (code SKIPPED_BY_ADMIN, the reason as message) when they come, instead of running; replaces an earlier request (0 cancels it; at most 1000).' })
   async skipNextRuns(
     @Arg('id', () => ID) id: string,
@@ -93,13 +94,13 @@ export class JobResolver {
     return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.resumeJob'))
   @Mutation(() => Job)
   async resumeJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     return ctx.cronql.jobs.resume(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.createJobVersion'))
   @Mutation(() => Job, { description: 'Retires the job and activates a new version of it; returns the new version.' })
   async createJobVersion(
     @Arg('id', () => ID) id: string,
@@ -109,7 +110,7 @@ export class JobResolver {
     return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.retireJob'))
   @Mutation(() => Job)
   async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     return ctx.cronql.jobs.retire(id, ctx.principal.name, scopeOf(ctx.principal));

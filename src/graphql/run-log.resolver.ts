@@ -4,6 +4,7 @@ import { RUN_LOG_PAGE_SIZE } from '../domain/run-log.js';
 import type { RunRecord } from '../domain/run.js';
 import type { RunLogPage } from '../services/run-log.service.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { forRole } from './redact.js';
 import { RunLogConnection, RunLogLine } from './run-log.type.js';
 import { Run } from './run.type.js';
@@ -31,7 +32,7 @@ export class RunLogLineResolver {
     return forRole(ctx, line.fields);
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Subscription.runLogs'))
   @Subscription(() => RunLogLine, {
     description: "The run's log lines as they are written, from the moment of subscribing (earlier ones: Run.logs), in order; completes once the run has ended and its last line is sent. A run already ended completes at once.",
     subscribe: ({ args, context }) => (context as GraphQLContext).cronql.runLogs.follow(args.runId as string, scopeOf((context as GraphQLContext).principal)),

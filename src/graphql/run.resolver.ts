@@ -4,6 +4,7 @@ import type { JobRecord } from '../domain/job.js';
 import { runDurationMs, type RunRecord } from '../domain/run.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
@@ -15,7 +16,7 @@ import { scopeOf } from '../domain/scope.js';
 
 @Resolver(() => Run)
 export class RunResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.runs'))
   @Query(() => RunConnection, { description: 'Newest scheduledAt first.' })
   async runs(
     @Arg('filter', () => RunFilterInput, { nullable: true }) filter: RunFilterInput | null,
@@ -28,13 +29,13 @@ export class RunResolver {
     return toConnection(await runs.page({ ...filter }, first, after, scope), () => runs.count({ ...filter }, scope));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.run'))
   @Query(() => Run, { nullable: true })
   async run(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
     return ctx.cronql.runs.get(id, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.runJobNow'))
   @Mutation(() => Run, {
     description: 'MANUAL; AD_HOC when payload is given; SKIPPED (OVERLAP) when a run of the job is active.',
   })
@@ -47,7 +48,7 @@ export class RunResolver {
     return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, scope: scopeOf(ctx.principal) });
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.cancelRun'))
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
     return ctx.cronql.runs.cancel(id, scopeOf(ctx.principal));

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Resolver, Root, Subscription } from 'type-graphql';
 import type { RunChange as RunChangeEvent } from '../runtime/run-events.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { RunFilterInput } from './run.input.js';
 import { runChangeFeed } from './run-feed.js';
 import { RunChange } from './run.type.js';
@@ -8,7 +9,7 @@ import { scopeOf } from '../domain/scope.js';
 
 @Resolver()
 export class SubscriptionResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Subscription.runChanged'))
   @Subscription(() => RunChange, {
     description: 'Every run state change, including creation, in order per run; filtered on the server.',
     subscribe: ({ args, context }) => {

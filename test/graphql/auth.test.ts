@@ -163,6 +163,7 @@ describe('every Mutation field needs ADMIN (walked from the schema)', async () =
       [
         'backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns',
         'setCalendar', 'deleteCalendar', 'setNotificationChannel', 'deleteNotificationChannel', 'testNotificationChannel',
+        'createApiToken', 'revokeApiToken',
       ].sort(),
     );
   });

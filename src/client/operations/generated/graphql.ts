@@ -278,11 +278,25 @@ export type ScheduleType =
   | 'ONE_TIME'
   | 'RECURRING';
 
+/** What a token may do. */
+export type TokenRole =
+  /** Everything. Never scoped. */
+  | 'ADMIN'
+  /** Reads, and pauseJob, resumeJob, runJobNow, cancelRun, skipNextRuns, backfillJob, cancelBackfill, pauseJobs, resumeJobs; not creating, versioning or retiring jobs, nor secrets, calendars, channels, pools or tokens. */
+  | 'OPERATOR'
+  /** Reads (queries and subscriptions); credential-looking payload values redacted. */
+  | 'VIEWER';
+
 export type TriggerType =
   | 'AD_HOC'
   | 'BACKFILL'
   | 'MANUAL'
   | 'SCHEDULED';
+
+export type ApiTokensQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApiTokensQuery = { apiTokens: Array<{ createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole }> };
 
 export type BackfillQueryVariables = Exact<{
   id: string | number;
@@ -425,6 +439,11 @@ export type UpcomingQueryVariables = Exact<{
 
 export type UpcomingQuery = { upcoming: { pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ dueAt: string, slot: string }> } };
 
+export type WhoamiQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WhoamiQuery = { whoami: { createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole } | null };
+
 export type BackfillJobMutationVariables = Exact<{
   dryRun?: boolean | null | undefined;
   from: string;
@@ -450,6 +469,16 @@ export type CancelRunMutationVariables = Exact<{
 
 
 export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+
+export type CreateApiTokenMutationVariables = Exact<{
+  expiresAt?: string | null | undefined;
+  labelSelector?: string | null | undefined;
+  name: string;
+  role: TokenRole;
+}>;
+
+
+export type CreateApiTokenMutation = { createApiToken: { secret: string, token: { createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole } } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
@@ -516,6 +545,13 @@ export type RetireJobMutationVariables = Exact<{
 
 
 export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type RevokeApiTokenMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RevokeApiTokenMutation = { revokeApiToken: { createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -596,6 +632,20 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const ApiTokensDocument = new TypedDocumentString(`
+    query ApiTokens {
+  apiTokens {
+    createdAt
+    expiresAt
+    id
+    labelSelector
+    lastUsedAt
+    name
+    revokedAt
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<ApiTokensQuery, ApiTokensQueryVariables>;
 export const BackfillDocument = new TypedDocumentString(`
     query Backfill($id: ID!) {
   backfill(id: $id) {
@@ -1069,6 +1119,20 @@ export const UpcomingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UpcomingQuery, UpcomingQueryVariables>;
+export const WhoamiDocument = new TypedDocumentString(`
+    query Whoami {
+  whoami {
+    createdAt
+    expiresAt
+    id
+    labelSelector
+    lastUsedAt
+    name
+    revokedAt
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<WhoamiQuery, WhoamiQueryVariables>;
 export const BackfillJobDocument = new TypedDocumentString(`
     mutation BackfillJob($dryRun: Boolean, $from: DateTime!, $id: ID!, $reason: String!, $scope: BackfillScope, $to: DateTime!) {
   backfillJob(
@@ -1161,6 +1225,28 @@ export const CancelRunDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CancelRunMutation, CancelRunMutationVariables>;
+export const CreateApiTokenDocument = new TypedDocumentString(`
+    mutation CreateApiToken($expiresAt: DateTime, $labelSelector: String, $name: String!, $role: TokenRole!) {
+  createApiToken(
+    expiresAt: $expiresAt
+    labelSelector: $labelSelector
+    name: $name
+    role: $role
+  ) {
+    secret
+    token {
+      createdAt
+      expiresAt
+      id
+      labelSelector
+      lastUsedAt
+      name
+      revokedAt
+      role
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CreateApiTokenMutation, CreateApiTokenMutationVariables>;
 export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
@@ -1602,6 +1688,20 @@ export const RetireJobDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RetireJobMutation, RetireJobMutationVariables>;
+export const RevokeApiTokenDocument = new TypedDocumentString(`
+    mutation RevokeApiToken($id: ID!) {
+  revokeApiToken(id: $id) {
+    createdAt
+    expiresAt
+    id
+    labelSelector
+    lastUsedAt
+    name
+    revokedAt
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<RevokeApiTokenMutation, RevokeApiTokenMutationVariables>;
 export const RunJobNowDocument = new TypedDocumentString(`
     mutation RunJobNow($id: ID!, $payload: JSON) {
   runJobNow(id: $id, payload: $payload) {
