@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiTokenStore, TokenNameTaken, type ApiTokenRow } from '../db/api-tokens.js';
 import type { Pool } from '../db/pool.js';
 import { isUuid } from '../domain/ids.js';
+import { parseLabelSelector } from '../domain/label-selector.js';
 import { TokenRole } from '../domain/token-role.js';
 import { CronqlError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -116,7 +117,8 @@ export class TokenService {
       checkText('labelSelector', selector);
       if (selector.trim() === '') throw bad('labelSelector', 'labelSelector is empty; omit it (or send null) for an unscoped token');
       if (selector.length > MAX_SELECTOR_LENGTH) throw bad('labelSelector', `labelSelector is longer than ${MAX_SELECTOR_LENGTH} characters`);
-      // TODO(s5/L "selector ready"): parse it with the label-selector grammar (INVALID_SELECTOR) before storing.
+      // The scope is parsed at every request (domain/scope.ts): only one that parses is stored (INVALID_SELECTOR).
+      parseLabelSelector(selector);
     }
     const expiresAt = input.expiresAt ?? null;
     if (expiresAt !== null && !(expiresAt.getTime() > this.clock.now().getTime())) {

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { execute, getOperationAST, parse, subscribe, validate, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, parse, validate, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Cronql } from '../../src/app.js';
-import type { AccessRole, GraphQLContext, Principal } from '../../src/graphql/context.type.js';
-import { formatError } from '../../src/graphql/errors.js';
-import { Loaders } from '../../src/graphql/loaders.js';
+import type { AccessRole } from '../../src/graphql/context.type.js';
 import { cronqlSchema } from '../../src/graphql/schema.js';
-import { scopeOf } from '../../src/domain/scope.js';
-import { createLogger } from '../../src/logger.js';
-import { snapshot, startApi, type Api } from './support.js';
+import { TokenRole } from '../../src/domain/token-role.js';
+import { Feed, gql, snapshot, startApi, wsClient, type Api } from './support.js';
 
 /**
  * Issue 28's matrix: every query, mutation and subscription of the schema × {ADMIN, OPERATOR,
@@ -18,8 +15,9 @@ import { snapshot, startApi, type Api } from './support.js';
  * lists and counts leave it out; nothing is written when a call is refused. The operations are
  * walked from the schema: one without a rule below fails the first test.
  *
- * Calls are executed on the schema with the context the server builds for a principal (a role, a
- * scope): the principals of named tokens, without going through their creation.
+ * Every call is made as a client makes it, with a named token of the role and scope (the ADMIN:
+ * the environment's token; an ADMIN token cannot have a scope): queries and mutations over HTTP,
+ * subscriptions over the WebSocket.
  */
 
 type ScopeCase = 'none' | 'matching' | 'other';
@@ -65,7 +63,8 @@ let cronql: Cronql;
 let schema: GraphQLSchema;
 let fx: Fixture;
 let other: { jobId: string; key: string };
-const log = createLogger({ test: 'scopes' });
+/** The token of each principal of the matrix, by `${role} ${scope}`. */
+const tokens = new Map<string, string>();
 
 /** A job input of team `team` that fires only when asked (a slot a year away). */
 const jobInput = (key: string, team: string, target = 'log') => ({
@@ -179,7 +178,7 @@ const RULES: Record<string, Rule> = {
   'Mutation.deleteConcurrencyPool': { roles: ADMINS, kind: 'none', query: 'mutation { deleteConcurrencyPool(name: "no-such-pool") }' },
 
   // ---- Subscriptions
-  'Subscription.runChanged': { roles: READERS, kind: 'feed', query: 'subscription { runChanged { run { id job { id } } } }' },
+  'Subscription.runChanged': { roles: READERS, kind: 'feed', query: 'subscription { runChanged { run { id status job { id } } } }' },
   'Subscription.runLogs': { roles: READERS, kind: 'byId', query: 'subscription($id: ID!) { runLogs(runId: $id) { sequence } }', vars: (f) => ({ id: f.runId }) },
 };
 
@@ -191,27 +190,42 @@ const PRINCIPALS: { role: AccessRole; scope: ScopeCase }[] = [
 
 const SCOPES: Record<ScopeCase, string | null> = { none: null, matching: 'team=billing', other: 'team=search' };
 
-const principal = (role: AccessRole, scope: ScopeCase): Principal => ({ role, name: `${role.toLowerCase()}-${scope}`, tokenId: randomUUID(), scope: SCOPES[scope] });
+/** The token of a principal of the matrix. */
+const principal = (role: AccessRole, scope: ScopeCase): string => tokens.get(`${role} ${scope}`)!;
 
 interface Answer {
+  status?: number;
   data?: unknown;
-  errors?: GraphQLFormattedError[];
+  errors?: readonly GraphQLFormattedError[];
 }
 
-/** Runs an operation as `who`, with the context the server builds for it; a subscription is read to its end. */
-async function call(who: Principal, query: string, variables: Vars = {}): Promise<Answer> {
+/** Runs an operation with `token`: over HTTP, or a subscription over a WebSocket, read to its end (runLogs of an ended run ends at once). */
+async function call(token: string, query: string, variables: Vars = {}): Promise<Answer> {
   const document = parse(query);
   const invalid = validate(schema, document);
   if (invalid.length) throw new Error(`the matrix's document does not validate: ${invalid.map((e) => e.message).join('; ')}: ${query}`);
-  const contextValue: GraphQLContext = { cronql, principal: who, loaders: new Loaders(cronql, scopeOf(who)), log };
-  const format = (r: ExecutionResult): Answer => ({ data: r.data, errors: r.errors?.map((e) => formatError(e.toJSON(), e, log)) });
-  if (getOperationAST(document)?.operation !== 'subscription') return format(await execute({ schema, document, variableValues: variables, contextValue }));
-  const source = await subscribe({ schema, document, variableValues: variables, contextValue });
-  if (!(Symbol.asyncIterator in source)) return format(source);
-  // runLogs of an ended run completes at once; anything it sends is its answer.
-  const results: Answer[] = [];
-  for await (const r of source) results.push(format(r));
-  return { data: results.map((r) => r.data), errors: results.flatMap((r) => r.errors ?? []) };
+  if (getOperationAST(document)?.operation !== 'subscription') return gql(api.url, query, variables, token);
+  const client = wsClient(api.wsUrl, token);
+  try {
+    return await new Promise<Answer>((resolve, reject) => {
+      const data: unknown[] = [];
+      const errors: GraphQLFormattedError[] = [];
+      client.subscribe(
+        { query, variables },
+        {
+          next: (r) => {
+            data.push(r.data);
+            errors.push(...(r.errors ?? []));
+          },
+          // An operation's errors come as an array; a closed socket as its event.
+          error: (err) => (Array.isArray(err) ? resolve({ data, errors: [...errors, ...(err as GraphQLFormattedError[])] }) : reject(err)),
+          complete: () => resolve({ data, errors }),
+        },
+      );
+    });
+  } finally {
+    await client.dispose();
+  }
 }
 
 const codesOf = (a: Answer) => (a.errors ?? []).map((e) => e.extensions?.code);
@@ -266,6 +280,11 @@ beforeAll(async () => {
   const backfill = await cronql.backfills.backfill({ jobId: billing.id, from: new Date(Date.now() - 400 * DAY), to: new Date(Date.now() - 60_000), reason: 'matrix' }, 'admin');
   await settle();
   fx = { jobId: billing.id, key: billing.jobKey, runId: run.id, backfillId: backfill.id };
+  tokens.set('ADMIN none', api.adminToken);
+  for (const { role, scope } of PRINCIPALS.filter((p) => p.role !== 'ADMIN')) {
+    const made = await cronql.tokens.create({ name: `${role.toLowerCase()}-${scope}`, role: role as TokenRole, labelSelector: SCOPES[scope] }, 'admin');
+    tokens.set(`${role} ${scope}`, made.secret);
+  }
 });
 
 afterAll(async () => {
@@ -340,30 +359,30 @@ describe('the roles × scopes matrix, walked from the schema', () => {
 
 describe('runChanged', () => {
   test('each subscriber gets the changes of the runs of its scope only', async () => {
-    const feeds = await Promise.all(
-      PRINCIPALS.map(async ({ role, scope }) => {
-        const who = principal(role, scope);
-        const document = parse(RULES['Subscription.runChanged'].query);
-        const source = await subscribe({ schema, document, contextValue: { cronql, principal: who, loaders: new Loaders(cronql, scopeOf(who)), log } satisfies GraphQLContext });
-        if (!(Symbol.asyncIterator in source)) throw new Error(JSON.stringify(source.errors));
-        return { scope, source, seen: [] as string[] };
-      }),
-    );
-    const billingRun = await cronql.runs.runNow(fx.jobId);
-    const searchRun = await cronql.runs.runNow(other.jobId, { ms: 1 });
-    // The changes come in order: once the search run's change is read, the billing run's were (or were left out).
-    await Promise.all(
-      feeds.map(async (feed) => {
-        for await (const r of feed.source) {
-          const id = (r.data as { runChanged: { run: { id: string } } }).runChanged.run.id;
-          feed.seen.push(id);
-          if (id === searchRun.id) break;
-        }
-      }),
-    );
-    for (const feed of feeds) {
-      expect(feed.seen.includes(billingRun.id), `${feed.scope}`).toBe(feed.scope !== 'other');
-      expect(feed.seen.includes(searchRun.id)).toBe(true);
+    type Change = { runChanged: { run: { id: string; status: string } } };
+    const subscribers = PRINCIPALS.map(({ role, scope }) => {
+      const client = wsClient(api.wsUrl, principal(role, scope));
+      return { scope, client, feed: new Feed<Change>(client, parse(RULES['Subscription.runChanged'].query)) };
+    });
+    try {
+      // Each subscription is live once a first change reaches it.
+      const probe = await cronql.runs.runNow(other.jobId, { ms: 1 });
+      await Promise.all(subscribers.map((s) => s.feed.waitFor((e) => e.runChanged.run.id === probe.id, 20_000)));
+      const billingRun = await cronql.runs.runNow(fx.jobId);
+      // Its changes are all published (the unscoped ADMIN has its end) before the search run exists …
+      await subscribers[0].feed.waitFor((e) => e.runChanged.run.id === billingRun.id && e.runChanged.run.status === 'SUCCEEDED', 20_000);
+      const searchRun = await cronql.runs.runNow(other.jobId, { ms: 1 });
+      // … and each socket delivers in order: once the search run's change is here, the billing run's came before it, or never.
+      await Promise.all(subscribers.map((s) => s.feed.waitFor((e) => e.runChanged.run.id === searchRun.id, 20_000)));
+      for (const s of subscribers) {
+        expect(s.feed.events.some((e) => e.runChanged.run.id === billingRun.id), s.scope).toBe(s.scope !== 'other');
+        expect(s.feed.errors).toEqual([]);
+      }
+    } finally {
+      for (const s of subscribers) {
+        s.feed.close();
+        await s.client.dispose();
+      }
     }
     await settle();
   });
