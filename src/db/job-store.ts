@@ -9,6 +9,9 @@ import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 import { JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
 import { loadJobRecords, rowToJobRecord } from './job-loading.js';
+import { listJobs, type JobQuery } from './job-list.js';
+import { changeJobsBySelector, type BulkChange } from './bulk-job-changes.js';
+import type { LabelSelector } from '../domain/label-selector.js';
 import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
@@ -33,15 +36,7 @@ const storedExpressions = (list: readonly string[] | null | undefined): string[]
 /** A state change of a job the caller asked for (its status, and what goes with it). */
 export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'pausedUntil' | 'consecutiveFailures' | 'skipRemaining' | 'skipReason'>>;
 
-/** Which job versions a list shows (the caller checked the text). */
-export interface JobQuery {
-  status?: JobStatus[] | null;
-  target?: string | null;
-  key?: string | null;
-  /** Keys containing this text, ignoring case. */
-  keyContains?: string | null;
-  scheduleType?: ScheduleType | null;
-}
+export type { JobQuery } from './job-list.js';
 
 /**
  * Every property of the entity is a field of the record, but for the relation (its id) and the
@@ -120,22 +115,7 @@ export class JobStore {
    * and how many match in all.
    */
   async list(query: JobQuery, position: { at: Date; id: string } | undefined, limit: number): Promise<{ rows: JobRecord[]; total: number }> {
-    const where: FilterQuery<JobDefinition> = {};
-    if (query.status?.length) where.status = { $in: query.status };
-    if (query.target) where.target = query.target;
-    if (query.key) where.jobKey = query.key;
-    // A search box's text: LIKE's own wildcards in it are literal characters.
-    if (query.keyContains) where.jobKey = { ...(query.key ? { $eq: query.key } : {}), $ilike: `%${query.keyContains.replace(/[\\%_]/g, '\\$&')}%` };
-    if (query.scheduleType) where.scheduleType = query.scheduleType;
-    const em = this.em();
-    const paged: FilterQuery<JobDefinition> = position
-      ? { $and: [where, { $or: [{ createdAt: { $lt: position.at } }, { createdAt: position.at, id: { $lt: position.id } }] }] }
-      : where;
-    const [rows, total] = await Promise.all([
-      em.find(JobDefinition, paged, { orderBy: { createdAt: 'desc', id: 'desc' }, limit }),
-      em.count(JobDefinition, where),
-    ]);
-    return { rows: rows.map(toJobRecord), total };
+    return listJobs(this.pool, query, position, limit);
   }
 
   /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
@@ -209,6 +189,16 @@ export class JobStore {
    * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
    * row, or null when it was not.
    */
+  /**
+   * Changes every version in `from` whose labels match `selector`, in one statement with the
+   * notifications that tell every instance (db/bulk-job-changes.ts); returns the changed records.
+   */
+  async changeBySelector(selector: LabelSelector, from: JobStatus[], change: BulkChange, actor: string | null, now: Date): Promise<JobRecord[]> {
+    const records = await changeJobsBySelector(this.pool, selector, from, change, actor, now);
+    if (records.length) this.publish(records);
+    return records;
+  }
+
   async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, pausedUntil?: Date): Promise<JobRecord | null> {
     let updated: JobDefinition | null = null;
     await this.em().transactional(async (tx) => {
@@ -266,6 +256,7 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
     }
     // jsonb: the JSON text, so that an array is not taken for a PostgreSQL array.
     if (spec.kind === 'json') return [[spec.column, (r: NewJobRow) => (r.fields[name] == null ? null : JSON.stringify(r.fields[name]))]];
+    if (spec.kind === 'labels') return [[spec.column, (r: NewJobRow) => JSON.stringify(r.fields[name] ?? {})]];
     return [[spec.column, (r: NewJobRow) => r.fields[name]]];
   }),
   ['created_by', (_, actor) => actor],

@@ -2,7 +2,7 @@ import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { Pool } from './pool.js';
 import { lit, litList } from './sql.js';
 import type { Scope } from '../domain/scope.js';
-import { runsOfSelectorSql } from './runs-in-scope.js';
+import { runFilterSql } from './run-queries.js';
 
 /** One grouping of the runs of a window: by status, by target or by trigger (the other two null). */
 export interface RunGroupRow {
@@ -31,9 +31,9 @@ export async function windowStats(pool: Pool, since: Date, until: Date, mostFail
   const FAILED = lit(RunStatus.FAILED);
   // A scoped caller's stats count its jobs' runs only (domain/scope.ts).
   const groupParams: unknown[] = [since, until];
-  const inScopeOfGroups = runsOfSelectorSql('job_definition_id', scope, groupParams);
+  const inScopeOfGroups = ['TRUE', ...runFilterSql({ selector: scope }, groupParams)].join(' AND ');
   const extraParams: unknown[] = [since, until, mostFailing];
-  const inScopeOfExtra = runsOfSelectorSql('job_definition_id', scope, extraParams);
+  const inScopeOfExtra = ['TRUE', ...runFilterSql({ selector: scope }, extraParams)].join(' AND ');
   const [groups, extra] = await Promise.all([
     pool.query(
       `SELECT status, target, trigger_type, count(*)::int AS n, count(*) FILTER (WHERE status = ${FAILED})::int AS failures,

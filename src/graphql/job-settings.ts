@@ -17,8 +17,9 @@ export function settingFields(prototype: object, side: 'output' | 'input', retry
 }
 
 function isNullable(spec: JobSettingSpec): boolean {
-  // A list of names is never null, but the contract writes it `[String!]` (docs/api.md).
-  if (spec.kind === 'names') return true;
+  // A list of names is never null, but the contract writes it `[String!]` (docs/api.md); labels,
+  // never null either, are `JSON` as the contract writes them.
+  if (spec.kind === 'names' || spec.kind === 'labels') return true;
   return spec.kind === 'enum' ? false : spec.nullable;
 }
 
@@ -35,7 +36,9 @@ function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
       return [String];
     case 'retry':
       return retryType;
-    case 'names':
-      return [String];
+    case 'labels':
+      return JSONScalar;
+    case 'text':
+      return String;
   }
 }

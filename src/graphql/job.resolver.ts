@@ -100,6 +100,29 @@ export class JobResolver {
     return ctx.cronql.jobs.resume(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
+  @Authorized(...rolesFor('Mutation.pauseJobs'))
+  @Mutation(() => Int, {
+    description:
+      'Pauses every ACTIVE job whose labels match the selector, each as pauseJob does (reason; with `until`, the pause ends by itself then), ' +
+      'in one transaction; returns how many were paused (jobs not ACTIVE are left as they are). An empty selector is refused (INVALID_SELECTOR).',
+  })
+  async pauseJobs(
+    @Arg('labelSelector', () => String) labelSelector: string,
+    @Arg('reason', () => String) reason: string,
+    @Arg('until', () => DateTimeScalar, { nullable: true, description: 'The jobs resume by themselves at this instant (in the future).' }) until: Date | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<number> {
+    return (await ctx.cronql.jobs.pauseMatching(labelSelector, reason, until ?? null, ctx.principal.name, scopeOf(ctx.principal))).length;
+  }
+
+  @Authorized(...rolesFor('Mutation.resumeJobs'))
+  @Mutation(() => Int, {
+    description: 'Resumes every PAUSED job whose labels match the selector, each as resumeJob does, in one transaction; returns how many were resumed. An empty selector is refused (INVALID_SELECTOR).',
+  })
+  async resumeJobs(@Arg('labelSelector', () => String) labelSelector: string, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.cronql.jobs.resumeMatching(labelSelector, ctx.principal.name, scopeOf(ctx.principal))).length;
+  }
+
   @Authorized(...rolesFor('Mutation.createJobVersion'))
   @Mutation(() => Job, { description: 'Retires the job and activates a new version of it; returns the new version.' })
   async createJobVersion(

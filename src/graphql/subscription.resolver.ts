@@ -14,7 +14,6 @@ export class SubscriptionResolver {
     description: 'Every run state change, including creation, in order per run; filtered on the server.',
     subscribe: ({ args, context }) => {
       const ctx = context as GraphQLContext;
-      const scope = scopeOf(ctx.principal);
       return runChangeFeed(
         ctx.cronql.events,
         (args.filter as RunFilterInput | null) ?? undefined,
@@ -22,8 +21,10 @@ export class SubscriptionResolver {
           ctx.log.warn({ principal: ctx.principal.name }, 'runChanged subscriber fell too far behind; closing its connection');
           ctx.onSlowConsumer?.();
         },
-        // A scoped caller sees the changes of its jobs' runs only (docs/teams.md).
-        scope ? (runs) => ctx.cronql.runs.visible(runs, scope) : undefined,
+        // The job service keeps the labels it read (a version's never change): no query per change.
+        (ids) => ctx.cronql.jobs.labelsOf(ids),
+        // A scoped caller gets the changes of its jobs' runs only (docs/teams.md).
+        scopeOf(ctx.principal),
       );
     },
   })

@@ -12,10 +12,12 @@ import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
+import { toJobQuery, type JobFilter } from './job-filter.js';
+import { parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
-import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
+import { EVERY_JOB, inScope, within, type Scope } from '../domain/scope.js';
 import type { Labels } from '../domain/label-selector.js';
 
 export interface CreateJobInput extends DefinitionInput {
@@ -25,7 +27,7 @@ export interface CreateJobInput extends DefinitionInput {
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = Partial<DefinitionInput>;
 
-export type JobFilter = JobQuery;
+export type { JobFilter };
 
 export interface ServiceDeps {
   /** Opens the data layer's job store (plain records in and out), told of every job row a write changed. */
@@ -126,12 +128,11 @@ export class JobService {
     this.labels.set(job.id, job.labels);
   }
 
-  async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobRecord>> {
+  /** A page of the job versions matching `filter` in the caller's `scope` (both in the same statement), and how many match. */
+  async list(filter: JobFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Page<JobRecord>> {
     const size = pageSize(first);
-    checkText('filter.target', filter.target);
-    checkText('filter.key', filter.key);
-    checkText('filter.keyContains', filter.keyContains);
-    const { rows, total } = await this.store.list(filter, decodeCursor(after), size + 1);
+    const query = toJobQuery(filter);
+    const { rows, total } = await this.store.list({ ...query, selector: within(scope, query.selector) }, decodeCursor(after), size + 1);
     return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
   }
 
@@ -249,6 +250,25 @@ export class JobService {
   }
 
   /**
+   * Pauses every ACTIVE job whose labels match `labelSelector` (and `scope`, the caller's token's
+   * selector, when it has one), each exactly as `pause` does — reason, optional end, the NOTIFY
+   * every instance acts on — in one statement; jobs not ACTIVE are left as they are. Returns the
+   * jobs paused. @throws CronqlError INVALID_SELECTOR (an empty selector too), REASON_REQUIRED
+   */
+  async pauseMatching(labelSelector: unknown, reason: unknown, until: Date | null, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    const selector = bulkSelector(labelSelector, scope);
+    const why = validateReason(reason);
+    const end = validatePauseEnd(until, this.d.clock.now());
+    return this.store.changeBySelector(selector, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, this.d.clock.now());
+  }
+
+  /** Resumes every PAUSED job whose labels match, each as `resume` does, in one statement (see `pauseMatching`). */
+  async resumeMatching(labelSelector: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    const selector = bulkSelector(labelSelector, scope);
+    return this.store.changeBySelector(selector, [JobStatus.PAUSED], { ...RESUMED }, actor, this.d.clock.now());
+  }
+
+  /**
    * The end of a pause given an `until`: the same resume as `resume`, by cronql, if the job is
    * still PAUSED with that end — a conditional update, so of the instances whose alarm rang for
    * it exactly one resumes it, and a pause changed meanwhile (resumed by hand, paused again) is
@@ -345,6 +365,21 @@ export class JobService {
 
 /** How many job versions' labels the service keeps (a few MB at most). */
 const MAX_KEPT_LABELS = 50_000;
+
+/**
+ * The selector of a bulk action: parsed, and refused when empty — "every job" must not be what a
+ * typo or a missing variable does (docs/api.md, "Label selectors"). A scope (the token's own
+ * selector) narrows it: both must hold.
+ */
+function bulkSelector(text: unknown, scope: Scope): LabelSelector {
+  const selector = parseLabelSelector(text as string);
+  if (selector.terms.length === 0) {
+    throw new CronqlError('INVALID_SELECTOR', 'a bulk action needs a non-empty label selector: say `team` (every job with a team label) or another selector; an empty one would change every job', {
+      field: 'labelSelector',
+    });
+  }
+  return within(scope, selector)!;
+}
 
 /** The most slots `nextRuns` answers. */
 export const MAX_NEXT_RUNS = 100;

@@ -4,7 +4,8 @@ import type { Tracing } from '../tracing/tracing.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter } from '../db/run-queries.js';
+import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter as RunQuery } from '../db/run-queries.js';
+import { parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { loadRuns } from '../db/run-loading.js';
 import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
@@ -12,9 +13,10 @@ import { validatePayload } from './job-rules.js';
 import { checkText } from './stored-input.js';
 import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
-import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
+import { EVERY_JOB, inScope, within, type Scope } from '../domain/scope.js';
 
-export type { RunFilter };
+/** A filter of runs as the API takes it (`RunFilter`): the label selector as text. */
+export type RunFilter = Omit<RunQuery, 'selector'> & { labelSelector?: string | null };
 
 export interface JobRunsRequest {
   jobId: string;
@@ -46,17 +48,28 @@ export interface RunNowOptions {
 
 /**
  * The filter as the data layer takes it: its text checked; a job id that is not a uuid matches
- * nothing (the nil uuid) rather than failing.
+ * nothing (the nil uuid) rather than failing; its selector narrowed to the caller's scope (the
+ * runs of the scope's job versions only, in the same statement).
  */
-function checkedFilter(filter: RunFilter): RunFilter {
+function checkedFilter(filter: RunFilter, scope: Scope): RunQuery {
   checkText('filter.jobKey', filter.jobKey);
   checkText('filter.target', filter.target);
-  return filter.jobId && !isUuid(filter.jobId) ? { ...filter, jobId: NIL_UUID } : filter;
+  const { labelSelector, ...rest } = filter;
+  const query: RunQuery = { ...rest, selector: within(scope, selectorOf(filter)) };
+  return filter.jobId && !isUuid(filter.jobId) ? { ...query, jobId: NIL_UUID } : query;
 }
+
+/** The filter's label selector, parsed (INVALID_SELECTOR); null when it has none. */
+export const selectorOf = (filter: RunFilter | null | undefined): LabelSelector | null =>
+  filter?.labelSelector == null ? null : parseLabelSelector(filter.labelSelector);
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** In-memory form of the same filter, for run events (subscriptions filter on the server). */
+/**
+ * In-memory form of the same filter, for run events (subscriptions filter on the server), but for
+ * the label selector: the run does not carry its job version's labels, graphql/run-feed.ts
+ * matches them (`matchesSelector`).
+ */
 export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boolean {
   if (!f) return true;
   if (f.jobId && run.jobId !== f.jobId) return false;
@@ -104,14 +117,14 @@ export class RunService {
     return runs.filter((r) => labels.has(r.jobId) && inScope(scope, labels.get(r.jobId)));
   }
 
-  async list(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Page<RunRecord>> {
-    const [page, totalCount] = await Promise.all([this.page(filter, first, after), this.count(filter)]);
+  async list(filter: RunFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Page<RunRecord>> {
+    const [page, totalCount] = await Promise.all([this.page(filter, first, after, scope), this.count(filter, scope)]);
     return { ...page, totalCount };
   }
 
   /** The runs matching `filter` (what `totalCount` says; counting a large history costs, so it is asked for apart). */
-  async count(filter: RunFilter = {}): Promise<number> {
-    return countRuns(this.d.pool, checkedFilter(filter));
+  async count(filter: RunFilter = {}, scope: Scope = EVERY_JOB): Promise<number> {
+    return countRuns(this.d.pool, checkedFilter(filter, scope));
   }
 
   /**
@@ -119,10 +132,10 @@ export class RunService {
    * all its versions) are read newest first per version and merged: a page reads at most a page
    * per version, however long the job's history is.
    */
-  async page(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
+  async page(filter: RunFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
     const size = pageSize(first);
     const byKey = filter.jobKey && !filter.jobId ? filter.jobKey : undefined;
-    const rows = await pageRuns(this.d.pool, checkedFilter(filter), byKey, decodeCursor(after), size + 1);
+    const rows = await pageRuns(this.d.pool, checkedFilter(filter, scope), byKey, decodeCursor(after), size + 1);
     const { totalCount: _, ...page } = toPage(rows, size, (r) => ({ at: r.scheduledAt, id: r.id }), 0);
     return page;
   }
