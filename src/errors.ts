@@ -42,7 +42,11 @@ export type ErrorCode =
   /** A named token that was revoked (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
   | 'TOKEN_REVOKED'
   /** A named token past its expiresAt (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
-  | 'TOKEN_EXPIRED';
+  | 'TOKEN_EXPIRED'
+  /** A job's labels are not a flat object of valid keys to valid values, or too many (domain/label-selector.ts). */
+  | 'INVALID_LABELS'
+  /** A label selector does not parse, or is over its caps; or a bulk action's selector is empty. */
+  | 'INVALID_SELECTOR';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

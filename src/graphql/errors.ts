@@ -51,6 +51,8 @@ const API_CODES = new Set<string>(
     CHANNEL_IN_USE: true,
     TOKEN_REVOKED: true,
     TOKEN_EXPIRED: true,
+    INVALID_LABELS: true,
+    INVALID_SELECTOR: true,
   } satisfies Record<ErrorCode, true>),
 );
 
