@@ -253,6 +253,15 @@ export type ScheduleType =
   | 'ONE_TIME'
   | 'RECURRING';
 
+/** What a token may do. */
+export type TokenRole =
+  /** Everything. Never scoped. */
+  | 'ADMIN'
+  /** Reads, and pauseJob, resumeJob, runJobNow, cancelRun, skipNextRuns, backfillJob, cancelBackfill, pauseJobs, resumeJobs; not creating, versioning or retiring jobs, nor secrets, calendars, channels, pools or tokens. */
+  | 'OPERATOR'
+  /** Reads (queries and subscriptions); credential-looking payload values redacted. */
+  | 'VIEWER';
+
 export type TriggerType =
   | 'AD_HOC'
   | 'BACKFILL'
@@ -274,7 +283,7 @@ export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFai
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardRoleQuery = { instances: Array<{ id: string }> };
+export type DashboardRoleQuery = { whoami: { name: string, role: TokenRole, labelSelector: string | null } | null };
 
 export type DashboardTargetsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -802,8 +811,10 @@ export const DashboardAuditEntryFragmentDoc = new TypedDocumentString(`
     `, {"fragmentName":"DashboardAuditEntry"}) as unknown as TypedDocumentString<DashboardAuditEntryFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
-  instances {
-    id
+  whoami {
+    name
+    role
+    labelSelector
   }
 }
     `) as unknown as TypedDocumentString<DashboardRoleQuery, DashboardRoleQueryVariables>;
