@@ -29,6 +29,7 @@ export const MIGRATION_NAMES = [
   'Migration20261127070000_notification_channels',
   'Migration20261128000000_labels',
   'Migration20261128010000_api_tokens',
+  'Migration20261128020000_audit_log',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -1,3 +1,4 @@
+import { auditPerRow } from './audit.js';
 import type { Pool } from './pool.js';
 import { Channel } from './notifier.js';
 
@@ -53,12 +54,19 @@ export interface NewApiToken {
 export class ApiTokenStore {
   constructor(private readonly pool: Pool) {}
 
+  /** Inserts the token and its audit entry (`createApiToken`, its name as subject; never the secret nor its digest), in one statement. */
   async insert(token: NewApiToken, now: Date): Promise<ApiTokenRow> {
+    const params: unknown[] = [token.id, token.name, token.role, token.labelSelector, token.secretSha256, now, token.createdBy, token.expiresAt];
+    const details = { id: token.id, role: token.role, labelSelector: token.labelSelector, expiresAt: token.expiresAt?.toISOString() ?? null };
+    const audit = auditPerRow(params, 'saved', { actor: token.createdBy, action: 'createApiToken', subject: token.name, details }, now);
     try {
       const res = await this.pool.query(
-        `INSERT INTO cron_api_tokens (id, name, role, label_selector, secret_sha256, created_at, created_by, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-        [token.id, token.name, token.role, token.labelSelector, token.secretSha256, now, token.createdBy, token.expiresAt],
+        `WITH saved AS (
+           INSERT INTO cron_api_tokens (id, name, role, label_selector, secret_sha256, created_at, created_by, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}
+         ), audit AS (${audit})
+         SELECT * FROM saved`,
+        params,
       );
       return toRow(res.rows[0]);
     } catch (err) {
@@ -88,15 +96,19 @@ export class ApiTokenStore {
 
   /**
    * Revokes the token (once: a revoked token keeps its first revocation) and, in the same
-   * statement, NOTIFYs every instance, delivered when it commits. Null when there is no such token.
+   * statement, writes its audit entry (`revokeApiToken`, when it changed something) and NOTIFYs
+   * every instance, delivered when it commits. Null when there is no such token.
    */
   async revoke(id: string, actor: string, now: Date): Promise<ApiTokenRow | null> {
+    const params: unknown[] = [id, now, actor, Channel.TOKEN_REVOKED];
+    const audit = auditPerRow(params, 'done', { actor, action: 'revokeApiToken', details: { id } }, now, { subject: 'done.name' });
     const res = await this.pool.query(
       `WITH done AS (
-         UPDATE cron_api_tokens SET revoked_at = $2, revoked_by = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING id
-       ), sent AS (SELECT pg_notify($4, id::text) FROM done)
+         UPDATE cron_api_tokens SET revoked_at = $2, revoked_by = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING id, name
+       ), sent AS (SELECT pg_notify($4, id::text) FROM done),
+       audit AS (${audit})
        SELECT ${COLUMNS}, (SELECT count(*) FROM sent) AS notified FROM cron_api_tokens WHERE id = $1`,
-      [id, now, actor, Channel.TOKEN_REVOKED],
+      params,
     );
     // The outer SELECT sees the row as it was before the UPDATE (one snapshot): the revocation is ours to report.
     const row = res.rows[0];

@@ -34,7 +34,7 @@ export class BackfillResolver {
   @Authorized(...rolesFor('Mutation.cancelBackfill'))
   @Mutation(() => Backfill, { description: 'No slot of the backfill starts from now on; its run already RUNNING finishes, its waiting attempts are CANCELED.' })
   cancelBackfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.cancel(id, scopeOf(ctx.principal));
+    return ctx.cronql.backfills.cancel(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @Authorized(...rolesFor('Query.backfill'))

@@ -45,13 +45,13 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<RunRecord> {
     // The run's span continues the operation's (tracing on).
-    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, scope: scopeOf(ctx.principal) });
+    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, actor: ctx.principal.name, scope: scopeOf(ctx.principal) });
   }
 
   @Authorized(...rolesFor('Mutation.cancelRun'))
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
-    return ctx.cronql.runs.cancel(id, scopeOf(ctx.principal));
+    return ctx.cronql.runs.cancel(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'The payload it ran with. A VIEWER reads credential-looking values as "[redacted]".' })

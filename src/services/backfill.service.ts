@@ -1,3 +1,4 @@
+import { auditActor } from './audit-actor.js';
 import { randomUUID } from 'node:crypto';
 import { CronqlError } from '../errors.js';
 import type { Clock } from '../runtime/clock.js';
@@ -84,7 +85,8 @@ export class BackfillService {
     const plan = planBackfill(inRange, scope, await planInputs(this.d.pool, job.jobKey, from, to));
     const asked = { jobId: job.id, jobKey: job.jobKey, from, to, scope, reason, requestedBy, createdAt: now, ...plan };
     if (req.dryRun) return { ...asked, id: randomUUID(), created: 0, state: BackfillState.PLANNED, finishedAt: null };
-    const made = await insertBackfill(this.d.pool, asked, randomUUID());
+    // A dry run changes nothing, and records nothing.
+    const made = await insertBackfill(this.d.pool, asked, randomUUID(), { actor: auditActor(requestedBy), action: 'backfillJob' });
     if (made.state === BackfillState.RUNNING) await this.d.mover.advance();
     return (await getBackfill(this.d.pool, made.id)) ?? made;
   }
@@ -94,15 +96,16 @@ export class BackfillService {
    * that have not started are CANCELED; a run already RUNNING finishes (cancel it with cancelRun).
    * @throws NOT_FOUND, INVALID_STATE (DONE or CANCELED already)
    */
-  async cancel(id: string, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord> {
+  async cancel(id: string, actor: string | null = null, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord> {
     // Outside the caller's scope: NOT_FOUND before anything is written (a backfill's job never changes).
     if (callerScope) await this.getOrThrow(id, callerScope);
-    const done = isUuid(id) ? await cancelBackfill(this.d.pool, id, this.d.clock.now()) : null;
+    const audit = { actor: auditActor(actor), action: 'cancelBackfill' };
+    const done = isUuid(id) ? await cancelBackfill(this.d.pool, id, this.d.clock.now(), audit) : null;
     if (!done) {
       const existing = await this.getOrThrow(id);
       throw new CronqlError('INVALID_STATE', `backfill ${id} is ${existing.state}; only a backfill in flight can be canceled`, { state: existing.state });
     }
-    for (const runId of done.pendingRunIds) await this.d.store.cancel(runId);
+    for (const runId of done.pendingRunIds) await this.d.store.cancel(runId, audit);
     return (await getBackfill(this.d.pool, id)) ?? done.backfill;
   }
 

@@ -1,4 +1,5 @@
 import { CronqlError } from '../errors.js';
+import { auditActor } from './audit-actor.js';
 import type { Pool } from '../db/pool.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { Channel, notify } from '../db/notifier.js';
@@ -42,6 +43,8 @@ export interface RunNowOptions {
    * it. Ignored while tracing is off; without it, with tracing on, the run starts its own trace.
    */
   traceparent?: string;
+  /** Who asks (the principal's name): the run's `triggeredBy` and its audit entry's actor. */
+  actor?: string | null;
   /** The caller's scope: a job outside it is NOT_FOUND (docs/teams.md). */
   scope?: Scope;
 }
@@ -150,7 +153,7 @@ export class RunService {
     // Outside the caller's scope: NOT_FOUND before anything is written (a version's labels never change).
     if (options.scope) await this.d.jobs.getOrThrow(jobId, options.scope);
     const traceparent = this.d.tracing?.continueOrStart(options.traceparent) ?? null;
-    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent) : null;
+    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent, { actor: auditActor(options.actor), action: 'runJobNow' }) : null;
     // Replaced runs running here stop now; those elsewhere were told by the store (NOTIFY).
     for (const old of made?.replaced ?? []) this.d.runtime?.abortRun(old.id, 'replaced by a run-now (overlap: CANCEL_PREVIOUS)');
     const run = made?.run;
@@ -168,10 +171,10 @@ export class RunService {
   }
 
   /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
-  async cancel(id: string, scope: Scope = EVERY_JOB): Promise<RunRecord> {
+  async cancel(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<RunRecord> {
     // Outside the caller's scope: NOT_FOUND before anything is written (a run's job never changes).
     if (scope) await this.getOrThrow(id, scope);
-    const change = isUuid(id) ? await this.d.store.cancel(id) : null;
+    const change = isUuid(id) ? await this.d.store.cancel(id, { actor: auditActor(actor), action: 'cancelRun' }) : null;
     if (!change) {
       const existing = await this.getOrThrow(id);
       throw new CronqlError('INVALID_STATE', `run ${id} is ${existing.status}; only PENDING or RUNNING runs can be canceled`, {

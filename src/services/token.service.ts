@@ -18,7 +18,6 @@ const SECRET_SHAPE = /^cq_[A-Za-z0-9_-]{43}$/;
 export const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 /** The environment's tokens' names: a named token may not take them (a record would not say which it was). */
 export const RESERVED_TOKEN_NAMES: readonly string[] = ['admin', 'viewer'];
-export const MAX_SELECTOR_LENGTH = 1_024;
 
 /** How long a token's verdict (known, revoked, expired, unknown) is kept before the database is asked again. */
 export const TOKEN_CACHE_MS = 10_000;
@@ -115,10 +114,8 @@ export class TokenService {
         throw bad('labelSelector', 'An ADMIN token cannot have a labelSelector: it could reference any team\'s secrets in a payload. Use an OPERATOR or VIEWER token for a scope.');
       }
       checkText('labelSelector', selector);
-      if (selector.trim() === '') throw bad('labelSelector', 'labelSelector is empty; omit it (or send null) for an unscoped token');
-      if (selector.length > MAX_SELECTOR_LENGTH) throw bad('labelSelector', `labelSelector is longer than ${MAX_SELECTOR_LENGTH} characters`);
-      // The scope is parsed at every request (domain/scope.ts): only one that parses is stored (INVALID_SELECTOR).
-      parseLabelSelector(selector);
+      // The grammar's rules and caps (INVALID_SELECTOR); an empty selector would match every job: not a scope.
+      if (parseLabelSelector(selector).terms.length === 0) throw bad('labelSelector', 'labelSelector is empty; omit it (or send null) for an unscoped token');
     }
     const expiresAt = input.expiresAt ?? null;
     if (expiresAt !== null && !(expiresAt.getTime() > this.clock.now().getTime())) {
