@@ -34,8 +34,9 @@ async function seed(pool: pg.Pool): Promise<void> {
     `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status,
        started_at, finished_at, created_at, updated_at)
      SELECT gen_random_uuid(), j.id, j.job_key, 1, 'log', 'SCHEDULED', t.at, 'SUCCEEDED', t.at, t.at + interval '1 second', t.at, t.at
-     FROM cron_job_definitions j CROSS JOIN generate_series(1, ${RUNS_PER_JOB}) AS g
-     JOIN LATERAL (SELECT now() - make_interval(secs => (random() * 30 * 86400)::int) AS at) t ON true`,
+     FROM (SELECT id, job_key, row_number() OVER () AS n FROM cron_job_definitions) j CROSS JOIN generate_series(1, ${RUNS_PER_JOB}) AS g
+     -- Spread over 30 days, each job's slots distinct (the unique (job, slot) key).
+     JOIN LATERAL (SELECT now() - make_interval(secs => (j.n * 7919 + g * 104729) % 2592000 + (j.n % 1000) / 1000.0) AS at) t ON true`,
   );
   await pool.query('VACUUM ANALYZE');
 }

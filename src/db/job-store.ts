@@ -194,20 +194,20 @@ export class JobStore {
   }
 
   /**
-   * `change` if the job's status is one of `from` (and, with `pausedUntil`, its pause still ends
-   * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
-   * row, or null when it was not. The change's audit entry is written in its transaction.
-   */
-  /**
    * Changes every version in `from` whose labels match `selector`, in one statement with the
    * notifications that tell every instance (db/bulk-job-changes.ts); returns the changed records.
    */
-  async changeBySelector(selector: LabelSelector, from: JobStatus[], change: BulkChange, actor: string | null, now: Date): Promise<JobRecord[]> {
-    const records = await changeJobsBySelector(this.pool, selector, from, change, actor, now);
+  async changeBySelector(selector: LabelSelector, from: JobStatus[], change: BulkChange, actor: string | null, now: Date, audit: JobAudit): Promise<JobRecord[]> {
+    const records = await changeJobsBySelector(this.pool, selector, from, change, actor, now, audit);
     if (records.length) this.publish(records);
     return records;
   }
 
+  /**
+   * `change` if the job's status is one of `from` (and, with `pausedUntil`, its pause still ends
+   * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
+   * row, or null when it was not. The change's audit entry is written in its transaction.
+   */
   async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, audit: JobAudit, pausedUntil?: Date): Promise<JobRecord | null> {
     let updated: JobDefinition | null = null;
     await this.em().transactional(async (tx) => {

@@ -14,7 +14,7 @@ import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validat
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
 import { toJobQuery, type JobFilter } from './job-filter.js';
-import { parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
+import { formatSelector, parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
@@ -263,13 +263,21 @@ export class JobService {
     const selector = bulkSelector(labelSelector, scope);
     const why = validateReason(reason);
     const end = validatePauseEnd(until, this.d.clock.now());
-    return this.store.changeBySelector(selector, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, this.d.clock.now());
+    return this.store.changeBySelector(selector, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'pauseJobs',
+      details: { reason: why, until: end?.toISOString() ?? null, labelSelector: formatSelector(selector) },
+    });
   }
 
   /** Resumes every PAUSED job whose labels match, each as `resume` does, in one statement (see `pauseMatching`). */
   async resumeMatching(labelSelector: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
     const selector = bulkSelector(labelSelector, scope);
-    return this.store.changeBySelector(selector, [JobStatus.PAUSED], { ...RESUMED }, actor, this.d.clock.now());
+    return this.store.changeBySelector(selector, [JobStatus.PAUSED], { ...RESUMED }, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'resumeJobs',
+      details: { labelSelector: formatSelector(selector) },
+    });
   }
 
   /**

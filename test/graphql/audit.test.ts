@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ScheduleType } from '../../src/domain/enums.js';
 import { TokenRole } from '../../src/domain/token-role.js';
 import { cronqlSchema } from '../../src/graphql/schema.js';
+import { writeAudit } from '../../src/db/audit.js';
+import { createLogger } from '../../src/logger.js';
+import { AuditRetentionDuty } from '../../src/maintenance/audit-retention.js';
+import { Outage } from '../../src/maintenance/outage.js';
 import { codes, gql, startApi, type Api } from './support.js';
 
 /**
@@ -27,7 +31,7 @@ interface Case {
   /** Bad input: refused with an error, nothing recorded. */
   bad: () => Promise<Call>;
   /** What else the entries must (not) show. */
-  check?: (entries: Entry[], data: Record<string, unknown>) => void;
+  check?: (entries: Entry[], data: Record<string, unknown>) => void | Promise<void>;
 }
 
 interface Entry {
@@ -74,7 +78,8 @@ const CASES: Record<string, Case> = {
   },
   createJobs: {
     valid: async () => ({ query: 'mutation($i: [CreateJobInput!]!) { createJobs(inputs: $i) { id } }', variables: { i: [JOB_INPUT(key('many')), JOB_INPUT(key('many'))] } }),
-    bad: async () => ({ query: 'mutation($i: [CreateJobInput!]!) { createJobs(inputs: $i) { id } }', variables: { i: [JOB_INPUT(key('many')), JOB_INPUT(key('many'), '61 * * * *')] } }),
+    // The second key exists already: refused by the statement itself (its unique key), which writes neither the first job nor any entry.
+    bad: async () => ({ query: 'mutation($i: [CreateJobInput!]!) { createJobs(inputs: $i) { id } }', variables: { i: [JOB_INPUT(key('many')), JOB_INPUT((await job('taken')).key)] } }),
     // One entry per job.
     check: (entries) => expect(new Set(entries.map((e) => e.jobKey)).size).toBe(2),
   },
@@ -127,7 +132,15 @@ const CASES: Record<string, Case> = {
       const j = await job('backfill', '* * * * *');
       const to = new Date(Date.now() - 60_000).toISOString();
       const from = new Date(Date.now() - 5 * 60_000).toISOString();
-      return { query: `mutation { backfillJob(id: "${j.id}", from: "${from}", to: "${to}", reason: "replay") { id } }` };
+      return { query: `mutation { backfillJob(id: "${j.id}", from: "${from}", to: "${to}", reason: "replay") { id job { key } } }` };
+    },
+    // Its runs say who asked for them.
+    check: async (entries, data) => {
+      const { key: jobKey } = (data.backfillJob as { job: { key: string } }).job;
+      expect(entries[0]).toMatchObject({ jobKey, details: { reason: 'replay', scope: 'NOT_SUCCEEDED' } });
+      const runs = await gql<{ runs: { nodes: { triggeredBy: string | null }[] } }, undefined>(api.url, `{ runs(filter: { jobKey: "${jobKey}", triggerType: [BACKFILL] }) { nodes { triggeredBy } } }`, undefined, api.adminToken);
+      expect(runs.data!.runs.nodes.length).toBeGreaterThan(0);
+      expect(runs.data!.runs.nodes.every((r) => r.triggeredBy === 'admin')).toBe(true);
     },
     // from after to.
     bad: async () => {
@@ -209,6 +222,69 @@ const CASES: Record<string, Case> = {
   },
 };
 
+/** A fixture made over GraphQL (for what the library API of this branch may not type yet); throws on errors. */
+async function adminDo<R = Record<string, unknown>>(query: string): Promise<R> {
+  const res = await gql<R, undefined>(api.url, query, undefined, api.adminToken);
+  if (res.errors?.length || !res.data) throw new Error(`fixture failed: ${JSON.stringify(res.errors)}`);
+  return res.data;
+}
+
+/** A job labelled `team=<fresh team>` (labels: issue 28's teams), and its selector. */
+async function labelled(): Promise<{ id: string; key: string; selector: string }> {
+  const team = key('team');
+  const k = key('labelled');
+  const made = await adminDo<{ createJob: { id: string } }>(`mutation { createJob(input: { key: "${k}", target: "log", scheduleType: RECURRING, cronExpression: "0 0 1 1 *", labels: { team: "${team}" } }) { id } }`);
+  return { id: made.createJob.id, key: k, selector: `team=${team}` };
+}
+
+/**
+ * The cases of the mutations other parts of issue 28 and 29 add (bulk actions, named tokens,
+ * concurrency pools): used once the schema has them.
+ */
+Object.assign(CASES, {
+  pauseJobs: {
+    valid: async () => ({ query: `mutation { pauseJobs(labelSelector: "${(await labelled()).selector}", reason: "maintenance window") }` }),
+    bad: async () => ({ query: 'mutation { pauseJobs(labelSelector: "team in (", reason: "maintenance window") }' }),
+    // One entry per job changed.
+    check: (entries) => expect(entries.length).toBe(1),
+  },
+  resumeJobs: {
+    valid: async () => {
+      const j = await labelled();
+      await adminDo(`mutation { pauseJob(id: "${j.id}", reason: "fixture") { id } }`);
+      return { query: `mutation { resumeJobs(labelSelector: "${j.selector}") }` };
+    },
+    bad: async () => ({ query: 'mutation { resumeJobs(labelSelector: "!!team") }' }),
+    check: (entries) => expect(entries.length).toBe(1),
+  },
+  createApiToken: {
+    valid: async () => ({ query: `mutation { createApiToken(name: "${key('token')}", role: OPERATOR, labelSelector: "team=audit") { token { id } secret } }` }),
+    // A scoped ADMIN is refused (it could reference another team's secret in a payload).
+    bad: async () => ({ query: `mutation { createApiToken(name: "${key('token')}", role: ADMIN, labelSelector: "team=audit") { token { id } secret } }` }),
+    // The secret is shown once, and never recorded.
+    check: (entries, data) => expect(JSON.stringify(entries)).not.toContain((data.createApiToken as { secret: string }).secret),
+  },
+  revokeApiToken: {
+    valid: async () => {
+      const made = await adminDo<{ createApiToken: { token: { id: string } } }>(`mutation { createApiToken(name: "${key('token')}", role: VIEWER) { token { id } } }`);
+      return { query: `mutation { revokeApiToken(id: "${made.createApiToken.token.id}") { id } }` };
+    },
+    bad: async () => ({ query: `mutation { revokeApiToken(id: "${randomUUID()}") { id } }` }),
+  },
+  setConcurrencyPool: {
+    valid: async () => ({ query: `mutation { setConcurrencyPool(name: "${key('pool')}", limit: 3) { name } }` }),
+    bad: async () => ({ query: `mutation { setConcurrencyPool(name: "${key('pool')}", limit: -1) { name } }` }),
+  },
+  deleteConcurrencyPool: {
+    valid: async () => {
+      const name = key('pool');
+      await adminDo(`mutation { setConcurrencyPool(name: "${name}", limit: 2) { name } }`);
+      return { query: `mutation { deleteConcurrencyPool(name: "${name}") }` };
+    },
+    bad: async () => ({ query: 'mutation { deleteConcurrencyPool(name: "not a name!") }' }),
+  },
+} satisfies Record<string, Case>);
+
 const ENTRIES = `query($f: AuditFilter, $first: Int, $after: String) {
   auditLog(filter: $f, first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { id at actor action jobKey subject details } } }`;
 
@@ -264,7 +340,7 @@ describe('every mutation writes its audit entries, with its actor (walked from t
     const text = JSON.stringify(await entriesSince(before));
     expect(text).not.toContain(SECRET_VALUE);
     expect(text).not.toContain(TOKEN_IN_URL);
-    c.check?.(entries, done.data!);
+    await c.check?.(entries, done.data!);
   });
 });
 
@@ -317,5 +393,26 @@ describe('auditLog', () => {
       expect(res.data!.auditLog.nodes.length).toBe(Math.min(first ?? 50, 7));
     }
     expect(codes(await gql(api.url, ENTRIES, { first: -1 }, api.adminToken))).toEqual(['BAD_USER_INPUT']);
+  });
+});
+
+describe('audit retention', () => {
+  test('entries older than CRONQL_AUDIT_RETENTION_DAYS are deleted in bounded batches; younger ones stay; 0 keeps them', async () => {
+    const pool = api.cronql.pool;
+    const now = new Date();
+    const day = 86_400_000;
+    const q = (text: string, params: unknown[]) => pool.query(text, params);
+    // 25 entries 401 days old, 5 399 days old.
+    for (let i = 0; i < 25; i++) await writeAudit(q, [{ actor: 'old', action: 'retentionTest', details: { i } }], new Date(now.getTime() - 401 * day));
+    await writeAudit(q, Array.from({ length: 5 }, () => ({ actor: 'young', action: 'retentionTest' })), new Date(now.getTime() - 399 * day));
+    const left = async () => (await pool.query(`SELECT actor, count(*)::int AS n FROM cron_audit_log WHERE action = 'retentionTest' GROUP BY actor ORDER BY actor`)).rows;
+    const log = createLogger();
+    const duty = (days: number) =>
+      new AuditRetentionDuty({ log, instanceId: 'audit-retention', outage: new Outage(log, () => {}), leaseHeld: () => true, passed: () => {} }, 60_000, { pool, log, days, now: () => now, batchSize: 10 });
+    expect(await duty(0).round()).toBe(0);
+    expect(await left()).toEqual([{ actor: 'old', n: 25 }, { actor: 'young', n: 5 }]);
+    // 10 + 10 + 5: three statements of at most 10.
+    expect(await duty(400).round()).toBe(25);
+    expect(await left()).toEqual([{ actor: 'young', n: 5 }]);
   });
 });

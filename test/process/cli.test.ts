@@ -18,7 +18,8 @@ import { ok, startApi, type Api } from '../graphql/support.js';
 import { eventually } from '../support/cronql.js';
 
 /** The `cronql` CLI, as a process, against a started server: each command once, --json parsed. */
-describe('the cronql CLI', () => {
+// Each test runs the CLI as a process tens of times: on a busy machine a start costs seconds (a safety net, not a goal).
+describe('the cronql CLI', { timeout: 180_000 }, () => {
   let api: Api;
   let dir: string;
   const cli = join(dirname(inject('cronqlMain')), 'cli', 'cronql.js');
@@ -87,6 +88,41 @@ describe('the cronql CLI', () => {
     // People get a table.
     const table = await run(['jobs', 'list']);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
+  }, 60_000);
+
+  it('labels: jobs create --label, list -l, pause -l and resume -l (one call each), and labels in a jobs file round-trip', async () => {
+    const made = await runJson(['jobs', 'create', '--key', 'cli.labelled', '--target', 'log', '--cron', '0 3 * * *', '--label', 'team=cli', 'env=prod', '--owner', 'cli-team']);
+    expect(made).toMatchObject({ labels: { team: 'cli', env: 'prod' }, owner: 'cli-team' });
+    expect((await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', '0 3 * * *', '--label', 'Team=x'])).stderr).toMatch(/INVALID_LABELS/);
+    expect((await runJson(['jobs', 'list', '-l', 'team=cli'])).map((j: { key: string }) => j.key)).toEqual(['cli.labelled']);
+    expect((await run(['jobs', 'list', '-l', 'team in ('])).stderr).toMatch(/INVALID_SELECTOR/);
+    expect(await runJson(['jobs', 'pause', '-l', 'team=cli,env', '--reason', 'window', '--until', '+2h'])).toEqual({ paused: 1 });
+    expect(await runJson(['jobs', 'get', made.id])).toMatchObject({ status: 'PAUSED', pauseReason: 'window' });
+    expect((await run(['jobs', 'pause', made.id, '-l', 'team=cli', '--reason', 'x'])).stderr).toMatch(/not both/);
+    expect(await runJson(['jobs', 'resume', '-l', 'team=cli'])).toEqual({ resumed: 1 });
+    expect((await run(['jobs', 'list', '-l', 'team=cli'])).stdout).toMatch(/env=prod,team=cli|team=cli,env=prod/);
+
+    const file = join(dir, 'labels.yaml');
+    await writeFile(file, `namespace: teams
+jobs:
+  - key: teams.report
+    target: log
+    cron: "0 4 * * *"
+    labels: { team: reports, tier: gold }
+    description: The nightly report
+    owner: reports@example.com
+`);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['create']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('tier: gold', 'tier: silver'));
+    expect((await runJson(['apply', file, '--dry-run'])).plan).toEqual([{ action: 'version', key: 'teams.report', fields: ['labels'] }]);
+    await runJson(['apply', file]);
+    const exported = join(dir, 'labels-export.yaml');
+    await run(['export', '--namespace', 'teams', '--out', exported]);
+    expect(parseYaml(await readFile(exported, 'utf8')).jobs[0]).toMatchObject({
+      labels: { team: 'reports', tier: 'silver' }, description: 'The nightly report', owner: 'reports@example.com',
+    });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
   }, 60_000);
 
   it('backfill: --dry-run prints the plan and writes nothing; without it the slots run; a range too large is BACKFILL_TOO_LARGE', async () => {

@@ -42,6 +42,9 @@ interface Values {
   calendars: string; // comma-separated names
   notify: string; // comma-separated channel names; empty: the default channels
   expectSuccessWithinSeconds: string;
+  labels: string; // key=value, comma- or line-separated
+  description: string;
+  owner: string;
 }
 
 type FieldName = keyof Values;
@@ -58,6 +61,7 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   UNKNOWN_SECRET: 'payload',
   UNKNOWN_CALENDAR: 'calendars',
   UNKNOWN_CHANNEL: 'notify',
+  INVALID_LABELS: 'labels',
 };
 
 /** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
@@ -119,6 +123,9 @@ const EMPTY: Values = {
   calendars: '',
   notify: '',
   expectSuccessWithinSeconds: '',
+  labels: '',
+  description: '',
+  owner: '',
 };
 
 function fromJob(job: JobDetail): Values {
@@ -154,7 +161,20 @@ function fromJob(job: JobDetail): Values {
     calendars: (job.calendars ?? []).join(', '),
     notify: (job.notify ?? []).join(', '),
     expectSuccessWithinSeconds: job.expectSuccessWithinSeconds?.toString() ?? '',
+    labels: Object.entries((job.labels ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(', '),
+    description: job.description ?? '',
+    owner: job.owner ?? '',
   };
+}
+
+/** "team=billing, env=prod" as a labels object; a part without "=" is sent as is, for the API to refuse (INVALID_LABELS). */
+function labelsOf(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of text.split(/[\n,]+/).map((p) => p.trim()).filter(Boolean)) {
+    const at = part.indexOf('=');
+    labels[at < 0 ? part : part.slice(0, at).trim()] = at < 0 ? (null as never) : part.slice(at + 1).trim();
+  }
+  return labels;
 }
 
 /** `createJob` (no `versionOf`) or `createJobVersion` of an existing job, prefilled from it. */
@@ -246,6 +266,9 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.calendars = values.calendars.split(/[\s,]+/).filter(Boolean);
       input.notify = values.notify.split(/[\s,]+/).filter(Boolean);
       input.expectSuccessWithinSeconds = int('expectSuccessWithinSeconds', values.expectSuccessWithinSeconds);
+      input.labels = labelsOf(values.labels);
+      input.description = values.description.trim() ? values.description : null;
+      input.owner = values.owner.trim() ? values.owner : null;
     } catch (err) {
       setError(err);
       return;
@@ -442,6 +465,16 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
               <input {...aria('expectSuccessWithinSeconds')} inputMode="numeric" placeholder="no deadline" value={values.expectSuccessWithinSeconds} onInput={set('expectSuccessWithinSeconds')} />,
               'no SUCCEEDED run this long after a slot alerts JOB_LATE',
             )}
+          </div>
+          <div class="field-row">
+            {field(
+              'labels',
+              'Labels',
+              <input {...aria('labels')} class="mono" placeholder="team=billing, env=prod" value={values.labels} onInput={set('labels')} />,
+              'key=value pairs, comma-separated: what label selectors match',
+            )}
+            {field('owner', 'Owner', <input {...aria('owner')} placeholder="a team, a person, an address" value={values.owner} onInput={set('owner')} />)}
+            {field('description', 'Description', <input {...aria('description')} placeholder="what the job is for" value={values.description} onInput={set('description')} />)}
           </div>
         </fieldset>
         {error && !errorField && <ErrorBox error={error} />}

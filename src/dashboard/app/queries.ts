@@ -18,6 +18,9 @@ import {
   DashboardPauseDocument,
   DashboardPreviewDocument,
   DashboardResumeDocument,
+  DashboardPauseJobsDocument,
+  DashboardResumeJobsDocument,
+  DashboardJobCountDocument,
   DashboardRetireDocument,
   DashboardRoleDocument,
   DashboardRunChangedDocument,
@@ -98,6 +101,7 @@ export interface JobFilter {
   status?: JobStatus[];
   target?: string;
   keyContains?: string;
+  labelSelector?: string;
 }
 
 /** What the runs views filter by (the live feed applies the same filter: run-filter.ts). */
@@ -134,6 +138,9 @@ export const Q = {
   skipNextRuns: DashboardSkipNextDocument,
   upcoming: DashboardUpcomingDocument,
   resumeJob: DashboardResumeDocument,
+  pauseJobs: DashboardPauseJobsDocument,
+  resumeJobs: DashboardResumeJobsDocument,
+  jobCount: DashboardJobCountDocument,
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
