@@ -396,6 +396,20 @@ describe('auditLog', () => {
   });
 });
 
+describe("cronql's own changes", () => {
+  test('a pause that ends by itself is recorded as pauseEnded by cronql; one already resumed by hand records nothing more', async () => {
+    const j = await job('until');
+    const until = new Date(Date.now() + 3_600_000);
+    await api.cronql.jobs.pause(j.id, 'until lunch', 'alice', until);
+    const before = await lastId();
+    expect(await api.cronql.jobs.resumeEnded(j.id, until)).not.toBeNull();
+    expect(await entriesSince(before)).toMatchObject([{ actor: 'cronql', action: 'pauseEnded', jobKey: j.key, details: { until: until.toISOString(), status: 'ACTIVE' } }]);
+    const again = await lastId();
+    expect(await api.cronql.jobs.resumeEnded(j.id, until)).toBeNull();
+    expect(await entriesSince(again)).toEqual([]);
+  });
+});
+
 describe('audit retention', () => {
   test('entries older than CRONQL_AUDIT_RETENTION_DAYS are deleted in bounded batches; younger ones stay; 0 keeps them', async () => {
     const pool = api.cronql.pool;

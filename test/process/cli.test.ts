@@ -141,6 +141,26 @@ jobs:
     expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
   }, 60_000);
 
+  it('audit: who changed what, filtered by job, action and time, newest first; --limit; a VIEWER is FORBIDDEN', async () => {
+    const job = await runJson(['jobs', 'create', '--key', 'cli.audited', '--target', 'log', '--cron', '0 4 * * *']);
+    await runJson(['jobs', 'pause', job.id, '--reason', 'from the CLI test']);
+    const mine = await runJson(['audit', '--job', 'cli.audited', '--since', '1h']);
+    expect(mine).toMatchObject({
+      totalCount: 2,
+      entries: [
+        { actor: 'admin', action: 'pauseJob', jobKey: 'cli.audited', details: { reason: 'from the CLI test' } },
+        { actor: 'admin', action: 'createJob', jobKey: 'cli.audited' },
+      ],
+    });
+    const one = await runJson(['audit', '--action', 'pauseJob', 'createJob', '--limit', '1']);
+    expect(one.entries).toHaveLength(1);
+    expect(one.totalCount).toBeGreaterThanOrEqual(2);
+    const table = await run(['audit', '--job', 'cli.audited', '--actor', 'admin']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+JOB\s+SUBJECT\s+DETAILS\s*$/);
+    expect((await run(['audit'], api.viewerToken)).stderr.trim()).toMatch(/^error FORBIDDEN: /);
+    expect((await run(['audit', '--since', 'yesterday'])).stderr.trim()).toMatch(/^error BAD_USER_INPUT: /);
+  });
+
   it('prints the API error code and exits 1', async () => {
     const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);
     expect(bad.code).toBe(1);
