@@ -153,7 +153,7 @@ describe('every Mutation field is refused to VIEWER (walked from the schema)', a
       [
         'backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns',
         'setCalendar', 'deleteCalendar', 'setNotificationChannel', 'deleteNotificationChannel', 'testNotificationChannel',
-        'createApiToken', 'revokeApiToken',
+        'createApiToken', 'revokeApiToken', 'pauseJobs', 'resumeJobs',
       ].sort(),
     );
   });
