@@ -30,6 +30,7 @@ export const MIGRATION_NAMES = [
   'Migration20261128000000_labels',
   'Migration20261128010000_api_tokens',
   'Migration20261128020000_audit_log',
+  'Migration20261128060000_lean_fire',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];
