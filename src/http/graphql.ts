@@ -110,7 +110,8 @@ export interface GraphqlApi {
 export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: GraphqlApiOptions): Promise<GraphqlApi> {
   const path = options.path ?? GRAPHQL_PATH;
   const schema = await cronqlSchema();
-  const auth = new TokenAuthenticator(options, cronql.tokens);
+  // Reached per request, not now: the API may be mounted before cronql has started (attachCronql).
+  const auth = new TokenAuthenticator(options, { check: (secret) => cronql.tokens.check(secret) });
   const log = cronql.log.child({ component: 'graphql' });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const maxResponseBytes = options.maxResponseBytes ?? 8_388_608;
@@ -171,7 +172,7 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
   // Not `{ server, path }`: that form answers 400 to an upgrade on any other path, which would
   // break a host application's own WebSocket routes (attachCronql). The path is matched as ws does.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes });
-  const ws = useWebSocketApi(wss, schema, auth, cronql.tokens, contextFor, log, new WsOperationSpans(cronql), {
+  const ws = useWebSocketApi(wss, schema, auth, { watch: (id, onEnd) => cronql.tokens.watch(id, onEnd) }, contextFor, log, new WsOperationSpans(cronql), {
     maxSubscriptions: options.maxSubscriptionsPerConnection ?? 50,
     maxConnections: options.maxConnections ?? 5_000,
     maxResponseBytes,

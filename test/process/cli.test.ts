@@ -407,6 +407,27 @@ jobs:
     for (const key of keys(7, 100)) expect(api.cronql.runtime!.nextRunAt((await api.cronql.jobs.list({ key }, 1)).nodes[0].id)).toBeInstanceOf(Date);
   }, 60_000);
 
+  it('tokens: create prints the secret once, whoami names it, list never shows it, revoke ends it (TOKEN_REVOKED)', async () => {
+    const created = await run(['tokens', 'create', '--name', 'cli-ops', '--role', 'operator', '--selector', 'team=cli']);
+    expect(created.code, created.stderr).toBe(0);
+    const secret = /secret \(shown only this once\): (cq_\S+)/.exec(created.stdout)?.[1];
+    expect(secret).toMatch(/^cq_[A-Za-z0-9_-]{43}$/);
+    const whoami = await run(['--json', 'whoami'], secret);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    const me = JSON.parse(whoami.stdout);
+    expect(me).toMatchObject({ name: 'cli-ops', role: 'OPERATOR', labelSelector: 'team=cli' });
+    const list = await run(['--json', 'tokens', 'list']);
+    expect(JSON.parse(list.stdout).map((t: { name: string }) => t.name)).toContain('cli-ops');
+    expect(list.stdout).not.toContain(secret!.slice(3));
+    expect(await runJson(['tokens', 'revoke', me.id])).toMatchObject({ id: me.id, revokedAt: expect.any(String) });
+    const refused = await run(['whoami'], secret);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error TOKEN_REVOKED: /);
+    const bad = await run(['tokens', 'create', '--name', 'x', '--role', 'root']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error BAD_USER_INPUT: --role/);
+  });
+
   it('verify: creates the */5 acceptance job, runs it once, and confirms it SUCCEEDED', async () => {
     const res = await runJson(['verify', '--timeout', '20']);
     expect(res).toMatchObject({ ok: true, runNow: expect.any(String) });
