@@ -13,6 +13,9 @@
  */
 import pg from 'pg';
 import { freshDatabase, log, pct, report } from './lib/bench.js';
+import { listJobs } from '../src/db/job-list.js';
+import { pageRuns } from '../src/db/run-queries.js';
+import { parseLabelSelector } from '../src/domain/label-selector.js';
 import { graphqlClient, startServer } from './lib/process.js';
 import { benchServer } from './server.js';
 
@@ -118,6 +121,30 @@ try {
       met: runsNarrow <= 20,
     });
     await client.close();
+
+    // The statements alone (the data layer's own functions on a pg pool): what the database
+    // costs of each figure above, apart from HTTP and GraphQL; and each statement's plan once.
+    const wide = parseLabelSelector('team=team-7');
+    const narrow = parseLabelSelector('team=team-7,tier=gold');
+    const sqlOnly: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+      ['jobs page + count, "team=team-7"', () => listJobs(pool, { selector: wide }, undefined, 51), () => listJobs(pool, {}, undefined, 51)],
+      ['runs page, "team=team-7"', () => pageRuns(pool, { selector: wide }, undefined, undefined, 51), () => pageRuns(pool, { jobId: oneJob }, undefined, undefined, 51)],
+      ['runs page, "team=team-7,tier=gold"', () => pageRuns(pool, { selector: narrow }, undefined, undefined, 51), () => pageRuns(pool, { jobId: oneJob }, undefined, undefined, 51)],
+    ];
+    for (const [name, a, b] of sqlOnly) {
+      const [sa, sb] = await alternated(READS, async () => void (await a()), async () => void (await b()));
+      console.log(`  SQL alone, ${name}: p95 ${sa.toFixed(1)} ms (baseline ${sb.toFixed(1)} ms)`);
+    }
+    const recorded: { text: string; values: unknown[] }[] = [];
+    const recorder = { query: (text: string, values: unknown[]) => (recorded.push({ text, values }), pool.query(text, values)) } as unknown as pg.Pool;
+    await listJobs(recorder, { selector: wide }, undefined, 51);
+    await pageRuns(recorder, { selector: wide }, undefined, undefined, 51);
+    await pageRuns(recorder, { selector: narrow }, undefined, undefined, 51);
+    for (const { text, values } of recorded) {
+      const plan = (await pool.query(`EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values)).rows.map((r) => r['QUERY PLAN'] as string);
+      const top = plan.filter((l) => /Scan|Join|Nested|Sort|Limit|Aggregate|Execution Time/.test(l)).slice(0, 8);
+      console.log(`  plan of ${text.replace(/\s+/g, ' ').slice(0, 90)}…\n    ${top.map((l) => l.trim()).join('\n    ')}`);
+    }
   } finally {
     await pool.end();
     await cronql.stop();

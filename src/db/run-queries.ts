@@ -26,10 +26,12 @@ export interface RunFilter {
 /**
  * A selector's runs are read by job: when it matches at most this many job versions, a page reads
  * each one's newest runs through the (job, scheduled_at) index and merges them (bounded by this
- * many times a page, wherever in time the runs are); beyond, its runs are dense enough in the
- * history that reading the whole history newest first finds a page soon.
+ * many times a page, wherever in time the runs are); beyond, the history is read newest first and
+ * filtered by the versions' ids (a hashed list, up to SELECTOR_JOBS_LISTED; a semi-join past it):
+ * the runs of that many versions are dense enough in the history that a page is found soon.
  */
 export const SELECTOR_JOBS_BY_INDEX = 200;
+export const SELECTOR_JOBS_LISTED = 20_000;
 
 /** Where a page resumes: after the run at (scheduledAt, id), newest first. */
 export interface RunPosition {
@@ -87,17 +89,24 @@ export async function pageRuns(
 ): Promise<RunRecord[]> {
   // A selector that matches few job versions: those versions' runs by the (job, time) index.
   let versions: string[] | undefined;
+  let listed: string[] | undefined;
   if (!byKey && !filter.jobId && filter.selector?.terms.length) {
     const params: unknown[] = [];
     const res = await pool.query(
-      `SELECT d.id FROM cron_job_definitions d WHERE ${labelSelectorSql('d.labels', filter.selector, params)} LIMIT ${SELECTOR_JOBS_BY_INDEX + 1}`,
+      `SELECT d.id FROM cron_job_definitions d WHERE ${labelSelectorSql('d.labels', filter.selector, params)} LIMIT ${SELECTOR_JOBS_LISTED + 1}`,
       params,
     );
-    if (res.rows.length <= SELECTOR_JOBS_BY_INDEX) versions = res.rows.map((r) => r.id as string);
-    if (versions?.length === 0) return [];
+    const ids = res.rows.map((r) => r.id as string);
+    if (ids.length === 0) return [];
+    if (ids.length <= SELECTOR_JOBS_BY_INDEX) versions = ids;
+    else if (ids.length <= SELECTOR_JOBS_LISTED) listed = ids;
   }
   const params: unknown[] = [];
-  const where = runFilterSql(byKey ? { ...filter, jobKey: undefined } : versions ? { ...filter, selector: null } : filter, params);
+  const where = runFilterSql(byKey ? { ...filter, jobKey: undefined } : versions || listed ? { ...filter, selector: null } : filter, params);
+  if (listed) {
+    params.push(listed);
+    where.push(`job_definition_id = ANY($${params.length}::uuid[])`);
+  }
   if (position) {
     params.push(position.at, position.id);
     where.push(`(scheduled_at, id) < ($${params.length - 1}, $${params.length}::uuid)`);

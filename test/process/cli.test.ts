@@ -123,7 +123,7 @@ jobs:
       labels: { team: 'reports', tier: 'silver' }, description: 'The nightly report', owner: 'reports@example.com',
     });
     expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
-  }, 60_000);
+  });
 
   it('backfill: --dry-run prints the plan and writes nothing; without it the slots run; a range too large is BACKFILL_TOO_LARGE', async () => {
     await runJson(['jobs', 'create', '--key', 'cli.backfill', '--target', 'log', '--cron', '0 * * * *']);
