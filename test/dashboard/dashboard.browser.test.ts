@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardLink } from '../../src/auth/admin-token.js';
 import { ScheduleType } from '../../src/domain/enums.js';
+import { TokenRole } from '../../src/domain/token-role.js';
 import { startApi, type Api } from '../graphql/support.js';
 import { browserTestsRun, launchChromium, patient, recordingContext, type Recorder } from '../support/chromium.js';
 
@@ -263,6 +264,27 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await row.innerText()).toContain('maintenance window');
   });
 
+  it("a job's History shows who paused it and why; the Audit page filters every change by action and actor (ADMIN)", async () => {
+    await go(`#/jobs/${jobId}`);
+    const history = page.getByRole('table', { name: 'History' });
+    const paused = history.locator('tr[data-action=pauseJob]');
+    await paused.first().waitFor();
+    expect(await paused.first().innerText()).toMatch(/admin[\s\S]*pauseJob[\s\S]*reason: maintenance window/);
+    await history.locator('tr[data-action=createJob]').waitFor();
+    const run = page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL] a').first();
+    await run.click();
+    await expect.poll(() => page.locator('[data-testid=triggered-by]').innerText(), patient).toBe(' by admin');
+
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const table = page.locator('[data-testid=audit-table]');
+    await table.locator('tr[data-action=runJobNow]').first().waitFor();
+    await page.locator('input[name=action]').fill('pauseJob, pauseJobs');
+    await expect.poll(async () => [...new Set(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action'))))], patient).toEqual(['pauseJob']);
+    await shot('audit');
+    await page.locator('input[name=actor]').fill('nobody');
+    await table.locator('td.empty').waitFor();
+  });
+
   it('marks the DST-shifted slot of 30 2 * * * in America/New_York on 2026-03-08', async () => {
     const created = await fetch(`${base}/graphql`, {
       method: 'POST',
@@ -498,6 +520,31 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
       await viewer.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
       expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
       expect(viewerRecorder.problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('an OPERATOR sees the everyday actions, not creating, versioning nor retiring', async () => {
+    const { secret } = await api.cronql.tokens.create({ name: 'dashboard-operator', role: TokenRole.OPERATOR }, 'admin');
+    const job = await api.cronql.jobs.create({ key: 'operator-page', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 9 * * *' });
+    const operatorRecorder: Recorder = { requests: [], websockets: [], problems: [] };
+    const ctx = await recordingContext(browser, base, operatorRecorder, { viewport: { width: 1440, height: 900 } });
+    try {
+      const operator = await ctx.newPage();
+      await operator.goto(dashboardLink(base, secret), { waitUntil: 'load' });
+      await operator.locator('[data-testid=jobs-table] tbody tr[data-job-id]').first().waitFor();
+      expect(await operator.locator('[data-testid=role]').innerText()).toBe('OPERATOR');
+      const adminOnly = /New job|New version|Retire/;
+      expect(await operator.getByRole('button', { name: adminOnly }).count()).toBe(0);
+      expect(await operator.getByRole('link', { name: adminOnly }).count()).toBe(0);
+      await operator.evaluate(`location.hash = '#/jobs/${job.id}'`);
+      const actions = operator.locator('article[data-job-id] [role=group]').first();
+      await actions.getByRole('button', { name: /Run now/ }).waitFor();
+      expect(await actions.getByRole('button', { name: /Pause|Resume/ }).count()).toBe(1);
+      expect(await operator.getByRole('button', { name: adminOnly }).count()).toBe(0);
+      expect(await operator.getByRole('link', { name: adminOnly }).count()).toBe(0);
+      expect(operatorRecorder.problems).toEqual([]);
     } finally {
       await ctx.close();
     }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { JobActions } from './actions.js';
+import { JobHistory } from './AuditView.js';
 import { BackfillPanel } from './BackfillPanel.js';
 import { describeCron } from './describe.js';
 import { formatTime } from './format.js';
@@ -7,7 +8,7 @@ import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
 import { Q, type JobDetail, type JobVersion, type PreviewedSlot } from './queries.js';
 import { href } from './router.js';
 import { RunsTable } from './RunsTable.js';
-import { ErrorBox, Json, Status, Time } from './ui.js';
+import { ErrorBox, Json, Labels, Status, Time } from './ui.js';
 
 /**
  * A job's place among jobs that follow jobs: the upstreams it runs after (each at its current
@@ -55,7 +56,7 @@ function Dependencies({ job }: { job: JobDetail }) {
   );
 }
 
-/** Job detail: the definition, the actions, every version, the next 10 slots and the run history. */
+/** Job detail: the definition, the actions, every version, the next 10 slots, its history of changes (ADMIN) and the run history. */
 export function JobDetailView({ id }: { id: string }) {
   const { data, error, reload } = useQuery(Q.job, { id }, id);
   const job = data?.job;
@@ -97,6 +98,22 @@ export function JobDetailView({ id }: { id: string }) {
         <section aria-labelledby="def-title">
           <h2 id="def-title">Definition</h2>
           <dl class="props">
+            <dt>Labels</dt>
+            <dd data-testid="labels">
+              <Labels value={job.labels} />
+            </dd>
+            {job.owner && (
+              <>
+                <dt>Owner</dt>
+                <dd>{job.owner}</dd>
+              </>
+            )}
+            {job.description && (
+              <>
+                <dt>Description</dt>
+                <dd>{job.description}</dd>
+              </>
+            )}
             <dt>Target</dt>
             <dd class="mono">{job.target}</dd>
             <dt>Schedule</dt>
@@ -252,6 +269,7 @@ export function JobDetailView({ id }: { id: string }) {
       </div>
       <Versions jobKey={job.key} currentId={job.id} />
       <BackfillPanel job={job} />
+      <JobHistory jobKey={job.key} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Run history (all versions)</h2>
         <RunsTable filter={{ jobKey: job.key }} label="Run history" />

@@ -3,6 +3,8 @@ import {
   DashboardDeleteCalendarDocument,
   DashboardDependentsDocument,
   DashboardSetCalendarDocument,
+  DashboardAuditDocument,
+  type DashboardAuditEntryFragment,
   DashboardBackfillJobDocument,
   DashboardBackfillStateDocument,
   DashboardCancelBackfillDocument,
@@ -17,6 +19,9 @@ import {
   DashboardPauseDocument,
   DashboardPreviewDocument,
   DashboardResumeDocument,
+  DashboardPauseJobsDocument,
+  DashboardResumeJobsDocument,
+  DashboardJobCountDocument,
   DashboardRetireDocument,
   DashboardRoleDocument,
   DashboardRunChangedDocument,
@@ -89,6 +94,7 @@ export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
 export type CalendarRow = DashboardCalendarFragment;
 export type DependentJob = DashboardDependentsQuery['jobs']['nodes'][number];
+export type AuditRow = DashboardAuditEntryFragment;
 export type LogLine = DashboardLogLineFragment;
 export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
@@ -98,6 +104,7 @@ export interface JobFilter {
   status?: JobStatus[];
   target?: string;
   keyContains?: string;
+  labelSelector?: string;
 }
 
 /** What the runs views filter by (the live feed applies the same filter: run-filter.ts). */
@@ -136,6 +143,9 @@ export const Q = {
   skipNextRuns: DashboardSkipNextDocument,
   upcoming: DashboardUpcomingDocument,
   resumeJob: DashboardResumeDocument,
+  pauseJobs: DashboardPauseJobsDocument,
+  resumeJobs: DashboardResumeJobsDocument,
+  jobCount: DashboardJobCountDocument,
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
@@ -145,6 +155,8 @@ export const Q = {
   backfillJob: DashboardBackfillJobDocument,
   cancelBackfill: DashboardCancelBackfillDocument,
   backfill: DashboardBackfillStateDocument,
+  /** The audit log (ADMIN): a job's history, the Audit page. */
+  audit: DashboardAuditDocument,
 } as const;
 
 /** A backfill as the dashboard shows it (its plan, its progress). */
