@@ -46,7 +46,11 @@ export type ErrorCode =
   /** A job's labels are not a flat object of valid keys to valid values, or too many (domain/label-selector.ts). */
   | 'INVALID_LABELS'
   /** A label selector does not parse, or is over its caps; or a bulk action's selector is empty. */
-  | 'INVALID_SELECTOR';
+  | 'INVALID_SELECTOR'
+  /** An AFTER job's upstream (`after`) names a key no job has. */
+  | 'UNKNOWN_JOB'
+  /** A job version whose upstreams (`after`) would lead back to itself, through any number of jobs. */
+  | 'DEPENDENCY_CYCLE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

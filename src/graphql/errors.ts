@@ -53,6 +53,8 @@ const API_CODES = new Set<string>(
     TOKEN_EXPIRED: true,
     INVALID_LABELS: true,
     INVALID_SELECTOR: true,
+    UNKNOWN_JOB: true,
+    DEPENDENCY_CYCLE: true,
   } satisfies Record<ErrorCode, true>),
 );
 
