@@ -212,6 +212,38 @@ describe('revocation on every instance', () => {
   });
 });
 
+test('an open socket of a token is closed (4403 TOKEN_EXPIRED) when the token expires', async () => {
+  const { secret } = await create('expiring-feed', TokenRole.VIEWER, { expiresAt: new Date(Date.now() + 1_500).toISOString() });
+  const client = wsClient(a.wsUrl, secret);
+  try {
+    const closed = closedOf(client);
+    const up = connected(client);
+    const feed = new Feed<RunChangedSubscription>(client, RunChangedDocument, { filter: { jobId } });
+    await up;
+    expect(await closed).toMatchObject({ code: 4403, reason: 'TOKEN_EXPIRED' });
+    feed.close();
+  } finally {
+    await client.dispose();
+  }
+});
+
+test('after a lost notification connection, the watched tokens are read again: one revoked meanwhile ends its sockets', async () => {
+  // Two services on one database, with no notifications between them: a lost LISTEN connection.
+  const here = new TokenService({ pool: a.cronql.pool, clock: a.cronql.clock, log: a.cronql.log });
+  const there = new TokenService({ pool: a.cronql.pool, clock: a.cronql.clock, log: a.cronql.log });
+  const { token, secret } = await here.create({ name: 'missed-revocation', role: TokenRole.VIEWER }, 'admin');
+  expect((await here.check(secret)).ok).toBe(true);
+  let ended = 0;
+  here.watch(token.id, () => ended++);
+  await there.revoke(token.id, 'admin');
+  // Not heard here: the cached verdict still stands, until the resynchronisation.
+  expect(ended).toBe(0);
+  await here.resync();
+  expect(ended).toBe(1);
+  expect(await here.check(secret)).toEqual({ ok: false, code: 'TOKEN_REVOKED' });
+  await Promise.all([here.stop(), there.stop()]);
+});
+
 describe('the cache in front of the database', () => {
   /** A pool that counts the statements sent through it. */
   function counting(pool: Pool): { pool: Pool; count: () => number } {
