@@ -8,7 +8,6 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express, { type ErrorRequestHandler, type IRouter, type RequestHandler } from 'express';
 import {
@@ -34,6 +33,7 @@ import { LIMIT_RULES, LIMITS, costError } from '../graphql/limits.js';
 import { Loaders } from '../graphql/loaders.js';
 import { cronqlSchema } from '../graphql/schema.js';
 import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
+import { apolloMiddleware } from './apollo-middleware.js';
 import { requestErrorStatusPlugin } from './response-status.js';
 import { WsOperationSpans, tracingPlugin } from './graphql-tracing.js';
 
@@ -143,7 +143,7 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
     requireJsonBody(),
     express.json({ limit: maxBodyBytes }),
     bodyErrors(maxBodyBytes),
-    expressMiddleware(apollo, { context: async ({ res }) => contextFor(res.locals.principal as Principal) }),
+    apolloMiddleware(apollo, async (_req, res) => contextFor(res.locals.principal as Principal)),
   );
 
   // Not `{ server, path }`: that form answers 400 to an upgrade on any other path, which would
