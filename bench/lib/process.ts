@@ -18,6 +18,8 @@ export interface ServerProcess {
   url: string;
   /** Spawn → `/readyz` 200, in ms. */
   readyMs: number;
+  /** CPU time the process had used when `/readyz` first answered 200, in ms (Linux only). */
+  readyCpuMs?: number;
   /** The startup phases the process logged with "cronql is listening" (ms since its start), if any. */
   phases?: Record<string, number>;
   child: ChildProcess;
@@ -80,11 +82,13 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
     await agent.close();
   }
   const readyMs = performance.now() - t0;
+  const readyCpuMs = await cpuMsOf(child.pid);
   // The log line is written before the first /readyz can answer; give the pipe a moment.
   for (let i = 0; i < 100 && !phases; i++) await new Promise((r) => setTimeout(r, 10));
   return {
     url,
     readyMs,
+    readyCpuMs,
     phases,
     child,
     async stop() {
