@@ -21,6 +21,8 @@ import { Migration20261127040000_run_logs } from './Migration20261127040000_run_
 import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
 import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
+import { Migration20261128030000_dependencies } from './Migration20261128030000_dependencies.js';
+import { Migration20261128060000_lean_fire } from './Migration20261128060000_lean_fire.js';
 
 import type { Migration } from '@mikro-orm/migrations';
 import { MIGRATION_NAMES, type MigrationName } from './names.js';
@@ -51,6 +53,8 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261127050000_heartbeats,
   Migration20261127060000_trace_ids,
   Migration20261127070000_notification_channels,
+  Migration20261128030000_dependencies,
+  Migration20261128060000_lean_fire,
 };
 
 /** Every migration, in order. Append only: a new one's name goes in names.ts, its class here. */

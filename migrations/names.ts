@@ -27,6 +27,8 @@ export const MIGRATION_NAMES = [
   'Migration20261127050000_heartbeats',
   'Migration20261127060000_trace_ids',
   'Migration20261127070000_notification_channels',
+  'Migration20261128030000_dependencies',
+  'Migration20261128060000_lean_fire',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

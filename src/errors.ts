@@ -38,7 +38,11 @@ export type ErrorCode =
   /** A job's `notify` names a notification channel that does not exist. */
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */
-  | 'CHANNEL_IN_USE';
+  | 'CHANNEL_IN_USE'
+  /** An AFTER job's upstream (`after`) names a key no job has. */
+  | 'UNKNOWN_JOB'
+  /** A job version whose upstreams (`after`) would lead back to itself, through any number of jobs. */
+  | 'DEPENDENCY_CYCLE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

@@ -8,7 +8,7 @@ import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
-import { RunStatus } from '../domain/enums.js';
+import { RunStatus, TriggerType } from '../domain/enums.js';
 import { forRole } from './redact.js';
 import { traceIdOf } from '../tracing/traceparent.js';
 
@@ -84,6 +84,11 @@ export class RunResolver {
   @FieldResolver(() => Run, { nullable: true, description: 'The attempt this one retries (null for a first attempt, or once retention pruned it).' })
   retryOf(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): RunRecord | null | Promise<RunRecord | null> {
     return run.retryOf ? ctx.loaders.run.load(run.retryOf) : null;
+  }
+
+  @FieldResolver(() => [Run], { description: 'DEPENDENCY runs: the upstream runs whose ends created this one (one for afterMode ANY, one per upstream for ALL; fewer once retention pruned them). Empty for the other triggers.' })
+  upstreamRuns(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): RunRecord[] | Promise<RunRecord[]> {
+    return run.triggerType === TriggerType.DEPENDENCY ? ctx.loaders.upstreamRuns.load(run.id) : [];
   }
 
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'While a retry waits (PENDING): when it starts.' })
