@@ -8,7 +8,6 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express, { type ErrorRequestHandler, type IRouter, type RequestHandler } from 'express';
 import {
@@ -35,6 +34,7 @@ import { Loaders } from '../graphql/loaders.js';
 import { scopeOf } from '../domain/scope.js';
 import { cronqlSchema } from '../graphql/schema.js';
 import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
+import { apolloMiddleware } from './apollo-middleware.js';
 import { requestErrorStatusPlugin } from './response-status.js';
 import { WsOperationSpans, tracingPlugin } from './graphql-tracing.js';
 
@@ -166,7 +166,7 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
     requireJsonBody(),
     express.json({ limit: maxBodyBytes }),
     bodyErrors(maxBodyBytes),
-    expressMiddleware(apollo, { context: async ({ res }) => contextFor(res.locals.principal as Principal) }),
+    apolloMiddleware(apollo, async (_req, res) => contextFor(res.locals.principal as Principal)),
   );
 
   // Not `{ server, path }`: that form answers 400 to an upgrade on any other path, which would
