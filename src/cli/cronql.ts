@@ -33,6 +33,12 @@ import {
   SetCalendarDocument,
   DeleteCalendarDocument,
   type CalendarFieldsFragment,
+  ApiTokensDocument,
+  CreateApiTokenDocument,
+  RevokeApiTokenDocument,
+  WhoamiDocument,
+  type ApiTokenFieldsFragment,
+  type TokenRole,
   type BackfillFieldsFragment,
   type BackfillScope,
   type JobFieldsFragment,
@@ -42,7 +48,7 @@ import {
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
-import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type CalendarSpec, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
+import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, upstreamsFirst, type CalendarSpec, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -52,7 +58,7 @@ import { calendarDefinition, calendarSpec, canonical, changedFields, definitionS
 const program = new Command('cronql').description('cronql: cron jobs for application backends').showHelpAfterError();
 program
   .option('--url <url>', 'the cronql server', process.env.CRONQL_URL ?? 'http://127.0.0.1:4000')
-  .option('--token <token>', 'bearer token (ADMIN or VIEWER)', process.env.CRONQL_TOKEN)
+  .option('--token <token>', 'bearer token (the admin or viewer token, or a named one)', process.env.CRONQL_TOKEN)
   .option('--json', 'print JSON');
 
 /** Several failures at once (every bad job of a file): one `error CODE: message` line each. */
@@ -554,7 +560,8 @@ program
       const missing = (spec.calendars ?? []).filter((n) => !fileCalendars.has(n) && !serverCalendars.has(n));
       if (missing.length) throw new CliError('UNKNOWN_CALENDAR', `${path}: job "${spec.key}", field "calendars": calendar "${missing[0]}" does not exist; define it under "calendars:" in the file`);
     }
-    for (const spec of file.jobs) {
+    // Upstreams first: an AFTER job's upstreams must exist when it is created.
+    for (const spec of upstreamsFirst(file.jobs)) {
       const current = live.get(spec.key);
       if (!current) plan.push({ action: 'create', key: spec.key });
       else {
@@ -684,6 +691,50 @@ program
     }
     output({ ok: true, jobId: job.id, runNow: manual.id, scheduled: scheduled?.id ?? null }, [{ ok: 'yes', job: job.id, run: manual.id, slot: scheduled?.id ?? null }]);
   });
+
+// --- tokens --------------------------------------------------------------------------------------
+const tokens = program.command('tokens').description('named API tokens (ADMIN): one per person or service, each revocable alone');
+const tokenRow = (t: ApiTokenFieldsFragment) => ({
+  id: t.id, name: t.name, role: t.role, selector: t.labelSelector ?? null, created: t.createdAt, expires: t.expiresAt ?? null,
+  lastUsed: t.lastUsedAt ?? null, revoked: t.revokedAt ?? null,
+});
+tokens
+  .command('create')
+  .description('creates a token and prints its secret, once: keep it now')
+  .requiredOption('--name <name>', 'what createdBy and the audit log will record for its calls')
+  .requiredOption('--role <role>', 'ADMIN, OPERATOR (pause, resume, run, cancel, skip, backfill; no job changes) or VIEWER')
+  .option('--selector <selector>', 'only the jobs with these labels, e.g. team=billing (OPERATOR and VIEWER only)')
+  .option('--expires <instant>', 'refused from this instant (ISO 8601)')
+  .action(async (o: { name: string; role: string; selector?: string; expires?: string }) => {
+    const role = o.role.toUpperCase();
+    if (!['ADMIN', 'OPERATOR', 'VIEWER'].includes(role)) throw new CliError('BAD_USER_INPUT', `--role: ADMIN, OPERATOR or VIEWER, not ${o.role}`);
+    const data = await request(endpoint(), CreateApiTokenDocument, {
+      name: o.name,
+      role: role as TokenRole,
+      labelSelector: o.selector,
+      expiresAt: o.expires ? instant(o.expires, '--expires') : undefined,
+    });
+    const { token, secret } = data.createApiToken;
+    if (asJson()) {
+      output({ token, secret });
+      return;
+    }
+    output(token, [tokenRow(token)]);
+    console.log(`\nsecret (shown only this once): ${secret}`);
+  });
+tokens.command('list').description('every named token, revoked ones included (never a secret)').action(async () => {
+  const data = await request(endpoint(), ApiTokensDocument, {});
+  output(data.apiTokens, data.apiTokens.map(tokenRow));
+});
+tokens.command('revoke <id>').description('refused from its next request on every instance; its open WebSockets closed').action(async (id: string) => {
+  const data = await request(endpoint(), RevokeApiTokenDocument, { id });
+  output(data.revokeApiToken, [tokenRow(data.revokeApiToken)]);
+});
+program.command('whoami').description('the token in use: its name, role and scope').action(async () => {
+  const data = await request(endpoint(), WhoamiDocument, {});
+  if (!data.whoami) throw new CliError('NOT_FOUND', 'the server does not know this token');
+  output(data.whoami, [tokenRow(data.whoami)]);
+});
 
 // --- audit ---------------------------------------------------------------------------------------
 program

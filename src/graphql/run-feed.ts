@@ -1,6 +1,7 @@
 import type { RunEvents, RunChange } from '../runtime/run-events.js';
 import { runMatches, selectorOf, type RunFilter } from '../services/run.service.js';
 import { matchesSelector, type Labels } from '../domain/label-selector.js';
+import { EVERY_JOB, within, type Scope } from '../domain/scope.js';
 
 /** The labels of job versions by id (a version's labels never change: a new version is a new id). */
 export type LabelsOf = (jobIds: readonly string[]) => Promise<ReadonlyMap<string, Readonly<Labels>>>;
@@ -21,16 +22,21 @@ export const MAX_BUFFERED_CHANGES = 50_000;
 /**
  * The run changes matching `filter`, from now on, as an async iterator. Changes are queued in
  * the order `events` emitted them, which is the order they happened per run. Ends (completes)
- * when the consumer returns, or when more than `MAX_BUFFERED_CHANGES` pile up unread.
+ * when the consumer returns, or when more than `MAX_BUFFERED_CHANGES` pile up unread. With a
+ * `scope` (the caller's token's selector), only the changes of the runs of its job versions:
+ * the filter's selector narrowed to it, matched the same way.
  */
 export function runChangeFeed(
   events: RunEvents,
   filter: RunFilter | null | undefined,
   onOverflow?: () => void,
   labelsOf?: LabelsOf,
+  scope: Scope = EVERY_JOB,
 ): AsyncIterableIterator<RunChange> {
   // Parsed before anything is subscribed: a bad selector fails the subscription (INVALID_SELECTOR).
-  const selector = selectorOf(filter);
+  const selector = within(scope, selectorOf(filter));
+  // A scope without a way to read labels would show every run: refused, not ignored.
+  if (scope !== null && labelsOf === undefined) throw new Error('runChangeFeed: a scoped feed needs labelsOf');
   const selecting = selector !== null && selector.terms.length > 0 && labelsOf !== undefined;
   const known = new Map<string, Readonly<Labels>>();
   // Whether a change's job version matches the selector: at once when its labels are known, else

@@ -12,6 +12,7 @@ import { decodeCursor, encodeCursor, pageSize, type Page } from './pagination.js
 /** A page of the timeline (no total: the window may hold any number of slots). */
 export type UpcomingPage = Omit<Page<UpcomingSlot>, 'totalCount'>;
 import { filtersNothing, jobMatches, toJobQuery, type JobFilter } from './job-filter.js';
+import { EVERY_JOB, within, type Scope } from '../domain/scope.js';
 
 /** One slot of one job in the upcoming timeline. */
 export interface UpcomingSlot {
@@ -28,6 +29,8 @@ export interface UpcomingQuery {
   filter?: JobFilter | null;
   first?: number | null;
   after?: string | null;
+  /** The caller's scope: the jobs outside it are left out (docs/teams.md). */
+  scope?: Scope;
 }
 
 /** The page size of `upcoming` when `first` is omitted or null. */
@@ -93,7 +96,9 @@ export class UpcomingService {
     if (q.to.getTime() < from.getTime()) {
       throw new CronqlError('BAD_USER_INPUT', `to (${q.to.toISOString()}) is before from (${from.toISOString()})`, { field: 'to' });
     }
-    const filter = toJobQuery(q.filter ?? {});
+    const query = toJobQuery(q.filter ?? {});
+    // The caller's scope narrows the filter's selector: its jobs only.
+    const filter = { ...query, selector: within(q.scope ?? EVERY_JOB, query.selector) };
     const position = decodeCursor(q.after);
     await this.refresh();
     const groups = await this.withCounts(filtered(this.groupsNow(), this.entries!, filter));

@@ -141,6 +141,26 @@ jobs:
     expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
   }, 60_000);
 
+  it('audit: who changed what, filtered by job, action and time, newest first; --limit; a VIEWER is FORBIDDEN', async () => {
+    const job = await runJson(['jobs', 'create', '--key', 'cli.audited', '--target', 'log', '--cron', '0 4 * * *']);
+    await runJson(['jobs', 'pause', job.id, '--reason', 'from the CLI test']);
+    const mine = await runJson(['audit', '--job', 'cli.audited', '--since', '1h']);
+    expect(mine).toMatchObject({
+      totalCount: 2,
+      entries: [
+        { actor: 'admin', action: 'pauseJob', jobKey: 'cli.audited', details: { reason: 'from the CLI test' } },
+        { actor: 'admin', action: 'createJob', jobKey: 'cli.audited' },
+      ],
+    });
+    const one = await runJson(['audit', '--action', 'pauseJob', 'createJob', '--limit', '1']);
+    expect(one.entries).toHaveLength(1);
+    expect(one.totalCount).toBeGreaterThanOrEqual(2);
+    const table = await run(['audit', '--job', 'cli.audited', '--actor', 'admin']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+JOB\s+SUBJECT\s+DETAILS\s*$/);
+    expect((await run(['audit'], api.viewerToken)).stderr.trim()).toMatch(/^error FORBIDDEN: /);
+    expect((await run(['audit', '--since', 'yesterday'])).stderr.trim()).toMatch(/^error BAD_USER_INPUT: /);
+  });
+
   it('prints the API error code and exits 1', async () => {
     const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);
     expect(bad.code).toBe(1);
@@ -230,6 +250,41 @@ jobs:
       { action: 'version', key: 'sched.two', fields: ['maxRuns'] },
     ]);
     expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
+  });
+
+  it('apply creates AFTER jobs after their upstreams (whatever the file order, one job per call), and after/afterMode round-trip through export', async () => {
+    const file = join(dir, 'pipeline.yaml');
+    // The report is listed first, its upstreams after it: apply creates them first.
+    await writeFile(file, `namespace: pipe
+jobs:
+  - key: pipe.report
+    target: log
+    after: [pipe.export-a, { jobKey: pipe.export-b, on: ANY }]
+    afterMode: ALL
+    afterWindowSeconds: 3600
+  - key: pipe.export-a
+    target: log
+    after: [pipe.import]
+  - key: pipe.export-b
+    target: log
+    after: [pipe.import]
+  - key: pipe.import
+    target: log
+    cron: "0 2 * * *"
+`);
+    expect((await runJson(['apply', '--batch-size', '1', file])).plan.map((p: { key: string }) => p.key)).toEqual(['pipe.import', 'pipe.export-a', 'pipe.export-b', 'pipe.report']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    const exported = join(dir, 'pipe-export.yaml');
+    await run(['export', '--namespace', 'pipe', '--out', exported]);
+    const jobs = (parseYaml(await readFile(exported, 'utf8')) as { jobs: Record<string, unknown>[] }).jobs;
+    expect(jobs.find((j) => j.key === 'pipe.report')).toEqual({
+      key: 'pipe.report', target: 'log', after: ['pipe.export-a', { jobKey: 'pipe.export-b', on: 'ANY' }], afterMode: 'ALL', afterWindowSeconds: 3600,
+    });
+    expect(jobs.find((j) => j.key === 'pipe.export-a')).toEqual({ key: 'pipe.export-a', target: 'log', after: ['pipe.import'] });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    // A changed outcome is a new version of that job only.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('on: ANY', 'on: FAILED'));
+    expect((await runJson(['apply', file])).plan.filter((p: { action: string }) => p.action !== 'unchanged')).toEqual([{ action: 'version', key: 'pipe.report', fields: ['after'] }]);
   });
 
   /**
@@ -386,6 +441,27 @@ jobs:
     expect(await rows()).toEqual(first);
     for (const key of keys(7, 100)) expect(api.cronql.runtime!.nextRunAt((await api.cronql.jobs.list({ key }, 1)).nodes[0].id)).toBeInstanceOf(Date);
   }, 60_000);
+
+  it('tokens: create prints the secret once, whoami names it, list never shows it, revoke ends it (TOKEN_REVOKED)', async () => {
+    const created = await run(['tokens', 'create', '--name', 'cli-ops', '--role', 'operator', '--selector', 'team=cli']);
+    expect(created.code, created.stderr).toBe(0);
+    const secret = /secret \(shown only this once\): (cq_\S+)/.exec(created.stdout)?.[1];
+    expect(secret).toMatch(/^cq_[A-Za-z0-9_-]{43}$/);
+    const whoami = await run(['--json', 'whoami'], secret);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    const me = JSON.parse(whoami.stdout);
+    expect(me).toMatchObject({ name: 'cli-ops', role: 'OPERATOR', labelSelector: 'team=cli' });
+    const list = await run(['--json', 'tokens', 'list']);
+    expect(JSON.parse(list.stdout).map((t: { name: string }) => t.name)).toContain('cli-ops');
+    expect(list.stdout).not.toContain(secret!.slice(3));
+    expect(await runJson(['tokens', 'revoke', me.id])).toMatchObject({ id: me.id, revokedAt: expect.any(String) });
+    const refused = await run(['whoami'], secret);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error TOKEN_REVOKED: /);
+    const bad = await run(['tokens', 'create', '--name', 'x', '--role', 'root']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error BAD_USER_INPUT: --role/);
+  });
 
   it('verify: creates the */5 acceptance job, runs it once, and confirms it SUCCEEDED', async () => {
     const res = await runJson(['verify', '--timeout', '20']);

@@ -1,6 +1,7 @@
 import {
   DashboardCalendarsDocument,
   DashboardDeleteCalendarDocument,
+  DashboardDependentsDocument,
   DashboardSetCalendarDocument,
   DashboardAuditDocument,
   type DashboardAuditEntryFragment,
@@ -35,6 +36,7 @@ import {
   DashboardUpcomingDocument,
   type DashboardBackfillFragment,
   type DashboardInstancesQuery,
+  type DashboardDependentsQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
   type DashboardJobVersionsQuery,
@@ -70,7 +72,7 @@ export type { TypedDocumentString } from './generated/graphql.js';
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
-export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL'];
+export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL', 'DEPENDENCY'];
 export const ACTIVE_RUN: RunStatus[] = ['PENDING', 'RUNNING'];
 
 export interface PageInfo {
@@ -91,6 +93,7 @@ export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
 export type CalendarRow = DashboardCalendarFragment;
+export type DependentJob = DashboardDependentsQuery['jobs']['nodes'][number];
 export type AuditRow = DashboardAuditEntryFragment;
 export type LogLine = DashboardLogLineFragment;
 export type RunLogsAnswer = DashboardRunLogsQuery;
@@ -121,6 +124,8 @@ export const Q = {
   instances: DashboardInstancesDocument,
   jobs: DashboardJobsDocument,
   job: DashboardJobDocument,
+  /** The live AFTER jobs: a job's dependents are those naming its key. */
+  dependents: DashboardDependentsDocument,
   versions: DashboardJobVersionsDocument,
   parseSchedule: DashboardParseDocument,
   preview: DashboardPreviewDocument,
