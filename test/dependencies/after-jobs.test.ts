@@ -113,6 +113,24 @@ describe('AFTER jobs', () => {
     expect(b2.job).toEqual({ status: 'ACTIVE', after: [{ upstream: { key: 'fan-a', version: 2, status: 'RETIRED' } }] });
   });
 
+  it("a scoped token sees no upstream job and no upstream run outside its scope (Job.after, Run.upstreamRuns)", async () => {
+    const up = await upstream('scope-up', { labels: { team: 'data' } });
+    const dep = await after('scope-down', [{ jobKey: 'scope-up' }], { labels: { team: 'reports' } });
+    expect(dep.errors).toBeUndefined();
+    await runNow(up);
+    const [run] = await settled('scope-down', 1);
+    expect(run.upstreamRuns.map((r) => r.jobKey)).toEqual(['scope-up']);
+    const reports = await api.cronql.tokens.create({ name: 'reports-viewer', role: 'VIEWER' as never, labelSelector: 'team=reports' }, 'admin');
+    const asReports = <R>(query: string, variables: Record<string, unknown>) => gql<R, unknown>(api.url, query, variables, reports.secret);
+    const seen = await asReports<{ job: { key: string; after: unknown[] }; run: { upstreamRuns: unknown[] } }>(
+      'query($job: ID!, $run: ID!) { job(id: $job) { key after { upstream { key } } } run(id: $run) { upstreamRuns { id jobKey } } }',
+      { job: dep.data!.createJob.id, run: run.id },
+    );
+    expect(seen.errors).toBeUndefined();
+    // The dependent is in scope; its upstream (team=data) does not exist for this token.
+    expect(seen.data).toEqual({ job: { key: 'scope-down', after: [] }, run: { upstreamRuns: [] } });
+  });
+
   it('A retried twice then succeeding triggers B once, after its last attempt; C (on FAILED) never', async () => {
     const a = await upstream('retry-a', { target: 'flaky', retry: { maxAttempts: 3, backoff: 'FIXED', delaySeconds: 0 } });
     expect((await after('retry-b', [{ jobKey: 'retry-a', on: 'SUCCEEDED' }])).errors).toBeUndefined();
