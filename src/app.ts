@@ -35,9 +35,11 @@ import { loadCounts } from './db/upcoming-jobs.js';
 import { RunService } from './services/run.service.js';
 import { RunLogService } from './services/run-log.service.js';
 import { BackfillService } from './services/backfill.service.js';
+import { AuditService } from './services/audit.service.js';
 import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { CalendarService } from './services/calendar.service.js';
+import { TokenService } from './services/token.service.js';
 import { StartupTiming } from './startup-timing.js';
 import { loadTracing, type Tracing } from './tracing/tracing.js';
 
@@ -82,7 +84,9 @@ export class Cronql {
   private logRelay?: RunLogRelay;
   private _secrets?: SecretService;
   private _calendars?: CalendarService;
+  private _tokens?: TokenService;
   private _backfills?: BackfillService;
+  private _audit?: AuditService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
@@ -133,6 +137,10 @@ export class Cronql {
   get backfills(): BackfillService {
     return this.need(this._backfills);
   }
+  /** The audit log: pages of every change, by actor, action, job key and time. */
+  get audit(): AuditService {
+    return this.need(this._audit);
+  }
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
     return this.need(this._secrets);
@@ -144,6 +152,10 @@ export class Cronql {
   /** The outbox's deliverer of this process: `test(name)` sends a test alert now; `idle()` waits for a round. */
   get notifications(): Deliverer {
     return this.need(this.deliverer);
+  }
+  /** Named API tokens: create, list, revoke, and the check of a bearer secret (docs/security.md). */
+  get tokens(): TokenService {
+    return this.need(this._tokens);
   }
   /** Exclusion calendars: set, delete, list. */
   get calendars(): CalendarService {
@@ -233,6 +245,8 @@ export class Cronql {
           this._upcoming?.invalidate();
           void this.ownBook?.loadAll().catch((err: unknown) => this.log.warn({ err }, 'could not re-read the calendars after a lost notification connection'));
           void this._runtime?.resync();
+          // Revocations sent while the connection was away: every verdict dropped, open sockets' tokens re-read.
+          void this._tokens?.resync();
         },
         { bounds },
       );
@@ -242,6 +256,8 @@ export class Cronql {
       this.logRelay = new RunLogRelay(this._pool, this.runLogEvents, this.notifier, this.instanceId, this.log);
       this.logRelay.start();
     }
+    const tokens = (this._tokens = new TokenService({ pool: this._pool, clock: this.clock, log: this.log }));
+    this.notifier?.on(Channel.TOKEN_REVOKED, (id) => tokens.forget(id));
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
     await this._secrets.init();
@@ -284,6 +300,7 @@ export class Cronql {
         jobReplicas: o.jobReplicas,
         retentionDays: o.retentionDays,
         runLogRetentionDays: o.runLogRetentionDays,
+        auditRetentionDays: o.auditRetentionDays,
         logs: this.logWriter,
         onLogsPruned: (n) => this._metrics?.runLogRetention(n),
         onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
@@ -346,7 +363,7 @@ export class Cronql {
       runtime: this._runtime,
       tracing: this._tracing,
     });
-    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents });
+    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents, runs: this._runs });
     const runtime = this._runtime;
     const notifyCreated = async (ids: string[]) => {
       for (const id of ids) await notify(pool, Channel.RUN_CREATED, id);
@@ -355,6 +372,7 @@ export class Cronql {
     const mover = runtime
       ? { advance: () => runtime.advanceBackfills() }
       : new Backfills({ pool, store, log: this.log, claimAndExecute: notifyCreated, perRound: MAINTENANCE.perPass });
+    this._audit = new AuditService({ pool });
     this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover, calendars: this._calendars });
     this.deliverer = new Deliverer({
       pool: this._pool,
@@ -441,6 +459,7 @@ export class Cronql {
       // The lines of the runs drained are stored already; anything a stray handler wrote later is written now.
       await bounded(this.logWriter?.stop() ?? Promise.resolve(), 2_000);
       await this.deliverer?.stop();
+      await bounded(this._tokens?.stop() ?? Promise.resolve(), 1_000);
       // The spans of the drained runs are exported before the process goes (bounded: a collector
       // that does not answer must not hold the stop).
       if (this._tracing) await bounded(this._tracing.shutdown().catch((err: unknown) => this.log.warn({ err }, 'could not export the last spans')), TRACE_FLUSH_MS);

@@ -38,7 +38,19 @@ export type ErrorCode =
   /** A job's `notify` names a notification channel that does not exist. */
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */
-  | 'CHANNEL_IN_USE';
+  | 'CHANNEL_IN_USE'
+  /** An AFTER job's upstream (`after`) names a key no job has. */
+  | 'UNKNOWN_JOB'
+  /** A job version whose upstreams (`after`) would lead back to itself, through any number of jobs. */
+  | 'DEPENDENCY_CYCLE'
+  /** A job's labels are not a flat object of valid keys to valid values, or too many (domain/label-selector.ts). */
+  | 'INVALID_LABELS'
+  /** A label selector does not parse, or is over its caps; or a bulk action's selector is empty. */
+  | 'INVALID_SELECTOR'
+  /** A named token that was revoked (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
+  | 'TOKEN_REVOKED'
+  /** A named token past its expiresAt (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
+  | 'TOKEN_EXPIRED';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

@@ -1,3 +1,4 @@
+import { auditActor } from '../services/audit-actor.js';
 import type { Logger } from '../logger.js';
 import { Channel, type Notifier } from '../db/notifier.js';
 import { OutboxStore, type ClaimedDelivery } from '../db/notification-outbox.js';
@@ -142,10 +143,13 @@ export class Deliverer {
    * A test delivery to `name` now, not behind the channel's queue, once (no retry): true when the
    * receiver answered 2xx; false with the channel's lastError saying why.
    */
-  async test(name: string): Promise<boolean | null> {
+  async test(name: string, actor: string | null = null): Promise<boolean | null> {
     const channel = await this.o.channels.store.get(name);
     if (!channel) return null;
-    const claimed = await this.store.insertClaimed(name, TEST_EVENT, { channel: name }, this.o.now(), this.o.bounds.timeoutMs + CLAIM_MARGIN_MS);
+    const claimed = await this.store.insertClaimed(name, TEST_EVENT, { channel: name }, this.o.now(), this.o.bounds.timeoutMs + CLAIM_MARGIN_MS, {
+      actor: auditActor(actor),
+      action: 'testNotificationChannel',
+    });
     // Deleted between the read and the write: there is nothing to test.
     return claimed ? this.attempt(claimed, true) : null;
   }

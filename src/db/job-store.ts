@@ -7,8 +7,12 @@ import { JobStatus, type ScheduleType } from '../domain/enums.js';
 import { entityReader, jobSnapshot, RETRY_PARTS, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
-import { JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
-import { loadJobRecords, rowToJobRecord } from './job-loading.js';
+import { auditFromRows, writeAuditOrm, type AuditBy } from './audit.js';
+import { dependencyRefusalIn, JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
+import { loadJobRecords, loadNewestByKeys, rowToJobRecord } from './job-loading.js';
+import { listJobs, type JobQuery } from './job-list.js';
+import { changeJobsBySelector, type BulkChange } from './bulk-job-changes.js';
+import type { LabelSelector } from '../domain/label-selector.js';
 import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
@@ -33,15 +37,13 @@ const storedExpressions = (list: readonly string[] | null | undefined): string[]
 /** A state change of a job the caller asked for (its status, and what goes with it). */
 export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'pausedUntil' | 'consecutiveFailures' | 'skipRemaining' | 'skipReason'>>;
 
-/** Which job versions a list shows (the caller checked the text). */
-export interface JobQuery {
-  status?: JobStatus[] | null;
-  target?: string | null;
-  key?: string | null;
-  /** Keys containing this text, ignoring case. */
-  keyContains?: string | null;
-  scheduleType?: ScheduleType | null;
+export type { JobQuery } from './job-list.js';
+
+/** The audit entry a job write records with its change (db/audit.ts): who, by which mutation, and what changed. */
+export interface JobAudit extends AuditBy {
+  details?: Record<string, unknown> | null;
 }
+
 
 /**
  * Every property of the entity is a field of the record, but for the relation (its id) and the
@@ -109,6 +111,11 @@ export class JobStore {
     return loadJobRecords(this.pool, ids);
   }
 
+  /** The newest version of each of these keys (`loadNewestByKeys`). */
+  async newestByKeys(keys: readonly string[]): Promise<JobRecord[]> {
+    return loadNewestByKeys(this.pool, keys);
+  }
+
   /** The versions that replaced these ones (uuids). */
   async successorsOf(ids: readonly string[]): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
@@ -120,39 +127,25 @@ export class JobStore {
    * and how many match in all.
    */
   async list(query: JobQuery, position: { at: Date; id: string } | undefined, limit: number): Promise<{ rows: JobRecord[]; total: number }> {
-    const where: FilterQuery<JobDefinition> = {};
-    if (query.status?.length) where.status = { $in: query.status };
-    if (query.target) where.target = query.target;
-    if (query.key) where.jobKey = query.key;
-    // A search box's text: LIKE's own wildcards in it are literal characters.
-    if (query.keyContains) where.jobKey = { ...(query.key ? { $eq: query.key } : {}), $ilike: `%${query.keyContains.replace(/[\\%_]/g, '\\$&')}%` };
-    if (query.scheduleType) where.scheduleType = query.scheduleType;
-    const em = this.em();
-    const paged: FilterQuery<JobDefinition> = position
-      ? { $and: [where, { $or: [{ createdAt: { $lt: position.at } }, { createdAt: position.at, id: { $lt: position.id } }] }] }
-      : where;
-    const [rows, total] = await Promise.all([
-      em.find(JobDefinition, paged, { orderBy: { createdAt: 'desc', id: 'desc' }, limit }),
-      em.count(JobDefinition, where),
-    ]);
-    return { rows: rows.map(toJobRecord), total };
+    return listJobs(this.pool, query, position, limit);
   }
 
   /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
-  async create(key: string, fields: JobFields, actor: string | null, now: Date): Promise<JobRecord> {
-    return (await this.createMany([{ key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }], actor, now))[0];
+  async create(key: string, fields: JobFields, actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord> {
+    return (await this.createMany([{ key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }], actor, now, audit))[0];
   }
 
   /**
    * Version 1 of each new key, ACTIVE, all or none: one statement writes the rows and the NOTIFY
    * that arms each on every instance (`insertJobs` below; no ORM unit of work, which cost more than
    * the statement). @throws JobWriteRefused('KEY_EXISTS', key) when a key has a version 1 already
-   * (unique (job_key, version)), whoever created it when; nothing is written then.
+   * (unique (job_key, version)), whoever created it when; nothing is written then. One audit entry
+   * per job, by the same statement.
    */
-  async createMany(rows: readonly NewJobRow[], actor: string | null, now: Date): Promise<JobRecord[]> {
+  async createMany(rows: readonly NewJobRow[], actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord[]> {
     let records: JobRecord[];
     try {
-      records = await insertJobs(this.pool, rows, actor, now);
+      records = await insertJobs(this.pool, rows, actor, now, audit);
     } catch (err) {
       if (err instanceof KeyTaken) throw new JobWriteRefused('KEY_EXISTS', err.key);
       throw err;
@@ -166,7 +159,7 @@ export class JobStore {
    * @throws JobWriteRefused('NOT_IN_STATE') when `old` is RETIRED by now, ('CONCURRENT') when
    * another version of the key was made meanwhile.
    */
-  async supersede(old: JobRecord, fields: JobFields, actor: string | null, now: Date): Promise<[JobRecord, JobRecord]> {
+  async supersede(old: JobRecord, fields: JobFields, actor: string | null, now: Date, audit: JobAudit): Promise<[JobRecord, JobRecord]> {
     const em = this.em();
     let created!: JobDefinition;
     let retired!: JobDefinition;
@@ -192,12 +185,13 @@ export class JobStore {
         });
         await tx.flush();
         retired = (await tx.findOne(JobDefinition, { id: old.id }, { refresh: true }))!;
+        await writeAuditOrm(tx, [{ ...audit, jobKey: old.jobKey, subject: created.id, details: { ...audit.details, version: created.version, replaces: old.id } }], now);
         await notify(tx, old.id);
         await notify(tx, created.id);
       });
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('CONCURRENT');
-      throw unknownCalendarIn(err) ?? err;
+      throw unknownCalendarIn(err) ?? dependencyRefusalIn(err) ?? err;
     }
     const records: [JobRecord, JobRecord] = [toJobRecord(retired), toJobRecord(created)];
     this.publish(records);
@@ -205,17 +199,28 @@ export class JobStore {
   }
 
   /**
+   * Changes every version in `from` whose labels match `selector`, in one statement with the
+   * notifications that tell every instance (db/bulk-job-changes.ts); returns the changed records.
+   */
+  async changeBySelector(selector: LabelSelector, from: JobStatus[], change: BulkChange, actor: string | null, now: Date, audit: JobAudit): Promise<JobRecord[]> {
+    const records = await changeJobsBySelector(this.pool, selector, from, change, actor, now, audit);
+    if (records.length) this.publish(records);
+    return records;
+  }
+
+  /**
    * `change` if the job's status is one of `from` (and, with `pausedUntil`, its pause still ends
    * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
-   * row, or null when it was not.
+   * row, or null when it was not. The change's audit entry is written in its transaction.
    */
-  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, pausedUntil?: Date): Promise<JobRecord | null> {
+  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, audit: JobAudit, pausedUntil?: Date): Promise<JobRecord | null> {
     let updated: JobDefinition | null = null;
     await this.em().transactional(async (tx) => {
       const where: FilterQuery<JobDefinition> = pausedUntil ? { id, status: { $in: from }, pausedUntil } : { id, status: { $in: from } };
       const n = await tx.nativeUpdate(JobDefinition, where, { ...change, updatedBy: actor, updatedAt: now });
       if (n === 0) return;
       updated = await tx.findOne(JobDefinition, { id }, { refresh: true });
+      await writeAuditOrm(tx, [{ ...audit, jobKey: updated!.jobKey, subject: id, details: { ...audit.details, version: updated!.version, status: updated!.status } }], now);
       await notify(tx, id);
     });
     if (!updated) return null;
@@ -265,7 +270,8 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
       return Object.entries(RETRY_PARTS).map(([part, [, column]]) => [column, (r: NewJobRow) => r.fields.retry?.[part as keyof typeof RETRY_PARTS] ?? null]);
     }
     // jsonb: the JSON text, so that an array is not taken for a PostgreSQL array.
-    if (spec.kind === 'json') return [[spec.column, (r: NewJobRow) => (r.fields[name] == null ? null : JSON.stringify(r.fields[name]))]];
+    if (spec.kind === 'json' || spec.kind === 'dependencies') return [[spec.column, (r: NewJobRow) => (r.fields[name] == null ? null : JSON.stringify(r.fields[name]))]];
+    if (spec.kind === 'labels') return [[spec.column, (r: NewJobRow) => JSON.stringify(r.fields[name] ?? {})]];
     return [[spec.column, (r: NewJobRow) => r.fields[name]]];
   }),
   ['created_by', (_, actor) => actor],
@@ -291,13 +297,22 @@ export class KeyTaken extends Error {
  * transaction), in one round trip, whatever the number of rows. Returns the records in the order
  * given. @throws KeyTaken when a key has a version 1 already (nothing is inserted).
  */
-export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly NewJobRow[], actor: string | null, now: Date): Promise<JobRecord[]> {
+export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly NewJobRow[], actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord[]> {
   if (rows.length === 0) return [];
   const params: unknown[] = [];
   const values = rows.map((row) => `(${COLUMNS.map(([, value]) => `$${params.push(value(row, actor, now))}`).join(', ')})`);
   const sql = `WITH ins AS (
       INSERT INTO cron_job_definitions (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${values.join(', ')} RETURNING *),
-    sent AS (SELECT pg_notify($${params.push(Channel.JOB_CHANGED)}, id::text) FROM ins)
+    sent AS (SELECT pg_notify($${params.push(Channel.JOB_CHANGED)}, id::text) FROM ins),
+    audit AS (${auditFromRows({
+      from: 'ins',
+      at: `$${params.push(now)}`,
+      actor: `$${params.push(audit.actor)}::text`,
+      action: `$${params.push(audit.action)}::text`,
+      jobKey: 'ins.job_key',
+      subject: 'ins.id::text',
+      details: `jsonb_build_object('version', ins.version, 'target', ins.target, 'scheduleType', ins.schedule_type)`,
+    })})
     SELECT ins.*, (SELECT count(*) FROM sent) AS notified FROM ins`;
   let res: pg.QueryResult;
   try {
@@ -305,7 +320,7 @@ export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly New
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === UNIQUE_VIOLATION) throw new KeyTaken(KEY_IN_DETAIL.exec(e.detail ?? '')?.[1] ?? null);
-    throw unknownCalendarIn(err) ?? err;
+    throw unknownCalendarIn(err) ?? dependencyRefusalIn(err) ?? err;
   }
   const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToJobRecord(r)]));
   return rows.map((r) => byKey.get(r.key)!);

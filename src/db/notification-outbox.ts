@@ -1,3 +1,4 @@
+import { auditPerRow, type AuditEntryInput } from './audit.js';
 import type { Pool } from './pool.js';
 import { rowToSealedChannel, type SealedChannel } from './notification-channels.js';
 
@@ -65,17 +66,19 @@ export class OutboxStore {
   /**
    * A new row (a test delivery, sent at once) written already claimed for its first attempt of at
    * most `attemptMs`: no other instance's deliverer can take it between the write and the attempt.
+   * With `audit` (a test an admin asked for), its entry is written by the same statement.
    */
-  async insertClaimed(channel: string, event: string, data: Record<string, unknown>, at: Date, attemptMs: number): Promise<ClaimedDelivery | null> {
+  async insertClaimed(channel: string, event: string, data: Record<string, unknown>, at: Date, attemptMs: number, audit: AuditEntryInput | null = null): Promise<ClaimedDelivery | null> {
+    const params: unknown[] = [attemptMs, channel, event, JSON.stringify(data), at];
     const res = await this.pool.query(
       `WITH won AS (
          INSERT INTO cron_notification_outbox (id, channel, event, data, created_at, due_at, attempts)
          VALUES (gen_random_uuid(), $2, $3, $4, $5, now() + make_interval(secs => $1::float8 / 1000), 1)
          RETURNING id, channel, event, data, created_at, attempts
-       )
+       )${audit ? `, audit AS (${auditPerRow(params, 'won', audit, at, { subject: 'won.channel' })})` : ''}
        SELECT won.id AS outbox_id, won.event, won.data, won.created_at AS outbox_created_at, won.attempts, c.*
        FROM won JOIN cron_notification_channels c ON c.name = won.channel`,
-      [attemptMs, channel, event, JSON.stringify(data), at],
+      params,
     );
     return res.rows[0] ? toClaimed(res.rows[0]) : null;
   }

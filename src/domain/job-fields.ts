@@ -1,7 +1,9 @@
-import { CatchUpPolicy, OverlapPolicy } from './enums.js';
+import { AfterMode, CatchUpPolicy, OverlapPolicy } from './enums.js';
+import { MAX_AFTER_WINDOW_SECONDS, MAX_UPSTREAMS, type Dependency } from './dependencies.js';
 import type { RetryPolicy } from './job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
 import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
+import type { Labels } from './label-selector.js';
 
 /**
  * A job's settings — what it does and how, beside its schedule — each written once, here: name,
@@ -19,7 +21,7 @@ type ErrorCode = 'INVALID_POLICY' | 'BAD_USER_INPUT' | 'INVALID_SCHEDULE';
 
 /** The setting is meaningful only while `setting` is `value`: another value of it than the default is refused otherwise. */
 export interface OnlyWith {
-  setting: 'catchUp' | 'overlap';
+  setting: 'catchUp' | 'overlap' | 'afterMode';
   value: string;
   /** Why, for the error message. */
   why?: string;
@@ -87,7 +89,43 @@ export interface NamesSetting extends SettingBase {
   code: ErrorCode;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting;
+/**
+ * An AFTER job's upstreams (domain/dependencies.ts): jsonb NOT NULL DEFAULT '[]', a list of
+ * `{ jobKey, on }`; `[Dependency!]!` on the `Job` type (each upstream resolved to its current
+ * version), `[DependencyInput!]` on the inputs (omitted: the default, or on a new version the
+ * replaced version's list; null: the empty list). At most `max`, each key once. Whether each key
+ * exists, and that no cycle forms, is the database's to say at the write (UNKNOWN_JOB,
+ * DEPENDENCY_CYCLE).
+ */
+export interface DependenciesSetting extends SettingBase {
+  kind: 'dependencies';
+  nullable: false;
+  default: readonly Dependency[];
+  max: number;
+  code: ErrorCode;
+}
+
+/**
+ * A job's labels (domain/label-selector.ts: `validateLabels`): jsonb NOT NULL DEFAULT '{}', `JSON`
+ * on the `Job` type (never null) and the inputs (omitted: `{}`, or on a new version the replaced
+ * version's labels; null: none). Code INVALID_LABELS.
+ */
+export interface LabelsSetting extends SettingBase {
+  kind: 'labels';
+  nullable: false;
+  default: Readonly<Labels>;
+}
+
+/** A free text (text NULL): null or omitted is none; at most `max` characters. */
+export interface TextSetting extends SettingBase {
+  kind: 'text';
+  nullable: true;
+  default: null;
+  max: number;
+  code: ErrorCode;
+}
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | DependenciesSetting | LabelsSetting | TextSetting;
 
 /** The most calendars one job names. */
 export const MAX_JOB_CALENDARS = 10;
@@ -109,8 +147,27 @@ export const MAX_CATCH_UP_LIMIT = 1_000;
 /** The longest `expectSuccessWithinSeconds`: 31 days. */
 export const MAX_EXPECT_SUCCESS_SECONDS = 31 * 86_400;
 
+/** The longest `description` and `owner`. */
+export const MAX_DESCRIPTION_LENGTH = 2_000;
+export const MAX_OWNER_LENGTH = 200;
+
 /** The settings, in the order the jobs file and the CLI show them. */
 export const JOB_SETTINGS = {
+  labels: {
+    kind: 'labels', column: 'labels', nullable: false, default: Object.freeze({}),
+    description: {
+      job: 'Labels: a flat object of string keys to string values, e.g. {"team": "billing"}; what labelSelector filters and bulk actions match.',
+      input: 'Labels, e.g. {"team": "billing"}: keys [a-z0-9][a-z0-9._/-]{0,62}, values at most 63 of A-Z a-z 0-9 . _ / : @ + -, at most 32 (INVALID_LABELS). Null: none.',
+    },
+  },
+  description: {
+    kind: 'text', column: 'description', nullable: true, default: null, max: MAX_DESCRIPTION_LENGTH, code: 'BAD_USER_INPUT',
+    description: { job: 'What the job is for, in words.', input: 'What the job is for, in words (at most 2000 characters); null: none.' },
+  },
+  owner: {
+    kind: 'text', column: 'owner', nullable: true, default: null, max: MAX_OWNER_LENGTH, code: 'BAD_USER_INPUT',
+    description: { job: 'Who answers for the job (a team, a person, an address).', input: 'Who answers for the job (at most 200 characters); null: none.' },
+  },
   payload: { kind: 'json', column: 'payload', nullable: true, default: null, description: {} },
   timeoutSeconds: {
     kind: 'int', column: 'timeout_seconds', nullable: true, default: null, min: 1, max: MAX_TIMEOUT_SECONDS, code: 'BAD_USER_INPUT', description: {},
@@ -204,6 +261,28 @@ export const JOB_SETTINGS = {
       input: 'No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline.',
     },
   },
+  after: {
+    kind: 'dependencies', column: 'after_jobs', nullable: false, default: [], max: MAX_UPSTREAMS, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'AFTER jobs: the upstream jobs whose runs’ ends start this job, each at its current version (RETIRED when it has no live version).',
+      input: 'AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none.',
+    },
+  },
+  afterMode: {
+    kind: 'enum', column: 'after_mode', values: AfterMode, default: AfterMode.ANY, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'AFTER jobs: ANY runs after each upstream’s end as asked; ALL once every upstream ended as asked since the last run.',
+      input: 'AFTER jobs: ANY (the default) or ALL of the upstreams.',
+    },
+  },
+  afterWindowSeconds: {
+    kind: 'int', column: 'after_window_seconds', nullable: true, default: null, min: 1, max: MAX_AFTER_WINDOW_SECONDS, code: 'BAD_USER_INPUT',
+    only: { setting: 'afterMode', value: AfterMode.ALL },
+    description: {
+      job: 'afterMode ALL: the upstreams’ ends count only within this many seconds of the last one; null: since the last run, however long.',
+      input: 'afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window.',
+    },
+  },
 } as const satisfies Record<string, JobSettingSpec>;
 
 export type JobSettingName = keyof typeof JOB_SETTINGS;
@@ -219,7 +298,13 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
         ? RetryPolicy | null
         : S extends { kind: 'names' }
           ? string[]
-          : unknown;
+          : S extends { kind: 'dependencies' }
+            ? Dependency[]
+            : S extends { kind: 'labels' }
+              ? Labels
+              : S extends { kind: 'text' }
+                ? string | null
+                : unknown;
 
 /** A job's settings, valid. */
 export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };

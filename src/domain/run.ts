@@ -58,6 +58,8 @@ export interface RunRecord {
    * run. Null when the run was created with tracing off.
    */
   traceparent: string | null;
+  /** Who asked for a MANUAL, AD_HOC or BACKFILL run (the principal's name; its retries keep it); null for the others. */
+  triggeredBy: string | null;
 }
 
 /** A RUNNING run's progress report, as a change RUNNING → RUNNING at the beat that carried it. */

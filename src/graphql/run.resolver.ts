@@ -4,17 +4,19 @@ import type { JobRecord } from '../domain/job.js';
 import { runDurationMs, type RunRecord } from '../domain/run.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
-import { RunStatus } from '../domain/enums.js';
+import { RunStatus, TriggerType } from '../domain/enums.js';
 import { forRole } from './redact.js';
 import { traceIdOf } from '../tracing/traceparent.js';
+import { scopeOf } from '../domain/scope.js';
 
 @Resolver(() => Run)
 export class RunResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.runs'))
   @Query(() => RunConnection, { description: 'Newest scheduledAt first.' })
   async runs(
     @Arg('filter', () => RunFilterInput, { nullable: true }) filter: RunFilterInput | null,
@@ -23,16 +25,17 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<Connection<RunRecord>> {
     const runs = ctx.cronql.runs;
-    return toConnection(await runs.page({ ...filter }, first, after), () => runs.count({ ...filter }));
+    const scope = scopeOf(ctx.principal);
+    return toConnection(await runs.page({ ...filter }, first, after, scope), () => runs.count({ ...filter }, scope));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.run'))
   @Query(() => Run, { nullable: true })
   async run(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
-    return ctx.cronql.runs.get(id);
+    return ctx.cronql.runs.get(id, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.runJobNow'))
   @Mutation(() => Run, {
     description: 'MANUAL; AD_HOC when payload is given; SKIPPED (OVERLAP) when a run of the job is active.',
   })
@@ -42,13 +45,13 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<RunRecord> {
     // The run's span continues the operation's (tracing on).
-    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent });
+    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, actor: ctx.principal.name, scope: scopeOf(ctx.principal) });
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.cancelRun'))
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
-    return ctx.cronql.runs.cancel(id);
+    return ctx.cronql.runs.cancel(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'The payload it ran with. A VIEWER reads credential-looking values as "[redacted]".' })
@@ -84,6 +87,11 @@ export class RunResolver {
   @FieldResolver(() => Run, { nullable: true, description: 'The attempt this one retries (null for a first attempt, or once retention pruned it).' })
   retryOf(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): RunRecord | null | Promise<RunRecord | null> {
     return run.retryOf ? ctx.loaders.run.load(run.retryOf) : null;
+  }
+
+  @FieldResolver(() => [Run], { description: 'DEPENDENCY runs: the upstream runs whose ends created this one (one for afterMode ANY, one per upstream for ALL; fewer once retention pruned them). Empty for the other triggers.' })
+  upstreamRuns(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): RunRecord[] | Promise<RunRecord[]> {
+    return run.triggerType === TriggerType.DEPENDENCY ? ctx.loaders.upstreamRuns.load(run.id) : [];
   }
 
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'While a retry waits (PENDING): when it starts.' })

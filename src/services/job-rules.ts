@@ -1,7 +1,9 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, JobStatus, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
-import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting } from '../domain/job-fields.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting, type TextSetting } from '../domain/job-fields.js';
+import { validateAfterSettings, validateDependencies } from './dependency-rules.js';
+import { validateLabels } from '../domain/label-selector.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, nextSlot as nextCronSlot, parseCronExpression } from '../schedule/index.js';
@@ -146,11 +148,12 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     // A one-time job's one slot is its runAt: a calendar would only ever cancel it.
     throw new CronqlError('BAD_USER_INPUT', 'calendars are for RECURRING and INTERVAL jobs; a ONE_TIME job runs at its runAt', { field: 'calendars' });
   }
+  validateAfterSettings(input.scheduleType, settings);
   const { schedule: math, bounds } = jobScheduleOf(schedule);
   return {
     target: input.target,
     ...schedule,
-    finalSlotAt: input.scheduleType === ScheduleType.ONE_TIME ? null : lastSlot(math, bounds),
+    finalSlotAt: input.scheduleType === ScheduleType.ONE_TIME || input.scheduleType === ScheduleType.AFTER ? null : lastSlot(math, bounds),
     ...settings,
     payload: validatePayload(settings.payload, o.maxPayloadBytes),
     jitterSeconds: validateJitter(settings.jitterSeconds, math, o.now),
@@ -182,6 +185,9 @@ function validateSchedule(input: DefinitionInput, timezone: string, now: Date): 
   const endAt = instantOf('endAt', input.endAt);
   if (type === ScheduleType.ONE_TIME && (startAt || endAt)) {
     throw scheduleError(startAt ? 'startAt' : 'endAt', 'startAt and endAt are for RECURRING and INTERVAL jobs; a ONE_TIME job has its runAt');
+  }
+  if (type === ScheduleType.AFTER && (startAt || endAt)) {
+    throw scheduleError(startAt ? 'startAt' : 'endAt', 'startAt and endAt are for RECURRING and INTERVAL jobs; an AFTER job runs when its upstreams end');
   }
   if (startAt && endAt && startAt.getTime() > endAt.getTime()) {
     throw scheduleError('endAt', `endAt ${endAt.toISOString()} is before startAt ${startAt.toISOString()}`);
@@ -222,6 +228,12 @@ function validateSchedule(input: DefinitionInput, timezone: string, now: Date): 
       throw scheduleError('anchorAt', `anchorAt ${anchorAt.toISOString()} must be on a whole second (slots are whole seconds)`);
     }
     valid = { ...base, everyMs, anchorAt };
+  } else if (type === ScheduleType.AFTER) {
+    // No clock: the fields of the clocked schedules are mistakes to say, not to drop.
+    for (const field of ['cronExpression', 'runAt'] as const) {
+      if (given(field)) throw scheduleError(field, `${field} is not for AFTER jobs: they run when their upstreams end (\`after\`)`);
+    }
+    return base;
   } else {
     if (input.cronExpression != null) {
       throw new CronqlError('BAD_USER_INPUT', 'cronExpression is for RECURRING jobs; a ONE_TIME job has a runAt', { field: 'cronExpression' });
@@ -274,6 +286,9 @@ export function validateSettings(input: SettingsInput): JobSettings {
     const value = (input as Record<string, unknown>)[name];
     if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
     else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
+    else if (spec.kind === 'dependencies') valid[name] = validateDependencies(name, spec, value);
+    else if (spec.kind === 'labels') valid[name] = value === undefined || value === null ? {} : validateLabels(value);
+    else if (spec.kind === 'text') valid[name] = validateText(name, spec, value);
     else if (value === undefined || value === null) valid[name] = spec.default;
     else if (spec.kind === 'enum') {
       if (!Object.values(spec.values).includes(value as string)) {
@@ -307,6 +322,15 @@ function validateNames(name: string, spec: NamesSetting, value: unknown): string
     throw new CronqlError(spec.code, `${name} must be a list of at most ${spec.max} ${spec.of} names (letters, digits and . _ -, at most 64 characters each)`, { field: name });
   }
   return [...new Set(value as string[])];
+}
+
+/** A free text: null, omitted or blank is none; at most `spec.max` characters, storable (stored-input.ts). */
+function validateText(name: string, spec: TextSetting, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new CronqlError(spec.code, `${name} must be a string`, { field: name });
+  if (value.length > spec.max) throw new CronqlError(spec.code, `${name} is at most ${spec.max} characters (got ${value.length})`, { field: name, max: spec.max });
+  checkText(name, value);
+  return value.trim() === '' ? null : value;
 }
 
 const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;

@@ -3,18 +3,24 @@ import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
-import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
+import type { JobAudit, JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
+import { auditActor } from './audit-actor.js';
 import { JobWriteRefused } from '../db/job-write-refused.js';
 import { nextDueSlots, NO_CALENDARS, type CalendarsOf, type DueJob } from '../domain/due-slots.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
+import { assertNotOwnUpstream } from './dependency-rules.js';
 import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
+import { toJobQuery, type JobFilter } from './job-filter.js';
+import { formatSelector, parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
+import { EVERY_JOB, inScope, within, type Scope } from '../domain/scope.js';
+import type { Labels } from '../domain/label-selector.js';
 
 export interface CreateJobInput extends DefinitionInput {
   key: string;
@@ -23,7 +29,7 @@ export interface CreateJobInput extends DefinitionInput {
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = Partial<DefinitionInput>;
 
-export type JobFilter = JobQuery;
+export type { JobFilter };
 
 export interface ServiceDeps {
   /** Opens the data layer's job store (plain records in and out), told of every job row a write changed. */
@@ -70,36 +76,71 @@ export class JobService {
     });
   }
 
-  async get(id: string): Promise<JobRecord | null> {
+  /** A job version by id; null when there is none, or when it is outside `scope` (the same answer). */
+  async get(id: string, scope: Scope = EVERY_JOB): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.store.get(id);
+    const job = await this.store.get(id);
+    return job && inScope(scope, job.labels) ? job : null;
   }
 
-  async getOrThrow(id: string): Promise<JobRecord> {
-    const job = await this.get(id);
+  /** @throws NOT_FOUND when there is no such job version, or it is outside `scope` (the same error: docs/teams.md). */
+  async getOrThrow(id: string, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    const job = await this.get(id, scope);
     if (!job) throw new CronqlError('NOT_FOUND', `no job with id ${id}`, { id });
     return job;
   }
 
-  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing. */
-  async getMany(ids: readonly string[]): Promise<(JobRecord | null)[]> {
-    const byId = new Map((await this.store.getMany(ids.filter(isUuid))).map((j) => [j.id, j]));
+  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing or outside `scope`. */
+  async getMany(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(JobRecord | null)[]> {
+    const jobs = await this.store.getMany(ids.filter(isUuid));
+    for (const job of jobs) this.rememberLabels(job);
+    const byId = new Map(jobs.filter((j) => inScope(scope, j.labels)).map((j) => [j.id, j]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
-  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched. */
-  async getSuccessors(ids: readonly string[]): Promise<(JobRecord | null)[]> {
+  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched; null where none, or outside `scope`. */
+  async getSuccessors(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(JobRecord | null)[]> {
     const rows = await this.store.successorsOf(ids.filter(isUuid));
-    const bySupersedes = new Map(rows.map((j) => [j.supersedesId!, j]));
+    const bySupersedes = new Map(rows.filter((j) => inScope(scope, j.labels)).map((j) => [j.supersedesId!, j]));
     return ids.map((id) => bySupersedes.get(id) ?? null);
   }
 
-  async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobRecord>> {
+  /** The newest version of each key (an AFTER job's upstreams, `Job.after`), batched: null where no job has the key. */
+  async newestByKeys(keys: readonly string[]): Promise<(JobRecord | null)[]> {
+    const byKey = new Map((await this.store.newestByKeys(keys)).map((j) => [j.jobKey, j]));
+    return keys.map((k) => byKey.get(k) ?? null);
+  }
+
+  /**
+   * The labels of these job versions (those that exist), for the scope of runs (services/run.service.ts):
+   * a version's labels never change, so they are kept once read (bounded), and a feed of run
+   * changes asks the database once per job version, not once per change.
+   */
+  async labelsOf(ids: readonly string[]): Promise<Map<string, Labels>> {
+    const missing = [...new Set(ids)].filter((id) => !this.labels.has(id));
+    if (missing.length > 0) await this.getMany(missing);
+    const out = new Map<string, Labels>();
+    for (const id of ids) {
+      const labels = this.labels.get(id);
+      if (labels) out.set(id, labels);
+    }
+    return out;
+  }
+
+  /** Labels of job versions read so far (immutable per version), oldest evicted first past MAX_KEPT_LABELS. */
+  private readonly labels = new Map<string, Labels>();
+
+  private rememberLabels(job: JobRecord): void {
+    if (this.labels.has(job.id)) return;
+    if (this.labels.size >= MAX_KEPT_LABELS) this.labels.delete(this.labels.keys().next().value!);
+    this.labels.set(job.id, job.labels);
+  }
+
+  /** A page of the job versions matching `filter` in the caller's `scope` (both in the same statement), and how many match. */
+  async list(filter: JobFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Page<JobRecord>> {
     const size = pageSize(first);
-    checkText('filter.target', filter.target);
-    checkText('filter.key', filter.key);
-    checkText('filter.keyContains', filter.keyContains);
-    const { rows, total } = await this.store.list(filter, decodeCursor(after), size + 1);
+    const query = toJobQuery(filter);
+    const { rows, total } = await this.store.list({ ...query, selector: within(scope, query.selector) }, decodeCursor(after), size + 1);
     return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
   }
 
@@ -131,13 +172,14 @@ export class JobService {
     const key = validateKey(input.key);
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
+    assertNotOwnUpstream(key, valid.after);
     await this.d.secrets?.assertExist(secretNames(valid.payload));
     await this.d.channels?.assertExist(valid.notify);
     try {
-      return await this.store.create(key, valid, actor, now);
+      return await this.store.create(key, valid, actor, now, { actor: auditActor(actor), action: 'createJob' });
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') throw keyExists(key);
-      throw unknownCalendar(err) ?? err;
+      throw unknownCalendar(err) ?? dependencyRefused(err) ?? err;
     }
   }
 
@@ -161,11 +203,15 @@ export class JobService {
         const key = validateKey(input.key);
         if (seen.has(key)) throw new CronqlError('KEY_EXISTS', `the key "${key}" is listed twice`, { key });
         seen.add(key);
-        return { key, fields: validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now }) };
+        const fields = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
+        assertNotOwnUpstream(key, fields.after);
+        return { key, fields };
       } catch (err) {
         throw err instanceof CronqlError ? ofInput(err, index, input.key) : err;
       }
     });
+    // Upstreams first: the database checks each new job's upstreams against the rows before it.
+    const ordered = upstreamsFirst(rows);
     // Each input's secrets checked on its own, so that the error names the job (one lookup when all exist).
     const names = rows.flatMap((r) => [...secretNames(r.fields.payload)]);
     if (names.length) {
@@ -189,7 +235,8 @@ export class JobService {
       });
     }
     try {
-      return await this.store.createMany(rows, actor, now);
+      const created = new Map((await this.store.createMany(ordered, actor, now, { actor: auditActor(actor), action: 'createJobs' })).map((j) => [j.jobKey, j]));
+      return rows.map((r) => created.get(r.key)!);
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') {
         const index = rows.findIndex((r) => r.key === err.key);
@@ -201,19 +248,55 @@ export class JobService {
         const index = rows.findIndex((r) => r.fields.calendars.includes(calendar.details!.calendar as string));
         throw index >= 0 ? ofInput(calendar, index, rows[index].key) : calendar;
       }
+      const dependency = dependencyRefused(err);
+      if (dependency) {
+        const named = dependency.details!.jobKey as string;
+        const index = rows.findIndex((r) => (dependency.code === 'UNKNOWN_JOB' ? r.fields.after.some((d) => d.jobKey === named) : r.key === named));
+        throw index >= 0 ? ofInput(dependency, index, rows[index].key) : dependency;
+      }
       throw err;
     }
   }
 
   /** Pauses an ACTIVE job; with `until` (a future instant) it resumes by itself then (`resumeEnded`). */
-  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null): Promise<JobRecord> {
+  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const why = validateReason(reason);
     const end = validatePauseEnd(until, this.d.clock.now());
-    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause');
+    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause', {
+      action: 'pauseJob',
+      details: { reason: why, until: end?.toISOString() ?? null },
+    }, scope);
   }
 
-  async resume(id: string, actor: string | null = null): Promise<JobRecord> {
-    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume');
+  async resume(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume', { action: 'resumeJob' }, scope);
+  }
+
+  /**
+   * Pauses every ACTIVE job whose labels match `labelSelector` (and `scope`, the caller's token's
+   * selector, when it has one), each exactly as `pause` does — reason, optional end, the NOTIFY
+   * every instance acts on — in one statement; jobs not ACTIVE are left as they are. Returns the
+   * jobs paused. @throws CronqlError INVALID_SELECTOR (an empty selector too), REASON_REQUIRED
+   */
+  async pauseMatching(labelSelector: unknown, reason: unknown, until: Date | null, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    const selector = bulkSelector(labelSelector, scope);
+    const why = validateReason(reason);
+    const end = validatePauseEnd(until, this.d.clock.now());
+    return this.store.changeBySelector(selector, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'pauseJobs',
+      details: { reason: why, until: end?.toISOString() ?? null, labelSelector: formatSelector(selector) },
+    });
+  }
+
+  /** Resumes every PAUSED job whose labels match, each as `resume` does, in one statement (see `pauseMatching`). */
+  async resumeMatching(labelSelector: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    const selector = bulkSelector(labelSelector, scope);
+    return this.store.changeBySelector(selector, [JobStatus.PAUSED], { ...RESUMED }, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'resumeJobs',
+      details: { labelSelector: formatSelector(selector) },
+    });
   }
 
   /**
@@ -224,7 +307,7 @@ export class JobService {
    */
   async resumeEnded(id: string, until: Date): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL, this.d.clock.now(), until);
+    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL, this.d.clock.now(), { actor: CRONQL, action: PAUSE_ENDED, details: { until: until.toISOString() } }, until);
   }
 
   /**
@@ -232,25 +315,30 @@ export class JobService {
    * come, instead of running; replaces an earlier request (0 cancels it). ACTIVE or PAUSED jobs
    * (a paused job skips the slots after its resume).
    */
-  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const n = validateSkipCount(count);
     const why = validateReason(reason, 'skipping slots');
-    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of');
+    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of', {
+      action: 'skipNextRuns',
+      details: { count: n, reason: n === 0 ? null : why },
+    }, scope);
   }
 
-  async retire(id: string, actor: string | null = null): Promise<JobRecord> {
+  async retire(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     return this.transition(
       id,
       [JobStatus.ACTIVE, JobStatus.PAUSED],
       { status: JobStatus.RETIRED, pauseReason: null },
       actor,
       'retire',
+      { action: 'retireJob' },
+      scope,
     );
   }
 
   /** Atomically retires the job and activates a new version of it; returns the new version. */
-  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null): Promise<JobRecord> {
-    const old = await this.getOrThrow(id);
+  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    const old = await this.getOrThrow(id, scope);
     if (old.status === JobStatus.RETIRED) {
       throw new CronqlError('INVALID_STATE', `job ${old.jobKey} v${old.version} is RETIRED; versions are made from the live one`, {
         status: old.status,
@@ -274,20 +362,28 @@ export class JobService {
         startAt: input.startAt !== undefined ? input.startAt : scheduleType === ScheduleType.ONE_TIME ? null : old.startAt,
         endAt: input.endAt !== undefined ? input.endAt : scheduleType === ScheduleType.ONE_TIME ? null : old.endAt,
         ...settingsOfNewVersion(input, settingsOfRecord(old)),
+        // Switching to or from AFTER drops the upstreams unless given.
+        ...(switched && (scheduleType === ScheduleType.AFTER || old.scheduleType === ScheduleType.AFTER) ? afterOfSwitch(input) : {}),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
+    assertNotOwnUpstream(old.jobKey, valid.after);
     await this.d.secrets?.assertExist(secretNames(valid.payload));
     await this.d.channels?.assertExist(valid.notify);
     try {
-      const [, created] = await this.store.supersede(old, valid, actor, now);
+      const [, created] = await this.store.supersede(old, valid, actor, now, {
+        actor: auditActor(actor),
+        action: 'createJobVersion',
+        // The names of the fields the caller sent: their values may hold credentials (a payload, headers).
+        details: { fields: Object.keys(input).sort() },
+      });
       return created;
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'NOT_IN_STATE') throw invalidState(old, 'createJobVersion');
       if (err instanceof JobWriteRefused && err.reason === 'CONCURRENT') {
         throw new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`);
       }
-      throw unknownCalendar(err) ?? err;
+      throw unknownCalendar(err) ?? dependencyRefused(err) ?? err;
     }
   }
 
@@ -297,9 +393,12 @@ export class JobService {
     change: JobChange,
     actor: string | null,
     action: string,
+    audit: Omit<JobAudit, 'actor'>,
+    scope: Scope,
   ): Promise<JobRecord> {
-    const job = await this.getOrThrow(id);
-    const updated = await this.store.transition(id, from, change, actor, this.d.clock.now());
+    // Outside the caller's scope: NOT_FOUND, before anything is written.
+    const job = await this.getOrThrow(id, scope);
+    const updated = await this.store.transition(id, from, change, actor, this.d.clock.now(), { ...audit, actor: auditActor(actor) });
     if (!updated) {
       const current = (await this.get(id)) ?? job;
       throw invalidState(current, action);
@@ -307,6 +406,27 @@ export class JobService {
     return updated;
   }
 }
+
+/** How many job versions' labels the service keeps (a few MB at most). */
+const MAX_KEPT_LABELS = 50_000;
+
+/**
+ * The selector of a bulk action: parsed, and refused when empty — "every job" must not be what a
+ * typo or a missing variable does (docs/api.md, "Label selectors"). A scope (the token's own
+ * selector) narrows it: both must hold.
+ */
+function bulkSelector(text: unknown, scope: Scope): LabelSelector {
+  const selector = parseLabelSelector(text as string);
+  if (selector.terms.length === 0) {
+    throw new CronqlError('INVALID_SELECTOR', 'a bulk action needs a non-empty label selector: say `team` (every job with a team label) or another selector; an empty one would change every job', {
+      field: 'labelSelector',
+    });
+  }
+  return within(scope, selector)!;
+}
+
+/** The audit log's action for a pause that ended by itself (`until`), by cronql. */
+export const PAUSE_ENDED = 'pauseEnded';
 
 /** The most slots `nextRuns` answers. */
 export const MAX_NEXT_RUNS = 100;
@@ -337,6 +457,52 @@ function ofInput(err: CronqlError, index: number, key: unknown): CronqlError {
 function unknownCalendar(err: unknown): CronqlError | null {
   if (!(err instanceof JobWriteRefused) || err.reason !== 'UNKNOWN_CALENDAR') return null;
   return new CronqlError('UNKNOWN_CALENDAR', `calendar "${err.key ?? '?'}" does not exist; create it with setCalendar`, { field: 'calendars', calendar: err.key });
+}
+
+/** The database refused the upstreams: a key no job has, or a cycle through the job's key. */
+function dependencyRefused(err: unknown): CronqlError | null {
+  if (!(err instanceof JobWriteRefused)) return null;
+  if (err.reason === 'UNKNOWN_JOB') {
+    return new CronqlError('UNKNOWN_JOB', `no job has the key "${err.key ?? '?'}" (an upstream in \`after\`); create it first`, { field: 'after', jobKey: err.key });
+  }
+  if (err.reason === 'DEPENDENCY_CYCLE') {
+    return new CronqlError('DEPENDENCY_CYCLE', `job "${err.key ?? '?'}" would run after itself: its upstreams lead back to it`, { field: 'after', jobKey: err.key });
+  }
+  return null;
+}
+
+/** A new version switching to or from AFTER: the upstreams and their mode as given, else none. */
+function afterOfSwitch(input: NewJobVersionInput): Pick<NewJobVersionInput, 'after' | 'afterMode' | 'afterWindowSeconds'> {
+  return { after: input.after ?? null, afterMode: input.afterMode ?? null, afterWindowSeconds: input.afterWindowSeconds ?? null };
+}
+
+/**
+ * New jobs in an order where each one's upstreams among them come before it (the order given
+ * otherwise): the database checks a job's upstreams against the rows already written. A cycle
+ * among them is DEPENDENCY_CYCLE, naming the input that closes it.
+ */
+function upstreamsFirst<T extends { key: string; fields: { after: readonly { jobKey: string }[] } }>(rows: readonly T[]): T[] {
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  const out: T[] = [];
+  const placed = new Set<string>();
+  const visiting = new Set<string>();
+  const place = (row: T) => {
+    if (placed.has(row.key)) return;
+    visiting.add(row.key);
+    for (const d of row.fields.after) {
+      const upstream = byKey.get(d.jobKey);
+      if (upstream && visiting.has(upstream.key)) {
+        const index = rows.indexOf(row);
+        throw ofInput(new CronqlError('DEPENDENCY_CYCLE', `its upstream "${d.jobKey}" leads back to it`, { field: 'after', jobKey: row.key }), index, row.key);
+      }
+      if (upstream) place(upstream);
+    }
+    visiting.delete(row.key);
+    placed.add(row.key);
+    out.push(row);
+  };
+  for (const row of rows) place(row);
+  return out;
 }
 
 function keyExists(key: string): CronqlError {

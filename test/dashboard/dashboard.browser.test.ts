@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardLink } from '../../src/auth/admin-token.js';
 import { ScheduleType } from '../../src/domain/enums.js';
+import { TokenRole } from '../../src/domain/token-role.js';
 import { startApi, type Api } from '../graphql/support.js';
 import { browserTestsRun, launchChromium, patient, recordingContext, type Recorder } from '../support/chromium.js';
 
@@ -179,6 +180,34 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(job).toMatchObject({ notify: ['team-pager'], expectSuccessWithinSeconds: 600 });
   });
 
+  it("an AFTER job through the form: an unknown upstream is refused next to its field; the pages show upstreams, dependents and a run's upstream run", async () => {
+    const upstream = await api.cronql.jobs.create({ key: 'form-upstream', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 1 1 *' });
+    await go('#/jobs/new');
+    await page.locator('#f-key').fill('form-after'); // not "dash…": the screenshots list those
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('input[name=scheduleType][value=AFTER]').check();
+    await page.locator('#f-after').fill('no-such-upstream');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const afterError = page.locator('[data-field=after] .field-error');
+    await afterError.waitFor();
+    expect(await afterError.getAttribute('data-code')).toBe('UNKNOWN_JOB');
+    await page.locator('#f-after').fill('form-upstream:ANY');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    expect(await page.locator('[data-testid=upstreams]').innerText()).toContain('form-upstream');
+    expect(await page.locator('[data-testid=upstreams]').innerText()).toContain('when it ends');
+    const job = (await api.cronql.jobs.list({ key: 'form-after' }, 1)).nodes[0];
+    expect(job.after).toEqual([{ jobKey: 'form-upstream', on: 'ANY' }]);
+    // The upstream's page names its dependent; the dependent's run names the upstream run.
+    await go(`#/jobs/${upstream.id}`);
+    await expect.poll(() => page.locator('[data-testid=dependents]').innerText(), patient).toContain('form-after');
+    await api.cronql.runs.runNow(upstream.id);
+    let dependentRun = '';
+    await expect.poll(async () => (dependentRun = (await api.cronql.runs.list({ jobKey: 'form-after' }, 1)).nodes[0]?.id ?? ''), patient).not.toBe('');
+    await go(`#/runs/${dependentRun}`);
+    await expect.poll(() => page.locator('[data-testid=upstream-runs]').innerText(), patient).toContain('form-upstream');
+  });
+
   it('lists the instances, each with the jobs it arms (ADMIN)', async () => {
     await page.getByRole('link', { name: 'Instances' }).click();
     const rows = page.locator('[data-testid=instances-table] tbody tr[data-instance-id]');
@@ -233,6 +262,27 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     await row.waitFor();
     expect(await row.getAttribute('data-status')).toBe('PAUSED');
     expect(await row.innerText()).toContain('maintenance window');
+  });
+
+  it("a job's History shows who paused it and why; the Audit page filters every change by action and actor (ADMIN)", async () => {
+    await go(`#/jobs/${jobId}`);
+    const history = page.getByRole('table', { name: 'History' });
+    const paused = history.locator('tr[data-action=pauseJob]');
+    await paused.first().waitFor();
+    expect(await paused.first().innerText()).toMatch(/admin[\s\S]*pauseJob[\s\S]*reason: maintenance window/);
+    await history.locator('tr[data-action=createJob]').waitFor();
+    const run = page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL] a').first();
+    await run.click();
+    await expect.poll(() => page.locator('[data-testid=triggered-by]').innerText(), patient).toBe(' by admin');
+
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const table = page.locator('[data-testid=audit-table]');
+    await table.locator('tr[data-action=runJobNow]').first().waitFor();
+    await page.locator('input[name=action]').fill('pauseJob, pauseJobs');
+    await expect.poll(async () => [...new Set(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action'))))], patient).toEqual(['pauseJob']);
+    await shot('audit');
+    await page.locator('input[name=actor]').fill('nobody');
+    await table.locator('td.empty').waitFor();
   });
 
   it('marks the DST-shifted slot of 30 2 * * * in America/New_York on 2026-03-08', async () => {
@@ -470,6 +520,31 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
       await viewer.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
       expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
       expect(viewerRecorder.problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('an OPERATOR sees the everyday actions, not creating, versioning nor retiring', async () => {
+    const { secret } = await api.cronql.tokens.create({ name: 'dashboard-operator', role: TokenRole.OPERATOR }, 'admin');
+    const job = await api.cronql.jobs.create({ key: 'operator-page', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 9 * * *' });
+    const operatorRecorder: Recorder = { requests: [], websockets: [], problems: [] };
+    const ctx = await recordingContext(browser, base, operatorRecorder, { viewport: { width: 1440, height: 900 } });
+    try {
+      const operator = await ctx.newPage();
+      await operator.goto(dashboardLink(base, secret), { waitUntil: 'load' });
+      await operator.locator('[data-testid=jobs-table] tbody tr[data-job-id]').first().waitFor();
+      expect(await operator.locator('[data-testid=role]').innerText()).toBe('OPERATOR');
+      const adminOnly = /New job|New version|Retire/;
+      expect(await operator.getByRole('button', { name: adminOnly }).count()).toBe(0);
+      expect(await operator.getByRole('link', { name: adminOnly }).count()).toBe(0);
+      await operator.evaluate(`location.hash = '#/jobs/${job.id}'`);
+      const actions = operator.locator('article[data-job-id] [role=group]').first();
+      await actions.getByRole('button', { name: /Run now/ }).waitFor();
+      expect(await actions.getByRole('button', { name: /Pause|Resume/ }).count()).toBe(1);
+      expect(await operator.getByRole('button', { name: adminOnly }).count()).toBe(0);
+      expect(await operator.getByRole('link', { name: adminOnly }).count()).toBe(0);
+      expect(operatorRecorder.problems).toEqual([]);
     } finally {
       await ctx.close();
     }

@@ -5,6 +5,7 @@ import { JobFormView } from './JobForm.js';
 import { InstancesView } from './InstancesView.js';
 import { CalendarsView } from './CalendarsView.js';
 import { UpcomingView } from './UpcomingView.js';
+import { AuditView } from './AuditView.js';
 import { JobsView } from './JobsView.js';
 import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
 import { Q } from './queries.js';
@@ -57,21 +58,18 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
     let live: LiveFeed | undefined;
     let cancelled = false;
     (async () => {
-      // Which role the token has: `instances` answers ADMIN only (docs/api.md).
-      let role: Session['role'] = 'ADMIN';
-      try {
-        await api.request(Q.role);
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'FORBIDDEN') role = 'VIEWER';
-        else throw err;
-      }
+      // Who the token is: `whoami` answers every token its name and role (docs/api.md).
+      const { whoami } = await api.request(Q.role);
+      const role: Session['role'] = whoami?.role ?? 'VIEWER';
+      const name = whoami?.name ?? '';
       const { targets } = await api.request(Q.targets);
       if (cancelled) return;
       live = createLiveFeed(endpoint, token, (reason) => onSignOut(inputError(reason, 'UNAUTHENTICATED')));
-      setSession({ api, live, role, targets });
+      setSession({ api, live, role, name, targets });
     })().catch((err: unknown) => {
       if (cancelled) return;
-      if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') onSignOut(err);
+      // A revoked or expired named token is refused like an unknown one: sign in again.
+      if (err instanceof ApiError && (err.code === 'UNAUTHENTICATED' || err.code === 'TOKEN_REVOKED' || err.code === 'TOKEN_EXPIRED')) onSignOut(err);
       else setError(err);
     });
     return () => {
@@ -101,9 +99,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : route.view === 'audit' ? 'audit' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : section === 'audit' ? 'Audit' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -130,9 +128,14 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
               Instances
             </a>
           )}
+          {session.role === 'ADMIN' && (
+            <a href={href.audit()} aria-current={section === 'audit' ? 'page' : undefined}>
+              Audit
+            </a>
+          )}
         </nav>
         <LiveIndicator live={session.live} />
-        <span class={`role role-${session.role.toLowerCase()}`} data-testid="role">
+        <span class={`role role-${session.role.toLowerCase()}`} data-testid="role" title={session.name ? `signed in as ${session.name}` : undefined}>
           {session.role}
         </span>
         <button type="button" class="link" onClick={onSignOut}>
@@ -149,6 +152,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'instances' && <InstancesView />}
         {route.view === 'calendars' && <CalendarsView />}
         {route.view === 'upcoming' && <UpcomingView />}
+        {route.view === 'audit' && <AuditView />}
       </main>
     </>
   );

@@ -42,6 +42,12 @@ interface Values {
   calendars: string; // comma-separated names
   notify: string; // comma-separated channel names; empty: the default channels
   expectSuccessWithinSeconds: string;
+  after: string; // AFTER: upstream keys, comma-separated; "key:FAILED" or "key:ANY" for another outcome
+  afterMode: 'ANY' | 'ALL';
+  afterWindowSeconds: string;
+  labels: string; // key=value, comma- or line-separated
+  description: string;
+  owner: string;
 }
 
 type FieldName = keyof Values;
@@ -58,6 +64,9 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   UNKNOWN_SECRET: 'payload',
   UNKNOWN_CALENDAR: 'calendars',
   UNKNOWN_CHANNEL: 'notify',
+  UNKNOWN_JOB: 'after',
+  DEPENDENCY_CYCLE: 'after',
+  INVALID_LABELS: 'labels',
 };
 
 /** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
@@ -119,7 +128,27 @@ const EMPTY: Values = {
   calendars: '',
   notify: '',
   expectSuccessWithinSeconds: '',
+  after: '',
+  afterMode: 'ANY',
+  afterWindowSeconds: '',
+  labels: '',
+  description: '',
+  owner: '',
 };
+
+/** The upstreams as the form writes them: "key" (on SUCCEEDED) or "key:FAILED" / "key:ANY". */
+const afterText = (after: JobDetail['after']) => after.map((d) => (d.on === 'SUCCEEDED' ? d.upstream.key : `${d.upstream.key}:${d.on}`)).join(', ');
+const afterInput = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((item) => {
+      const at = item.lastIndexOf(':');
+      const on = at > 0 ? item.slice(at + 1).toUpperCase() : '';
+      return ['SUCCEEDED', 'FAILED', 'ANY'].includes(on) ? { jobKey: item.slice(0, at), on } : { jobKey: item };
+    });
+/** The schedules with a clock: bounds, maxRuns and the English parser are theirs. */
+const clocked = (type: ScheduleType) => type === 'RECURRING' || type === 'INTERVAL';
 
 function fromJob(job: JobDetail): Values {
   return {
@@ -154,7 +183,23 @@ function fromJob(job: JobDetail): Values {
     calendars: (job.calendars ?? []).join(', '),
     notify: (job.notify ?? []).join(', '),
     expectSuccessWithinSeconds: job.expectSuccessWithinSeconds?.toString() ?? '',
+    after: afterText(job.after),
+    afterMode: job.afterMode,
+    afterWindowSeconds: job.afterWindowSeconds?.toString() ?? '',
+    labels: Object.entries((job.labels ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(', '),
+    description: job.description ?? '',
+    owner: job.owner ?? '',
   };
+}
+
+/** "team=billing, env=prod" as a labels object; a part without "=" is sent as is, for the API to refuse (INVALID_LABELS). */
+function labelsOf(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of text.split(/[\n,]+/).map((p) => p.trim()).filter(Boolean)) {
+    const at = part.indexOf('=');
+    labels[at < 0 ? part : part.slice(0, at).trim()] = at < 0 ? (null as never) : part.slice(at + 1).trim();
+  }
+  return labels;
 }
 
 /** `createJob` (no `versionOf`) or `createJobVersion` of an existing job, prefilled from it. */
@@ -199,8 +244,8 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
     } else if (values.scheduleType === 'INTERVAL') {
       input.every = values.every;
       if (values.anchorAt) input.anchorAt = instant(values.anchorAt);
-    } else input.runAt = instant(values.runAt);
-    if (values.scheduleType !== 'ONE_TIME') {
+    } else if (values.scheduleType === 'ONE_TIME') input.runAt = instant(values.runAt);
+    if (clocked(values.scheduleType)) {
       input.startAt = instant(values.startAt);
       input.endAt = instant(values.endAt);
     }
@@ -227,7 +272,12 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.catchUpLimit = int('catchUpLimit', values.catchUpLimit);
       input.pauseAfterFailures = int('pauseAfterFailures', values.pauseAfterFailures);
       input.misfireGraceSeconds = int('misfireGraceSeconds', values.misfireGraceSeconds);
-      if (values.scheduleType !== 'ONE_TIME') input.maxRuns = int('maxRuns', values.maxRuns);
+      if (clocked(values.scheduleType)) input.maxRuns = int('maxRuns', values.maxRuns);
+      if (values.scheduleType === 'AFTER') {
+        input.after = afterInput(values.after);
+        input.afterMode = values.afterMode;
+        input.afterWindowSeconds = values.afterMode === 'ALL' ? int('afterWindowSeconds', values.afterWindowSeconds) : null;
+      }
       const attempts = int('retryMaxAttempts', values.retryMaxAttempts);
       input.retry =
         attempts === null
@@ -246,6 +296,9 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.calendars = values.calendars.split(/[\s,]+/).filter(Boolean);
       input.notify = values.notify.split(/[\s,]+/).filter(Boolean);
       input.expectSuccessWithinSeconds = int('expectSuccessWithinSeconds', values.expectSuccessWithinSeconds);
+      input.labels = labelsOf(values.labels);
+      input.description = values.description.trim() ? values.description : null;
+      input.owner = values.owner.trim() ? values.owner : null;
     } catch (err) {
       setError(err);
       return;
@@ -310,7 +363,30 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
           <label>
             <input type="radio" name="scheduleType" value="ONE_TIME" checked={values.scheduleType === 'ONE_TIME'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'ONE_TIME' }))} /> Once
           </label>
+          <label>
+            <input type="radio" name="scheduleType" value="AFTER" checked={values.scheduleType === 'AFTER'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'AFTER' }))} /> After other jobs
+          </label>
         </fieldset>
+        {values.scheduleType === 'AFTER' && (
+          <div class="field-row">
+            {field(
+              'after',
+              'After (upstream job keys)',
+              <input {...aria('after')} class="mono" value={values.after} onInput={set('after')} autoComplete="off" placeholder="billing.export, billing.import:FAILED" />,
+              'runs when their runs end: on SUCCEEDED, or "key:FAILED" / "key:ANY"',
+            )}
+            {field(
+              'afterMode',
+              'With several upstreams',
+              <select {...aria('afterMode')} value={values.afterMode} onChange={set('afterMode')}>
+                <option value="ANY">ANY — after each one</option>
+                <option value="ALL">ALL — once all have ended</option>
+              </select>,
+            )}
+            {values.afterMode === 'ALL' &&
+              field('afterWindowSeconds', 'Within (s, optional)', <input {...aria('afterWindowSeconds')} inputMode="numeric" placeholder="since the last run" value={values.afterWindowSeconds} onInput={set('afterWindowSeconds')} />, 'the ends count within this many seconds of the last one')}
+          </div>
+        )}
         {values.scheduleType === 'RECURRING' && (
           <>
             {field(
@@ -334,7 +410,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
           </div>
         )}
         {values.scheduleType === 'ONE_TIME' && field('runAt', 'Run at (your time zone)', <input {...aria('runAt')} type="datetime-local" step="1" value={values.runAt} onInput={set('runAt')} />)}
-        {values.scheduleType !== 'ONE_TIME' && (
+        {clocked(values.scheduleType) && (
           <div class="field-row">
             {field('startAt', 'Not before (optional)', <input {...aria('startAt')} type="datetime-local" step="1" value={values.startAt} onInput={set('startAt')} />)}
             {field('endAt', 'Not after (optional)', <input {...aria('endAt')} type="datetime-local" step="1" value={values.endAt} onInput={set('endAt')} />, 'the job retires after its last slot')}
@@ -353,7 +429,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
             </datalist>
           </>,
         )}
-        {values.scheduleType !== 'ONE_TIME' && (
+        {clocked(values.scheduleType) && (
           <InEnglish
             timezone={values.timezone}
             onParsed={(parsed) =>
@@ -442,6 +518,16 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
               <input {...aria('expectSuccessWithinSeconds')} inputMode="numeric" placeholder="no deadline" value={values.expectSuccessWithinSeconds} onInput={set('expectSuccessWithinSeconds')} />,
               'no SUCCEEDED run this long after a slot alerts JOB_LATE',
             )}
+          </div>
+          <div class="field-row">
+            {field(
+              'labels',
+              'Labels',
+              <input {...aria('labels')} class="mono" placeholder="team=billing, env=prod" value={values.labels} onInput={set('labels')} />,
+              'key=value pairs, comma-separated: what label selectors match',
+            )}
+            {field('owner', 'Owner', <input {...aria('owner')} placeholder="a team, a person, an address" value={values.owner} onInput={set('owner')} />)}
+            {field('description', 'Description', <input {...aria('description')} placeholder="what the job is for" value={values.description} onInput={set('description')} />)}
           </div>
         </fieldset>
         {error && !errorField && <ErrorBox error={error} />}

@@ -37,7 +37,10 @@ export function RunDetailView({ id }: { id: string }) {
       </div>
       <dl class="props">
         <dt>Trigger</dt>
-        <dd>{run.triggerType}</dd>
+        <dd>
+          {run.triggerType}
+          {run.triggeredBy && <span data-testid="triggered-by"> by {run.triggeredBy}</span>}
+        </dd>
         <dt>Target</dt>
         <dd class="mono">{run.target}</dd>
         <dt>Scheduled at</dt>
@@ -68,6 +71,22 @@ export function RunDetailView({ id }: { id: string }) {
             </>
           )}
         </dd>
+        {run.upstreamRuns.length > 0 && (
+          <>
+            <dt>After</dt>
+            <dd data-testid="upstream-runs">
+              {run.upstreamRuns.map((u, i) => (
+                <>
+                  {i > 0 && ', '}
+                  <a href={href.run(u.id)} class="mono">
+                    {u.jobKey}
+                  </a>{' '}
+                  <Status value={u.status} /> <Time iso={u.finishedAt} />
+                </>
+              ))}
+            </dd>
+          </>
+        )}
         {(run.progress != null || run.progressMessage != null) && (
           <>
             <dt>Progress</dt>

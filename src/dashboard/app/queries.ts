@@ -1,7 +1,10 @@
 import {
   DashboardCalendarsDocument,
   DashboardDeleteCalendarDocument,
+  DashboardDependentsDocument,
   DashboardSetCalendarDocument,
+  DashboardAuditDocument,
+  type DashboardAuditEntryFragment,
   DashboardBackfillJobDocument,
   DashboardBackfillStateDocument,
   DashboardCancelBackfillDocument,
@@ -16,6 +19,9 @@ import {
   DashboardPauseDocument,
   DashboardPreviewDocument,
   DashboardResumeDocument,
+  DashboardPauseJobsDocument,
+  DashboardResumeJobsDocument,
+  DashboardJobCountDocument,
   DashboardRetireDocument,
   DashboardRoleDocument,
   DashboardRunChangedDocument,
@@ -30,6 +36,7 @@ import {
   DashboardUpcomingDocument,
   type DashboardBackfillFragment,
   type DashboardInstancesQuery,
+  type DashboardDependentsQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
   type DashboardJobVersionsQuery,
@@ -65,7 +72,7 @@ export type { TypedDocumentString } from './generated/graphql.js';
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
-export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL'];
+export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL', 'DEPENDENCY'];
 export const ACTIVE_RUN: RunStatus[] = ['PENDING', 'RUNNING'];
 
 export interface PageInfo {
@@ -86,6 +93,8 @@ export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
 export type CalendarRow = DashboardCalendarFragment;
+export type DependentJob = DashboardDependentsQuery['jobs']['nodes'][number];
+export type AuditRow = DashboardAuditEntryFragment;
 export type LogLine = DashboardLogLineFragment;
 export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
@@ -95,6 +104,7 @@ export interface JobFilter {
   status?: JobStatus[];
   target?: string;
   keyContains?: string;
+  labelSelector?: string;
 }
 
 /** What the runs views filter by (the live feed applies the same filter: run-filter.ts). */
@@ -114,6 +124,8 @@ export const Q = {
   instances: DashboardInstancesDocument,
   jobs: DashboardJobsDocument,
   job: DashboardJobDocument,
+  /** The live AFTER jobs: a job's dependents are those naming its key. */
+  dependents: DashboardDependentsDocument,
   versions: DashboardJobVersionsDocument,
   parseSchedule: DashboardParseDocument,
   preview: DashboardPreviewDocument,
@@ -131,6 +143,9 @@ export const Q = {
   skipNextRuns: DashboardSkipNextDocument,
   upcoming: DashboardUpcomingDocument,
   resumeJob: DashboardResumeDocument,
+  pauseJobs: DashboardPauseJobsDocument,
+  resumeJobs: DashboardResumeJobsDocument,
+  jobCount: DashboardJobCountDocument,
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,
@@ -140,6 +155,8 @@ export const Q = {
   backfillJob: DashboardBackfillJobDocument,
   cancelBackfill: DashboardCancelBackfillDocument,
   backfill: DashboardBackfillStateDocument,
+  /** The audit log (ADMIN): a job's history, the Audit page. */
+  audit: DashboardAuditDocument,
 } as const;
 
 /** A backfill as the dashboard shows it (its plan, its progress). */

@@ -4,6 +4,13 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How an AFTER job with several upstreams runs. */
+export type AfterMode =
+  /** Once every upstream ended as asked since the job’s last DEPENDENCY run (within afterWindowSeconds, when given). */
+  | 'ALL'
+  /** After each upstream run that ends as asked (the default). */
+  | 'ANY';
+
 /** What cronql alerts on: once per transition, not once per failure. */
 export type AlertEvent =
   /** cronql paused the job after pauseAfterFailures failures in a row. */
@@ -18,6 +25,18 @@ export type AlertEvent =
   | 'RUN_FAILED'
   /** Slots were recorded MISSED (one alert per batch and reason). */
   | 'SLOTS_MISSED';
+
+/** Every field given must match (exact values). */
+export type AuditFilter = {
+  /** Any of these actions (at most 50). */
+  action?: Array<string> | null | undefined;
+  actor?: string | null | undefined;
+  /** Entries at or after this instant. */
+  after?: string | null | undefined;
+  /** Entries before this instant. */
+  before?: string | null | undefined;
+  jobKey?: string | null | undefined;
+};
 
 /** Which slots of its range a backfill runs. */
 export type BackfillScope =
@@ -89,6 +108,12 @@ export type ChannelKind =
   | 'WEBHOOK';
 
 export type CreateJobInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
@@ -103,6 +128,8 @@ export type CreateJobInput = {
   cronExpression?: string | null | undefined;
   /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
   cronExpressions?: Array<string> | null | undefined;
+  /** What the job is for, in words (at most 2000 characters); null: none. */
+  description?: string | null | undefined;
   /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
   endAt?: string | null | undefined;
   /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
@@ -114,6 +141,8 @@ export type CreateJobInput = {
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
+  /** Labels, e.g. {"team": "billing"}: keys [a-z0-9][a-z0-9._/-]{0,62}, values at most 63 of A-Z a-z 0-9 . _ / : @ + -, at most 32 (INVALID_LABELS). Null: none. */
+  labels?: unknown;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
   /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
@@ -124,6 +153,8 @@ export type CreateJobInput = {
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
+  /** Who answers for the job (at most 200 characters); null: none. */
+  owner?: string | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
   pauseAfterFailures?: number | null | undefined;
   payload?: unknown;
@@ -148,6 +179,21 @@ export type DailyWindowInput = {
   start: string;
 };
 
+/** An upstream of an AFTER job: its key, and which end of its runs starts this job. */
+export type DependencyInput = {
+  jobKey: string;
+  on?: DependencyOutcome | null | undefined;
+};
+
+/** Which end of an upstream run starts an AFTER job (the final attempt, after retries; CANCELED and SKIPPED runs start none). */
+export type DependencyOutcome =
+  /** The upstream run SUCCEEDED or FAILED. */
+  | 'ANY'
+  /** The upstream run FAILED. */
+  | 'FAILED'
+  /** The upstream run SUCCEEDED (the default). */
+  | 'SUCCEEDED';
+
 /** What daylight-saving time did to a slot. */
 export type DstMark =
   /** The slot's local time occurs twice that day (clocks go back); the note says which occurrence. */
@@ -159,6 +205,8 @@ export type JobFilter = {
   key?: string | null | undefined;
   /** Keys containing this text, ignoring case (a search; `key` is exact). */
   keyContains?: string | null | undefined;
+  /** Jobs whose labels match this label selector ("team=billing,env!=dev,tier in (a,b),!legacy"; empty: every job; INVALID_SELECTOR). */
+  labelSelector?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
   status?: Array<JobStatus> | null | undefined;
   target?: string | null | undefined;
@@ -171,6 +219,12 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;
@@ -183,6 +237,8 @@ export type NewJobVersionInput = {
   cronExpression?: string | null | undefined;
   /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
   cronExpressions?: Array<string> | null | undefined;
+  /** What the job is for, in words (at most 2000 characters); null: none. */
+  description?: string | null | undefined;
   /** Null clears it. */
   endAt?: string | null | undefined;
   every?: string | null | undefined;
@@ -192,6 +248,8 @@ export type NewJobVersionInput = {
   heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
+  /** Labels, e.g. {"team": "billing"}: keys [a-z0-9][a-z0-9._/-]{0,62}, values at most 63 of A-Z a-z 0-9 . _ / : @ + -, at most 32 (INVALID_LABELS). Null: none. */
+  labels?: unknown;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
   /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
@@ -202,6 +260,8 @@ export type NewJobVersionInput = {
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
+  /** Who answers for the job (at most 200 characters); null: none. */
+  owner?: string | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
   pauseAfterFailures?: number | null | undefined;
   payload?: unknown;
@@ -258,6 +318,8 @@ export type RetryPolicyInput = {
 export type RunFilter = {
   jobId?: string | number | null | undefined;
   jobKey?: string | null | undefined;
+  /** Runs of job versions whose labels match this label selector (empty: every run; INVALID_SELECTOR). */
+  labelSelector?: string | null | undefined;
   scheduledAfter?: string | null | undefined;
   scheduledBefore?: string | null | undefined;
   status?: Array<RunStatus> | null | undefined;
@@ -274,15 +336,40 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'AFTER'
   | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
 
+/** What a token may do. */
+export type TokenRole =
+  /** Everything. Never scoped. */
+  | 'ADMIN'
+  /** Reads, and pauseJob, resumeJob, runJobNow, cancelRun, skipNextRuns, backfillJob, cancelBackfill, pauseJobs, resumeJobs; not creating, versioning or retiring jobs, nor secrets, calendars, channels, pools or tokens. */
+  | 'OPERATOR'
+  /** Reads (queries and subscriptions); credential-looking payload values redacted. */
+  | 'VIEWER';
+
 export type TriggerType =
   | 'AD_HOC'
   | 'BACKFILL'
+  | 'DEPENDENCY'
   | 'MANUAL'
   | 'SCHEDULED';
+
+export type ApiTokensQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApiTokensQuery = { apiTokens: Array<{ createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole }> };
+
+export type AuditLogQueryVariables = Exact<{
+  after?: string | null | undefined;
+  filter?: AuditFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ action: string, actor: string, at: string, details: unknown, id: string, jobKey: string | null, subject: string | null }> } };
 
 export type BackfillQueryVariables = Exact<{
   id: string | number;
@@ -334,7 +421,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -343,7 +430,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
 
 export type NotificationChannelsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -386,7 +473,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -395,7 +482,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -425,6 +512,11 @@ export type UpcomingQueryVariables = Exact<{
 
 export type UpcomingQuery = { upcoming: { pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ dueAt: string, slot: string }> } };
 
+export type WhoamiQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WhoamiQuery = { whoami: { createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole } | null };
+
 export type BackfillJobMutationVariables = Exact<{
   dryRun?: boolean | null | undefined;
   from: string;
@@ -449,21 +541,31 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
+
+export type CreateApiTokenMutationVariables = Exact<{
+  expiresAt?: string | null | undefined;
+  labelSelector?: string | null | undefined;
+  name: string;
+  role: TokenRole;
+}>;
+
+
+export type CreateApiTokenMutation = { createApiToken: { secret: string, token: { createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole } } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
 }>;
 
 
-export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -471,7 +573,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteCalendarMutationVariables = Exact<{
   name: string;
@@ -501,21 +603,44 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type PauseJobsMutationVariables = Exact<{
+  labelSelector: string;
+  reason: string;
+  until?: string | null | undefined;
+}>;
+
+
+export type PauseJobsMutation = { pauseJobs: number };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type ResumeJobsMutationVariables = Exact<{
+  labelSelector: string;
+}>;
+
+
+export type ResumeJobsMutation = { resumeJobs: number };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type RevokeApiTokenMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RevokeApiTokenMutation = { revokeApiToken: { createdAt: string, expiresAt: string | null, id: string, labelSelector: string | null, lastUsedAt: string | null, name: string, revokedAt: string | null, role: TokenRole } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -523,7 +648,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
 
 export type SetCalendarMutationVariables = Exact<{
   input: CalendarInput;
@@ -554,7 +679,7 @@ export type SkipNextRunsMutationVariables = Exact<{
 }>;
 
 
-export type SkipNextRunsMutation = { skipNextRuns: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type SkipNextRunsMutation = { skipNextRuns: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type TestNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -568,7 +693,7 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } } };
 
 export type RunLogsSubscriptionVariables = Exact<{
   runId: string | number;
@@ -596,6 +721,40 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const ApiTokensDocument = new TypedDocumentString(`
+    query ApiTokens {
+  apiTokens {
+    createdAt
+    expiresAt
+    id
+    labelSelector
+    lastUsedAt
+    name
+    revokedAt
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<ApiTokensQuery, ApiTokensQueryVariables>;
+export const AuditLogDocument = new TypedDocumentString(`
+    query AuditLog($after: String, $filter: AuditFilter, $first: Int) {
+  auditLog(after: $after, filter: $filter, first: $first) {
+    totalCount
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+    nodes {
+      action
+      actor
+      at
+      details
+      id
+      jobKey
+      subject
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
 export const BackfillDocument = new TypedDocumentString(`
     query Backfill($id: ID!) {
   backfill(id: $id) {
@@ -737,6 +896,16 @@ export const InstancesDocument = new TypedDocumentString(`
 export const JobDocument = new TypedDocumentString(`
     query Job($id: ID!) {
   job(id: $id) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -748,6 +917,7 @@ export const JobDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -755,6 +925,7 @@ export const JobDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -767,6 +938,7 @@ export const JobDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -814,6 +986,16 @@ export const JobsDocument = new TypedDocumentString(`
       hasNextPage
     }
     nodes {
+      after {
+        on
+        upstream {
+          id
+          key
+          version
+        }
+      }
+      afterMode
+      afterWindowSeconds
       anchorAt
       armedOn
       calendars
@@ -825,6 +1007,7 @@ export const JobsDocument = new TypedDocumentString(`
       createdBy
       cronExpression
       cronExpressions
+      description
       endAt
       every
       expectSuccessWithinSeconds
@@ -832,6 +1015,7 @@ export const JobsDocument = new TypedDocumentString(`
       id
       jitterSeconds
       key
+      labels
       lastFailureAt
       lastSuccessAt
       maxConcurrentRuns
@@ -840,6 +1024,7 @@ export const JobsDocument = new TypedDocumentString(`
       nextRunAt
       notify
       overlap
+      owner
       pauseAfterFailures
       pausedUntil
       pauseReason
@@ -956,8 +1141,13 @@ export const RunDocument = new TypedDocumentString(`
     status
     target
     traceId
+    triggeredBy
     triggerType
     updatedAt
+    upstreamRuns {
+      id
+      status
+    }
   }
 }
     `) as unknown as TypedDocumentString<RunQuery, RunQueryVariables>;
@@ -992,6 +1182,7 @@ export const RunsDocument = new TypedDocumentString(`
       status
       target
       traceId
+      triggeredBy
       triggerType
       updatedAt
     }
@@ -1069,6 +1260,20 @@ export const UpcomingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UpcomingQuery, UpcomingQueryVariables>;
+export const WhoamiDocument = new TypedDocumentString(`
+    query Whoami {
+  whoami {
+    createdAt
+    expiresAt
+    id
+    labelSelector
+    lastUsedAt
+    name
+    revokedAt
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<WhoamiQuery, WhoamiQueryVariables>;
 export const BackfillJobDocument = new TypedDocumentString(`
     mutation BackfillJob($dryRun: Boolean, $from: DateTime!, $id: ID!, $reason: String!, $scope: BackfillScope, $to: DateTime!) {
   backfillJob(
@@ -1156,14 +1361,51 @@ export const CancelRunDocument = new TypedDocumentString(`
     status
     target
     traceId
+    triggeredBy
     triggerType
     updatedAt
+    upstreamRuns {
+      id
+      status
+    }
   }
 }
     `) as unknown as TypedDocumentString<CancelRunMutation, CancelRunMutationVariables>;
+export const CreateApiTokenDocument = new TypedDocumentString(`
+    mutation CreateApiToken($expiresAt: DateTime, $labelSelector: String, $name: String!, $role: TokenRole!) {
+  createApiToken(
+    expiresAt: $expiresAt
+    labelSelector: $labelSelector
+    name: $name
+    role: $role
+  ) {
+    secret
+    token {
+      createdAt
+      expiresAt
+      id
+      labelSelector
+      lastUsedAt
+      name
+      revokedAt
+      role
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CreateApiTokenMutation, CreateApiTokenMutationVariables>;
 export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1175,6 +1417,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1182,6 +1425,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1194,6 +1438,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1235,6 +1480,16 @@ export const CreateJobDocument = new TypedDocumentString(`
 export const CreateJobsDocument = new TypedDocumentString(`
     mutation CreateJobs($inputs: [CreateJobInput!]!) {
   createJobs(inputs: $inputs) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1246,6 +1501,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1253,6 +1509,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1265,6 +1522,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1306,6 +1564,16 @@ export const CreateJobsDocument = new TypedDocumentString(`
 export const CreateJobVersionDocument = new TypedDocumentString(`
     mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
   createJobVersion(id: $id, input: $input) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1317,6 +1585,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1324,6 +1593,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1336,6 +1606,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1392,6 +1663,16 @@ export const DeleteSecretDocument = new TypedDocumentString(`
 export const PauseJobDocument = new TypedDocumentString(`
     mutation PauseJob($id: ID!, $reason: String!, $until: DateTime) {
   pauseJob(id: $id, reason: $reason, until: $until) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1403,6 +1684,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1410,6 +1692,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1422,6 +1705,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1460,9 +1744,24 @@ export const PauseJobDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PauseJobMutation, PauseJobMutationVariables>;
+export const PauseJobsDocument = new TypedDocumentString(`
+    mutation PauseJobs($labelSelector: String!, $reason: String!, $until: DateTime) {
+  pauseJobs(labelSelector: $labelSelector, reason: $reason, until: $until)
+}
+    `) as unknown as TypedDocumentString<PauseJobsMutation, PauseJobsMutationVariables>;
 export const ResumeJobDocument = new TypedDocumentString(`
     mutation ResumeJob($id: ID!) {
   resumeJob(id: $id) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1474,6 +1773,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1481,6 +1781,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1493,6 +1794,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1531,9 +1833,24 @@ export const ResumeJobDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeJobMutation, ResumeJobMutationVariables>;
+export const ResumeJobsDocument = new TypedDocumentString(`
+    mutation ResumeJobs($labelSelector: String!) {
+  resumeJobs(labelSelector: $labelSelector)
+}
+    `) as unknown as TypedDocumentString<ResumeJobsMutation, ResumeJobsMutationVariables>;
 export const RetireJobDocument = new TypedDocumentString(`
     mutation RetireJob($id: ID!) {
   retireJob(id: $id) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1545,6 +1862,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1552,6 +1870,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1564,6 +1883,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1602,6 +1922,20 @@ export const RetireJobDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RetireJobMutation, RetireJobMutationVariables>;
+export const RevokeApiTokenDocument = new TypedDocumentString(`
+    mutation RevokeApiToken($id: ID!) {
+  revokeApiToken(id: $id) {
+    createdAt
+    expiresAt
+    id
+    labelSelector
+    lastUsedAt
+    name
+    revokedAt
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<RevokeApiTokenMutation, RevokeApiTokenMutationVariables>;
 export const RunJobNowDocument = new TypedDocumentString(`
     mutation RunJobNow($id: ID!, $payload: JSON) {
   runJobNow(id: $id, payload: $payload) {
@@ -1636,8 +1970,13 @@ export const RunJobNowDocument = new TypedDocumentString(`
     status
     target
     traceId
+    triggeredBy
     triggerType
     updatedAt
+    upstreamRuns {
+      id
+      status
+    }
   }
 }
     `) as unknown as TypedDocumentString<RunJobNowMutation, RunJobNowMutationVariables>;
@@ -1701,6 +2040,16 @@ export const SetSecretDocument = new TypedDocumentString(`
 export const SkipNextRunsDocument = new TypedDocumentString(`
     mutation SkipNextRuns($count: Int!, $id: ID!, $reason: String!) {
   skipNextRuns(count: $count, id: $id, reason: $reason) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1712,6 +2061,7 @@ export const SkipNextRunsDocument = new TypedDocumentString(`
     createdBy
     cronExpression
     cronExpressions
+    description
     endAt
     every
     expectSuccessWithinSeconds
@@ -1719,6 +2069,7 @@ export const SkipNextRunsDocument = new TypedDocumentString(`
     id
     jitterSeconds
     key
+    labels
     lastFailureAt
     lastRun {
       id
@@ -1731,6 +2082,7 @@ export const SkipNextRunsDocument = new TypedDocumentString(`
     nextRunAt
     notify
     overlap
+    owner
     pauseAfterFailures
     pausedUntil
     pauseReason
@@ -1811,8 +2163,13 @@ export const RunChangedDocument = new TypedDocumentString(`
       status
       target
       traceId
+      triggeredBy
       triggerType
       updatedAt
+      upstreamRuns {
+        id
+        status
+      }
     }
   }
 }

@@ -4,6 +4,25 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How an AFTER job with several upstreams runs. */
+export type AfterMode =
+  /** Once every upstream ended as asked since the job’s last DEPENDENCY run (within afterWindowSeconds, when given). */
+  | 'ALL'
+  /** After each upstream run that ends as asked (the default). */
+  | 'ANY';
+
+/** Every field given must match (exact values). */
+export type AuditFilter = {
+  /** Any of these actions (at most 50). */
+  action?: Array<string> | null | undefined;
+  actor?: string | null | undefined;
+  /** Entries at or after this instant. */
+  after?: string | null | undefined;
+  /** Entries before this instant. */
+  before?: string | null | undefined;
+  jobKey?: string | null | undefined;
+};
+
 /** Which slots of its range a backfill runs. */
 export type BackfillScope =
   /** Every slot again. */
@@ -67,6 +86,12 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
@@ -81,6 +106,8 @@ export type CreateJobInput = {
   cronExpression?: string | null | undefined;
   /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
   cronExpressions?: Array<string> | null | undefined;
+  /** What the job is for, in words (at most 2000 characters); null: none. */
+  description?: string | null | undefined;
   /** RECURRING, INTERVAL: no slot after this instant; the job retires after its last slot. */
   endAt?: string | null | undefined;
   /** Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days). */
@@ -92,6 +119,8 @@ export type CreateJobInput = {
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
   key: string;
+  /** Labels, e.g. {"team": "billing"}: keys [a-z0-9][a-z0-9._/-]{0,62}, values at most 63 of A-Z a-z 0-9 . _ / : @ + -, at most 32 (INVALID_LABELS). Null: none. */
+  labels?: unknown;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
   /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
@@ -102,6 +131,8 @@ export type CreateJobInput = {
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
+  /** Who answers for the job (at most 200 characters); null: none. */
+  owner?: string | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
   pauseAfterFailures?: number | null | undefined;
   payload?: unknown;
@@ -126,6 +157,21 @@ export type DailyWindowInput = {
   start: string;
 };
 
+/** An upstream of an AFTER job: its key, and which end of its runs starts this job. */
+export type DependencyInput = {
+  jobKey: string;
+  on?: DependencyOutcome | null | undefined;
+};
+
+/** Which end of an upstream run starts an AFTER job (the final attempt, after retries; CANCELED and SKIPPED runs start none). */
+export type DependencyOutcome =
+  /** The upstream run SUCCEEDED or FAILED. */
+  | 'ANY'
+  /** The upstream run FAILED. */
+  | 'FAILED'
+  /** The upstream run SUCCEEDED (the default). */
+  | 'SUCCEEDED';
+
 /** What daylight-saving time did to a slot. */
 export type DstMark =
   /** The slot's local time occurs twice that day (clocks go back); the note says which occurrence. */
@@ -137,6 +183,8 @@ export type JobFilter = {
   key?: string | null | undefined;
   /** Keys containing this text, ignoring case (a search; `key` is exact). */
   keyContains?: string | null | undefined;
+  /** Jobs whose labels match this label selector ("team=billing,env!=dev,tier in (a,b),!legacy"; empty: every job; INVALID_SELECTOR). */
+  labelSelector?: string | null | undefined;
   scheduleType?: ScheduleType | null | undefined;
   status?: Array<JobStatus> | null | undefined;
   target?: string | null | undefined;
@@ -149,6 +197,12 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;
@@ -161,6 +215,8 @@ export type NewJobVersionInput = {
   cronExpression?: string | null | undefined;
   /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
   cronExpressions?: Array<string> | null | undefined;
+  /** What the job is for, in words (at most 2000 characters); null: none. */
+  description?: string | null | undefined;
   /** Null clears it. */
   endAt?: string | null | undefined;
   every?: string | null | undefined;
@@ -170,6 +226,8 @@ export type NewJobVersionInput = {
   heartbeatTimeoutSeconds?: number | null | undefined;
   /** Each slot starts after a stable offset in [0, jitterSeconds); at most the schedule’s shortest interval. Default 0. */
   jitterSeconds?: number | null | undefined;
+  /** Labels, e.g. {"team": "billing"}: keys [a-z0-9][a-z0-9._/-]{0,62}, values at most 63 of A-Z a-z 0-9 . _ / : @ + -, at most 32 (INVALID_LABELS). Null: none. */
+  labels?: unknown;
   /** ALLOW only: how many runs at once (1–100, default 1). */
   maxConcurrentRuns?: number | null | undefined;
   /** Retire the job once this many scheduled runs have started (SKIPPED slots do not count; 1–1000000); null: no limit. */
@@ -180,6 +238,8 @@ export type NewJobVersionInput = {
   notify?: Array<string> | null | undefined;
   /** What a slot does while a run of the job is active. Default SKIP. */
   overlap?: OverlapPolicy | null | undefined;
+  /** Who answers for the job (at most 200 characters); null: none. */
+  owner?: string | null | undefined;
   /** cronql pauses the job after this many failed runs in a row (1–1000); null: never. */
   pauseAfterFailures?: number | null | undefined;
   payload?: unknown;
@@ -221,6 +281,8 @@ export type RetryPolicyInput = {
 export type RunFilter = {
   jobId?: string | number | null | undefined;
   jobKey?: string | null | undefined;
+  /** Runs of job versions whose labels match this label selector (empty: every run; INVALID_SELECTOR). */
+  labelSelector?: string | null | undefined;
   scheduledAfter?: string | null | undefined;
   scheduledBefore?: string | null | undefined;
   status?: Array<RunStatus> | null | undefined;
@@ -237,17 +299,28 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'AFTER'
   | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
 
+/** What a token may do. */
+export type TokenRole =
+  /** Everything. Never scoped. */
+  | 'ADMIN'
+  /** Reads, and pauseJob, resumeJob, runJobNow, cancelRun, skipNextRuns, backfillJob, cancelBackfill, pauseJobs, resumeJobs; not creating, versioning or retiring jobs, nor secrets, calendars, channels, pools or tokens. */
+  | 'OPERATOR'
+  /** Reads (queries and subscriptions); credential-looking payload values redacted. */
+  | 'VIEWER';
+
 export type TriggerType =
   | 'AD_HOC'
   | 'BACKFILL'
+  | 'DEPENDENCY'
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, labels: unknown, description: string | null, owner: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type JobScheduleFieldsFragment = { cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string> };
 
@@ -255,14 +328,14 @@ export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
-export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
+export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardRoleQuery = { instances: Array<{ id: string }> };
+export type DashboardRoleQuery = { whoami: { name: string, role: TokenRole, labelSelector: string | null } | null };
 
 export type DashboardTargetsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -281,14 +354,19 @@ export type DashboardJobsQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+
+export type DashboardDependentsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardDependentsQuery = { jobs: { nodes: Array<{ id: string, key: string, version: number, status: JobStatus, afterMode: AfterMode, after: Array<{ on: DependencyOutcome, upstream: { key: string } }> }> } };
 
 export type DashboardJobQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -329,7 +407,7 @@ export type DashboardRunQueryVariables = Exact<{
 }>;
 
 
-export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, triggeredBy: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, upstreamRuns: Array<{ id: string, jobKey: string, status: RunStatus, finishedAt: string | null }>, job: { id: string } } | null };
 
 export type DashboardLogLineFragment = { sequence: number, at: string, level: string, message: string, fields: unknown };
 
@@ -395,6 +473,29 @@ export type DashboardUpcomingQueryVariables = Exact<{
 
 
 export type DashboardUpcomingQuery = { upcoming: { nodes: Array<{ slot: string, dueAt: string, job: { id: string, key: string, target: string, timezone: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type DashboardPauseJobsMutationVariables = Exact<{
+  labelSelector: string;
+  reason: string;
+  until?: string | null | undefined;
+}>;
+
+
+export type DashboardPauseJobsMutation = { pauseJobs: number };
+
+export type DashboardResumeJobsMutationVariables = Exact<{
+  labelSelector: string;
+}>;
+
+
+export type DashboardResumeJobsMutation = { resumeJobs: number };
+
+export type DashboardJobCountQueryVariables = Exact<{
+  filter?: JobFilter | null | undefined;
+}>;
+
+
+export type DashboardJobCountQuery = { jobs: { totalCount: number } };
 
 export type DashboardResumeMutationVariables = Exact<{
   id: string | number;
@@ -474,6 +575,17 @@ export type DashboardBackfillStateQueryVariables = Exact<{
 
 export type DashboardBackfillStateQuery = { backfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } | null };
 
+export type DashboardAuditEntryFragment = { id: string, at: string, actor: string, action: string, jobKey: string | null, subject: string | null, details: unknown };
+
+export type DashboardAuditQueryVariables = Exact<{
+  filter?: AuditFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardAuditQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, actor: string, action: string, jobKey: string | null, subject: string | null, details: unknown }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -552,6 +664,15 @@ export const DashboardJobRowFragmentDoc = new TypedDocumentString(`
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
+  labels
   lastRun {
     id
     status
@@ -591,6 +712,19 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
+  labels
+  description
+  owner
   consecutiveFailures
   status
   pauseReason
@@ -665,6 +799,19 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
+  labels
+  description
+  owner
   consecutiveFailures
   status
   pauseReason
@@ -708,6 +855,15 @@ fragment DashboardJobRow on Job {
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
+  labels
   lastRun {
     id
     status
@@ -766,10 +922,23 @@ export const DashboardBackfillFragmentDoc = new TypedDocumentString(`
   reason
 }
     `, {"fragmentName":"DashboardBackfill"}) as unknown as TypedDocumentString<DashboardBackfillFragment, unknown>;
+export const DashboardAuditEntryFragmentDoc = new TypedDocumentString(`
+    fragment DashboardAuditEntry on AuditEntry {
+  id
+  at
+  actor
+  action
+  jobKey
+  subject
+  details
+}
+    `, {"fragmentName":"DashboardAuditEntry"}) as unknown as TypedDocumentString<DashboardAuditEntryFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
-  instances {
-    id
+  whoami {
+    name
+    role
+    labelSelector
   }
 }
     `) as unknown as TypedDocumentString<DashboardRoleQuery, DashboardRoleQueryVariables>;
@@ -822,6 +991,15 @@ export const DashboardJobsDocument = new TypedDocumentString(`
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
+  labels
   lastRun {
     id
     status
@@ -829,6 +1007,25 @@ export const DashboardJobsDocument = new TypedDocumentString(`
     finishedAt
   }
 }`) as unknown as TypedDocumentString<DashboardJobsQuery, DashboardJobsQueryVariables>;
+export const DashboardDependentsDocument = new TypedDocumentString(`
+    query DashboardDependents {
+  jobs(filter: {scheduleType: AFTER, status: [ACTIVE, PAUSED]}, first: 500) {
+    nodes {
+      id
+      key
+      version
+      status
+      afterMode
+      after {
+        on
+        upstream {
+          key
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardDependentsQuery, DashboardDependentsQueryVariables>;
 export const DashboardJobDocument = new TypedDocumentString(`
     query DashboardJob($id: ID!) {
   job(id: $id) {
@@ -865,6 +1062,19 @@ export const DashboardJobDocument = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
+  labels
+  description
+  owner
   consecutiveFailures
   status
   pauseReason
@@ -908,6 +1118,15 @@ fragment DashboardJobRow on Job {
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
+  labels
   lastRun {
     id
     status
@@ -1016,7 +1235,14 @@ export const DashboardRunDocument = new TypedDocumentString(`
       id
       attempt
     }
+    upstreamRuns {
+      id
+      jobKey
+      status
+      finishedAt
+    }
     nextAttemptAt
+    triggeredBy
     createdAt
     updatedAt
     job {
@@ -1153,6 +1379,23 @@ export const DashboardUpcomingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<DashboardUpcomingQuery, DashboardUpcomingQueryVariables>;
+export const DashboardPauseJobsDocument = new TypedDocumentString(`
+    mutation DashboardPauseJobs($labelSelector: String!, $reason: String!, $until: DateTime) {
+  pauseJobs(labelSelector: $labelSelector, reason: $reason, until: $until)
+}
+    `) as unknown as TypedDocumentString<DashboardPauseJobsMutation, DashboardPauseJobsMutationVariables>;
+export const DashboardResumeJobsDocument = new TypedDocumentString(`
+    mutation DashboardResumeJobs($labelSelector: String!) {
+  resumeJobs(labelSelector: $labelSelector)
+}
+    `) as unknown as TypedDocumentString<DashboardResumeJobsMutation, DashboardResumeJobsMutationVariables>;
+export const DashboardJobCountDocument = new TypedDocumentString(`
+    query DashboardJobCount($filter: JobFilter) {
+  jobs(filter: $filter, first: 1) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardJobCountQuery, DashboardJobCountQueryVariables>;
 export const DashboardResumeDocument = new TypedDocumentString(`
     mutation DashboardResume($id: ID!) {
   resumeJob(id: $id) {
@@ -1341,3 +1584,25 @@ export const DashboardBackfillStateDocument = new TypedDocumentString(`
   requestedBy
   reason
 }`) as unknown as TypedDocumentString<DashboardBackfillStateQuery, DashboardBackfillStateQueryVariables>;
+export const DashboardAuditDocument = new TypedDocumentString(`
+    query DashboardAudit($filter: AuditFilter, $first: Int, $after: String) {
+  auditLog(filter: $filter, first: $first, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      ...DashboardAuditEntry
+    }
+  }
+}
+    fragment DashboardAuditEntry on AuditEntry {
+  id
+  at
+  actor
+  action
+  jobKey
+  subject
+  details
+}`) as unknown as TypedDocumentString<DashboardAuditQuery, DashboardAuditQueryVariables>;
