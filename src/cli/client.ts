@@ -1,5 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
+// The printer alone: `graphql`'s index loads the whole library (validation, execution, the type
+// system) before every command, and the CLI only ever prints its documents.
+import { print } from 'graphql/language/printer.js';
 import { createClient, type CronqlClient, type TypedDocument, type VariablesOf } from '../client/create-client.js';
 import { CronqlApiError } from '../client/error.js';
 

@@ -13,8 +13,11 @@ describe('a half-open LISTEN connection', () => {
 
   it('is replaced, and cross-instance events flow again within seconds', async () => {
     const bounds = { CRONQL_DB_CONNECT_TIMEOUT_MS: '1000', CRONQL_DB_QUERY_TIMEOUT_MS: '2000' };
-    const scheduler = await t.spawn({ databaseUrl: t.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-scheduler' } });
-    const api = await t.spawn({ databaseUrl: t.proxy.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-api', CRONQL_ROLE: 'api' } });
+    // Both started together (a start is seconds on a busy machine; neither needs the other to start).
+    const [scheduler, api] = await Promise.all([
+      t.spawn({ databaseUrl: t.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-scheduler' } }),
+      t.spawn({ databaseUrl: t.proxy.url, env: { ...bounds, CRONQL_INSTANCE_ID: 'listen-api', CRONQL_ROLE: 'api' } }),
+    ]);
     const client = wsClient(`${api.baseUrl.replace(/^http/, 'ws')}/graphql`, api.adminToken);
     const seen: { at: number; scheduledAt: string }[] = [];
     const stop = client.subscribe<{ runChanged: { run: { scheduledAt: string; status: string } } }>(

@@ -55,9 +55,9 @@ describe('jobs shared among scheduler instances, with a hot standby for each', (
         [JOBS, `*/${EVERY} * * * * *`],
       );
 
-      const a = await spawn('scale-a');
-      const b = await spawn('scale-b');
-      const c = await spawn('scale-c');
+      // Started together: each start (a process, its migrations check, its first heartbeat) is
+      // seconds on a busy machine, and the test needs all three before it looks.
+      const [a, b, c] = await Promise.all([spawn('scale-a'), spawn('scale-b'), spawn('scale-c')]);
       const share = (2 / 3) * JOBS;
       await waitOwned('three schedulers', a, (o) => ['scale-a', 'scale-b', 'scale-c'].every((id) => within(o.get(id) ?? 0, share, 0.1)), 15_000);
       const t0 = Date.now();
