@@ -3,13 +3,10 @@ import { eventually } from '../support/cronql.js';
 import { createJob, duplicates, runs, useProcessTest } from './support.js';
 
 /**
- * `kill -9` of real cronql processes.
- * The three scenarios run side by side (`describe.concurrent`): each has its own database and
- * processes, and each mostly waits for real time (the first for the default 30 s lost-after), so
- * the file takes about as long as its longest scenario, not their sum. With default settings a lost run is settled RUNNER_LOST
+ * `kill -9` of real cronql processes. With default settings a lost run is settled RUNNER_LOST
  * within 30 s (CRONQL_LOST_AFTER_MS after the runner's last heartbeat), by whichever instance is alive.
  */
-describe.concurrent('a runner killed with SIGKILL', () => {
+describe('a runner killed with SIGKILL', () => {
   const t = useProcessTest();
 
   it('restarted at once with default settings: the lost run is FAILED RUNNER_LOST within 30 s, and the next slots succeed', async () => {
@@ -38,7 +35,7 @@ describe.concurrent('a runner killed with SIGKILL', () => {
   }, 70_000);
 });
 
-describe.concurrent('two instances, one killed while it runs its share of 150 jobs', () => {
+describe('two instances, one killed while it runs its share of 150 jobs', () => {
   const t = useProcessTest();
   // One replica: each job is armed on one instance, so each runs its own share. (With the default
   // two, both arm every job and race for each slot: one instance's batch can win every slot, and
@@ -78,7 +75,7 @@ describe.concurrent('two instances, one killed while it runs its share of 150 jo
   }, 70_000);
 });
 
-describe.concurrent('a silent handler whose instance is killed with SIGKILL', () => {
+describe('a silent handler whose instance is killed with SIGKILL', () => {
   const t = useProcessTest();
 
   it('fails HEARTBEAT_TIMEOUT through the heartbeat-timeouts duty of another instance, before its runner would be judged lost', async () => {
