@@ -38,6 +38,7 @@ import { BackfillService } from './services/backfill.service.js';
 import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { CalendarService } from './services/calendar.service.js';
+import { PoolService } from './services/pool.service.js';
 import { StartupTiming } from './startup-timing.js';
 import { loadTracing, type Tracing } from './tracing/tracing.js';
 
@@ -82,6 +83,7 @@ export class Cronql {
   private logRelay?: RunLogRelay;
   private _secrets?: SecretService;
   private _calendars?: CalendarService;
+  private _pools?: PoolService;
   private _backfills?: BackfillService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
@@ -148,6 +150,10 @@ export class Cronql {
   /** Exclusion calendars: set, delete, list. */
   get calendars(): CalendarService {
     return this.need(this._calendars);
+  }
+  /** Concurrency pools: set, delete, list with what each holds. */
+  get pools(): PoolService {
+    return this.need(this._pools);
   }
   get pool(): Pool {
     return this.need(this._pool);
@@ -337,6 +343,7 @@ export class Cronql {
       calendarsOf,
     };
     this._jobs = new JobService(deps);
+    this._pools = new PoolService({ pool: this._pool, clock: this.clock });
     this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => (this._runtime ? this._runtime.calendarChanged(name) : this.ownBook?.refresh(name)) });
     this._runs = new RunService({
       pool: this._pool,

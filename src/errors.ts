@@ -38,7 +38,11 @@ export type ErrorCode =
   /** A job's `notify` names a notification channel that does not exist. */
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */
-  | 'CHANNEL_IN_USE';
+  | 'CHANNEL_IN_USE'
+  /** A job names a concurrency pool that does not exist. */
+  | 'UNKNOWN_POOL'
+  /** deleteConcurrencyPool while a live job names the pool. */
+  | 'POOL_IN_USE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

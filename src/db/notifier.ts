@@ -18,6 +18,8 @@ export const Channel = {
   MEMBERSHIP: 'cronql_membership',
   /** payload: calendar name — a calendar was set or deleted; every runtime re-reads it. */
   CALENDAR_CHANGED: 'cronql_calendar_changed',
+  /** payload: pool name — a place in a concurrency pool freed (a run ended) or its limit rose; runtimes admit its waiting runs. */
+  POOL_FREED: 'cronql_pool_freed',
   /** no payload — alerts were written to the outbox; a deliverer sends them. */
   OUTBOX: 'cronql_outbox',
 } as const;

@@ -2,6 +2,7 @@ import { CatchUpPolicy, OverlapPolicy } from './enums.js';
 import type { RetryPolicy } from './job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
 import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
+import { POOL_NAME } from './pools.js';
 
 /**
  * A job's settings — what it does and how, beside its schedule — each written once, here: name,
@@ -87,7 +88,24 @@ export interface NamesSetting extends SettingBase {
   code: ErrorCode;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting;
+/**
+ * The name of one thing defined elsewhere (a concurrency pool), or null: a nullable text column,
+ * `String` on the `Job` type and the inputs (omitted: the default, or on a new version the
+ * replaced version's; null: none). Whether it exists is the database's to say, at the write
+ * (`unknownCode`).
+ */
+export interface NameSetting extends SettingBase {
+  kind: 'name';
+  nullable: true;
+  default: null;
+  pattern: RegExp;
+  /** What the name names, for messages: "concurrency pool". */
+  of: string;
+  unknownCode: 'UNKNOWN_POOL';
+  code: ErrorCode;
+}
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | NameSetting;
 
 /** The most calendars one job names. */
 export const MAX_JOB_CALENDARS = 10;
@@ -197,6 +215,14 @@ export const JOB_SETTINGS = {
       input: 'Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels.',
     },
   },
+  concurrencyPool: {
+    kind: 'name', column: 'concurrency_pool', nullable: true, default: null, pattern: POOL_NAME, of: 'concurrency pool',
+    unknownCode: 'UNKNOWN_POOL', code: 'BAD_USER_INPUT',
+    description: {
+      job: 'The concurrency pool the job\'s runs share a limit in (setConcurrencyPool); null: none.',
+      input: 'A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none.',
+    },
+  },
   expectSuccessWithinSeconds: {
     kind: 'int', column: 'expect_success_within_seconds', nullable: true, default: null, min: 1, max: MAX_EXPECT_SUCCESS_SECONDS, code: 'BAD_USER_INPUT',
     description: {
@@ -219,7 +245,9 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
         ? RetryPolicy | null
         : S extends { kind: 'names' }
           ? string[]
-          : unknown;
+          : S extends { kind: 'name' }
+            ? string | null
+            : unknown;
 
 /** A job's settings, valid. */
 export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };

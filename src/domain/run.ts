@@ -58,6 +58,11 @@ export interface RunRecord {
    * run. Null when the run was created with tracing off.
    */
   traceparent: string | null;
+  /**
+   * The concurrency pool the run was created in (its job version's, docs/behaviour.md, "Concurrency
+   * pools"): it becomes RUNNING only while the pool has a free place. Null: none.
+   */
+  concurrencyPool?: string | null;
 }
 
 /** A RUNNING run's progress report, as a change RUNNING → RUNNING at the beat that carried it. */

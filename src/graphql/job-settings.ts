@@ -33,6 +33,8 @@ function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
       return JSONScalar;
     case 'names':
       return [String];
+    case 'name':
+      return String;
     case 'retry':
       return retryType;
     case 'names':

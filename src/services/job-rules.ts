@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, JobStatus, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
-import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting } from '../domain/job-fields.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NameSetting, type NamesSetting } from '../domain/job-fields.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, nextSlot as nextCronSlot, parseCronExpression } from '../schedule/index.js';
@@ -274,6 +274,7 @@ export function validateSettings(input: SettingsInput): JobSettings {
     const value = (input as Record<string, unknown>)[name];
     if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
     else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
+    else if (spec.kind === 'name') valid[name] = validateName(name, spec, value);
     else if (value === undefined || value === null) valid[name] = spec.default;
     else if (spec.kind === 'enum') {
       if (!Object.values(spec.values).includes(value as string)) {
@@ -307,6 +308,15 @@ function validateNames(name: string, spec: NamesSetting, value: unknown): string
     throw new CronqlError(spec.code, `${name} must be a list of at most ${spec.max} ${spec.of} names (letters, digits and . _ -, at most 64 characters each)`, { field: name });
   }
   return [...new Set(value as string[])];
+}
+
+/** The name of one thing (a concurrency pool), or null. Whether it exists is checked at the write, by the database. */
+function validateName(name: string, spec: NameSetting, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !spec.pattern.test(value)) {
+    throw new CronqlError(spec.code, `${name} must be a ${spec.of} name (letters, digits and . _ -, at most 64 characters), or null`, { field: name });
+  }
+  return value;
 }
 
 const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;

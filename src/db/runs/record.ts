@@ -44,6 +44,7 @@ export function runRecord(f: RunFields): RunRecord {
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
     traceparent: f.traceparent ?? null,
+    concurrencyPool: f.concurrencyPool ?? null,
   };
 }
 
@@ -78,6 +79,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
     traceparent: row.traceparent as string | null,
+    concurrencyPool: (row.concurrency_pool as string | null | undefined) ?? null,
   });
 }
 
@@ -89,7 +91,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
 export function firedRun(
   id: string,
   jobId: string,
-  job: Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'>,
+  job: Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'> & Partial<Pick<JobSnapshot, 'concurrencyPool'>>,
   slot: { scheduledAt: Date; dueAt: Date | null; traceparent?: string },
   runnerInstanceId: string,
   now: Date,
@@ -110,6 +112,7 @@ export function firedRun(
     createdAt: now,
     updatedAt: now,
     traceparent: slot.traceparent,
+    concurrencyPool: job.concurrencyPool,
   });
 }
 
