@@ -15,6 +15,7 @@ import { CronqlMetrics } from './metrics/metrics.js';
 import { Deliverer } from './alerts/deliverer.js';
 import { NOTIFICATIONS } from './config.js';
 import { notificationMetrics } from './metrics/notifications.js';
+import { poolMetrics } from './metrics/pools.js';
 import { ChannelService } from './services/channel.service.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
@@ -344,6 +345,8 @@ export class Cronql {
     };
     this._jobs = new JobService(deps);
     this._pools = new PoolService({ pool: this._pool, clock: this.clock });
+    const pools = this._pools;
+    if (this._metrics) poolMetrics(this._metrics.registry, () => pools.list());
     this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => (this._runtime ? this._runtime.calendarChanged(name) : this.ownBook?.refresh(name)) });
     this._runs = new RunService({
       pool: this._pool,

@@ -99,6 +99,8 @@ export type CreateJobInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
   /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
@@ -180,6 +182,8 @@ export type NewJobVersionInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   cronExpression?: string | null | undefined;
   /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
   cronExpressions?: Array<string> | null | undefined;
@@ -311,6 +315,11 @@ export type CalendarsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type CalendarsQuery = { calendars: Array<{ dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> }> };
 
+export type ConcurrencyPoolsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConcurrencyPoolsQuery = { concurrencyPools: Array<{ limit: number, name: string, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> }> };
+
 export type DescribeScheduleQueryVariables = Exact<{
   cronExpression: string;
   timezone?: string | null | undefined;
@@ -334,7 +343,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -343,7 +352,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
 
 export type NotificationChannelsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -386,7 +395,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -395,7 +404,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -449,21 +458,21 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
 }>;
 
 
-export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -471,7 +480,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteCalendarMutationVariables = Exact<{
   name: string;
@@ -479,6 +488,13 @@ export type DeleteCalendarMutationVariables = Exact<{
 
 
 export type DeleteCalendarMutation = { deleteCalendar: boolean };
+
+export type DeleteConcurrencyPoolMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DeleteConcurrencyPoolMutation = { deleteConcurrencyPool: boolean };
 
 export type DeleteNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -501,21 +517,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -523,7 +539,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type SetCalendarMutationVariables = Exact<{
   input: CalendarInput;
@@ -531,6 +547,14 @@ export type SetCalendarMutationVariables = Exact<{
 
 
 export type SetCalendarMutation = { setCalendar: { dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } };
+
+export type SetConcurrencyPoolMutationVariables = Exact<{
+  limit: number;
+  name: string;
+}>;
+
+
+export type SetConcurrencyPoolMutation = { setConcurrencyPool: { limit: number, name: string, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> } };
 
 export type SetNotificationChannelMutationVariables = Exact<{
   input: NotificationChannelInput;
@@ -554,7 +578,7 @@ export type SkipNextRunsMutationVariables = Exact<{
 }>;
 
 
-export type SkipNextRunsMutation = { skipNextRuns: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type SkipNextRunsMutation = { skipNextRuns: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type TestNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -568,7 +592,7 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
 
 export type RunLogsSubscriptionVariables = Exact<{
   runId: string | number;
@@ -702,6 +726,21 @@ export const CalendarsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CalendarsQuery, CalendarsQueryVariables>;
+export const ConcurrencyPoolsDocument = new TypedDocumentString(`
+    query ConcurrencyPools {
+  concurrencyPools {
+    jobs {
+      id
+      key
+      version
+    }
+    limit
+    name
+    running
+    waiting
+  }
+}
+    `) as unknown as TypedDocumentString<ConcurrencyPoolsQuery, ConcurrencyPoolsQueryVariables>;
 export const DescribeScheduleDocument = new TypedDocumentString(`
     query DescribeSchedule($cronExpression: String!, $timezone: String) {
   describeSchedule(cronExpression: $cronExpression, timezone: $timezone)
@@ -743,6 +782,7 @@ export const JobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -820,6 +860,7 @@ export const JobsDocument = new TypedDocumentString(`
       captureBytes
       catchUp
       catchUpLimit
+      concurrencyPool
       consecutiveFailures
       createdAt
       createdBy
@@ -958,6 +999,7 @@ export const RunDocument = new TypedDocumentString(`
     traceId
     triggerType
     updatedAt
+    waitingFor
   }
 }
     `) as unknown as TypedDocumentString<RunQuery, RunQueryVariables>;
@@ -994,6 +1036,7 @@ export const RunsDocument = new TypedDocumentString(`
       traceId
       triggerType
       updatedAt
+      waitingFor
     }
   }
 }
@@ -1158,6 +1201,7 @@ export const CancelRunDocument = new TypedDocumentString(`
     traceId
     triggerType
     updatedAt
+    waitingFor
   }
 }
     `) as unknown as TypedDocumentString<CancelRunMutation, CancelRunMutationVariables>;
@@ -1170,6 +1214,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1241,6 +1286,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1312,6 +1358,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1379,6 +1426,11 @@ export const DeleteCalendarDocument = new TypedDocumentString(`
   deleteCalendar(name: $name)
 }
     `) as unknown as TypedDocumentString<DeleteCalendarMutation, DeleteCalendarMutationVariables>;
+export const DeleteConcurrencyPoolDocument = new TypedDocumentString(`
+    mutation DeleteConcurrencyPool($name: String!) {
+  deleteConcurrencyPool(name: $name)
+}
+    `) as unknown as TypedDocumentString<DeleteConcurrencyPoolMutation, DeleteConcurrencyPoolMutationVariables>;
 export const DeleteNotificationChannelDocument = new TypedDocumentString(`
     mutation DeleteNotificationChannel($name: String!) {
   deleteNotificationChannel(name: $name)
@@ -1398,6 +1450,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1469,6 +1522,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1540,6 +1594,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1638,6 +1693,7 @@ export const RunJobNowDocument = new TypedDocumentString(`
     traceId
     triggerType
     updatedAt
+    waitingFor
   }
 }
     `) as unknown as TypedDocumentString<RunJobNowMutation, RunJobNowMutationVariables>;
@@ -1671,6 +1727,21 @@ export const SetCalendarDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SetCalendarMutation, SetCalendarMutationVariables>;
+export const SetConcurrencyPoolDocument = new TypedDocumentString(`
+    mutation SetConcurrencyPool($limit: Int!, $name: String!) {
+  setConcurrencyPool(limit: $limit, name: $name) {
+    jobs {
+      id
+      key
+      version
+    }
+    limit
+    name
+    running
+    waiting
+  }
+}
+    `) as unknown as TypedDocumentString<SetConcurrencyPoolMutation, SetConcurrencyPoolMutationVariables>;
 export const SetNotificationChannelDocument = new TypedDocumentString(`
     mutation SetNotificationChannel($input: NotificationChannelInput!) {
   setNotificationChannel(input: $input) {
@@ -1707,6 +1778,7 @@ export const SkipNextRunsDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1813,6 +1885,7 @@ export const RunChangedDocument = new TypedDocumentString(`
       traceId
       triggerType
       updatedAt
+      waitingFor
     }
   }
 }

@@ -77,6 +77,8 @@ export type CreateJobInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
   /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
@@ -158,6 +160,8 @@ export type NewJobVersionInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   cronExpression?: string | null | undefined;
   /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
   cronExpressions?: Array<string> | null | undefined;
@@ -247,17 +251,17 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, concurrencyPool: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type JobScheduleFieldsFragment = { cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string> };
 
-export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
+export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, waitingFor: string | null, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -288,7 +292,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -508,6 +512,7 @@ export const RunFieldsFragmentDoc = new TypedDocumentString(`
   failureCode
   failureMessage
   failureDetails
+  waitingFor
   output
   runnerInstanceId
   progress
@@ -591,6 +596,7 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  concurrencyPool
   consecutiveFailures
   status
   pauseReason
@@ -665,6 +671,7 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  concurrencyPool
   consecutiveFailures
   status
   pauseReason
@@ -865,6 +872,7 @@ export const DashboardJobDocument = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  concurrencyPool
   consecutiveFailures
   status
   pauseReason
