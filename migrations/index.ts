@@ -21,6 +21,7 @@ import { Migration20261127040000_run_logs } from './Migration20261127040000_run_
 import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
 import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
+import { Migration20261128020000_audit_log } from './Migration20261128020000_audit_log.js';
 import { Migration20261128040000_concurrency_pools } from './Migration20261128040000_concurrency_pools.js';
 
 import type { Migration } from '@mikro-orm/migrations';
@@ -52,6 +53,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261127050000_heartbeats,
   Migration20261127060000_trace_ids,
   Migration20261127070000_notification_channels,
+  Migration20261128020000_audit_log,
   Migration20261128040000_concurrency_pools,
 };
 

@@ -36,6 +36,7 @@ import { loadCounts } from './db/upcoming-jobs.js';
 import { RunService } from './services/run.service.js';
 import { RunLogService } from './services/run-log.service.js';
 import { BackfillService } from './services/backfill.service.js';
+import { AuditService } from './services/audit.service.js';
 import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { CalendarService } from './services/calendar.service.js';
@@ -86,6 +87,7 @@ export class Cronql {
   private _calendars?: CalendarService;
   private _pools?: PoolService;
   private _backfills?: BackfillService;
+  private _audit?: AuditService;
   private _runtime?: Runtime;
   private notifier?: Notifier;
   private _metrics?: CronqlMetrics;
@@ -135,6 +137,10 @@ export class Cronql {
   /** Backfills: plan, run and cancel a job's past slots of a range. */
   get backfills(): BackfillService {
     return this.need(this._backfills);
+  }
+  /** The audit log: pages of every change, by actor, action, job key and time. */
+  get audit(): AuditService {
+    return this.need(this._audit);
   }
   /** Secrets: set, delete, list (never a value). */
   get secrets(): SecretService {
@@ -291,6 +297,7 @@ export class Cronql {
         jobReplicas: o.jobReplicas,
         retentionDays: o.retentionDays,
         runLogRetentionDays: o.runLogRetentionDays,
+        auditRetentionDays: o.auditRetentionDays,
         logs: this.logWriter,
         onLogsPruned: (n) => this._metrics?.runLogRetention(n),
         onMaintenancePass: (pass) => this._metrics?.maintenancePass(pass),
@@ -365,6 +372,7 @@ export class Cronql {
     const mover = runtime
       ? { advance: () => runtime.advanceBackfills() }
       : new Backfills({ pool, store, log: this.log, claimAndExecute: notifyCreated, perRound: MAINTENANCE.perPass });
+    this._audit = new AuditService({ pool });
     this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover, calendars: this._calendars });
     this.deliverer = new Deliverer({
       pool: this._pool,

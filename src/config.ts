@@ -58,6 +58,8 @@ export interface Config {
   jobReplicas: number;
   /** Run log lines written longer ago than this many days are deleted (0 keeps them as long as their run). @default 30 */
   runLogRetentionDays: number;
+  /** Audit entries older than this many days are deleted (0 keeps them). @default 400 */
+  auditRetentionDays: number;
   /** Where failure alerts are POSTed as JSON. @default unset (no alerts) */
   alertWebhookUrl?: string;
   /** HMAC-SHA256 key signing each alert body. @default unset */
@@ -89,6 +91,7 @@ export const TUNABLES = {
   retentionDays: { env: 'CRONQL_RETENTION_DAYS', default: 180, min: 0, max: 36_500 },
   jobReplicas: { env: 'CRONQL_JOB_REPLICAS', default: 2, min: 0, max: 16 },
   runLogRetentionDays: { env: 'CRONQL_RUN_LOG_RETENTION_DAYS', default: 30, min: 0, max: 36_500 },
+  auditRetentionDays: { env: 'CRONQL_AUDIT_RETENTION_DAYS', default: 400, min: 0, max: 36_500 },
 } as const;
 
 export type Tunable = keyof typeof TUNABLES;
@@ -143,6 +146,8 @@ export const MAINTENANCE = {
   retentionBatch: 1_000,
   /** Run log lines deleted per statement of their own retention. */
   runLogRetentionBatch: 10_000,
+  /** Audit entries deleted per statement of their own retention. */
+  auditRetentionBatch: 10_000,
   /** PENDING runs older than this are claimed by the pending-runs duty (their creator did not). */
   pendingAfterMs: 2_000,
   /** Rows one pass of a duty handles at most (pending runs, retries, buffered slots). */
@@ -295,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: tunable(env, 'retentionDays'),
     jobReplicas: tunable(env, 'jobReplicas'),
     runLogRetentionDays: tunable(env, 'runLogRetentionDays'),
+    auditRetentionDays: tunable(env, 'auditRetentionDays'),
     alertWebhookUrl: webhookUrl(env),
     alertWebhookSecret: str(env, 'CRONQL_ALERT_WEBHOOK_SECRET'),
     publicUrl: publicUrl(env),

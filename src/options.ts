@@ -43,6 +43,8 @@ export interface CronqlOptions {
   jobReplicas?: number;
   /** Run log lines written longer ago than this many days are deleted (0 keeps them as long as their run); pruned by runtime roles. @default 30 */
   runLogRetentionDays?: number;
+  /** Audit entries older than this many days are deleted (0 keeps them); pruned by runtime roles. @default 400 */
+  auditRetentionDays?: number;
   /** How long to wait for a database connection (new, or free in a full pool). @default 5000 */
   dbConnectTimeoutMs?: number;
   /** Client-side bound on one statement (the server's statement_timeout matches). @default 10000 */

@@ -1,3 +1,4 @@
+import { auditActor } from '../services/audit-actor.js';
 import type { Logger } from '../logger.js';
 import { Channel, type Notifier } from '../db/notifier.js';
 import { OutboxStore, type ClaimedDelivery } from '../db/notification-outbox.js';
@@ -142,10 +143,10 @@ export class Deliverer {
    * A test delivery to `name` now, not behind the channel's queue, once (no retry): true when the
    * receiver answered 2xx; false with the channel's lastError saying why.
    */
-  async test(name: string): Promise<boolean | null> {
+  async test(name: string, actor: string | null = null): Promise<boolean | null> {
     const channel = await this.o.channels.store.get(name);
     if (!channel) return null;
-    const id = await this.store.insert(name, TEST_EVENT, { channel: name }, this.o.now());
+    const id = await this.store.insert(name, TEST_EVENT, { channel: name }, this.o.now(), { actor: auditActor(actor), action: 'testNotificationChannel' });
     const claimed = await this.store.claim(id, this.o.bounds.timeoutMs + CLAIM_MARGIN_MS);
     return claimed ? this.attempt(claimed, true) : false;
   }

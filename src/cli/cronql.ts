@@ -2,6 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import {
+  AuditLogDocument,
   BackfillJobDocument,
   CancelRunDocument,
   CreateJobDocument,
@@ -639,6 +640,44 @@ program
     }
     output({ ok: true, jobId: job.id, runNow: manual.id, scheduled: scheduled?.id ?? null }, [{ ok: 'yes', job: job.id, run: manual.id, slot: scheduled?.id ?? null }]);
   });
+
+// --- audit ---------------------------------------------------------------------------------------
+program
+  .command('audit')
+  .description('the audit log, newest first (ADMIN): who changed what, when')
+  .option('--actor <name>', "a token's name (admin, a named token's)")
+  .option('--job <key>', 'one job key')
+  .option('--action <name...>', 'mutation names, e.g. pauseJob pauseJobs')
+  .option('--since <when>', 'from this instant: ISO 8601 (a date alone is its midnight, UTC), or ago: 30m, 12h, 7d')
+  .option('--until <when>', 'before this instant (ISO 8601)')
+  .option('--limit <n>', 'entries at most', '50')
+  .action(async (o: { actor?: string; job?: string; action?: string[]; since?: string; until?: string; limit: string }) => {
+    const limit = Number(o.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new CliError('BAD_USER_INPUT', `--limit: a whole number of at least 1, not ${o.limit}`);
+    const filter = { actor: o.actor, jobKey: o.job, action: o.action, after: o.since ? ago(o.since, '--since') : undefined, before: o.until ? instant(o.until, '--until') : undefined };
+    const entries: NonNullable<Awaited<ReturnType<typeof auditPage>>>['nodes'] = [];
+    let after: string | null = null;
+    let total = 0;
+    do {
+      const page = await auditPage(filter, Math.min(500, limit - entries.length), after);
+      total = page.totalCount;
+      entries.push(...page.nodes);
+      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+    } while (after && entries.length < limit);
+    output(
+      { totalCount: total, entries },
+      entries.map((e) => ({ at: e.at, actor: e.actor, action: e.action, job: e.jobKey ?? null, subject: e.subject ?? null, details: e.details ?? null })),
+    );
+  });
+const auditPage = async (filter: Record<string, unknown>, first: number, after: string | null) =>
+  (await request(endpoint(), AuditLogDocument, { filter, first, after })).auditLog;
+/** An instant in the past: ISO 8601, or that long ago (30m, 12h, 7d). */
+function ago(text: string, option: string): string {
+  const relative = /^(\d+)(s|m|h|d)$/.exec(text.trim());
+  if (!relative) return instant(text, option);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+  return new Date(Date.now() - Number(relative[1]) * unit).toISOString();
+}
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliErrors) for (const e of err.errors) console.error(`error ${e.code}: ${e.message}`);

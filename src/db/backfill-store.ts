@@ -1,3 +1,4 @@
+import { writeAudit, type AuditBy } from './audit.js';
 import { BackfillScope, BackfillState, RunStatus } from '../domain/enums.js';
 import type { BackfillRecord, PlanInputs, SlotRun } from '../domain/backfill.js';
 import type { Pool } from './pool.js';
@@ -87,9 +88,10 @@ export type NewBackfill = Omit<BackfillRecord, 'id' | 'created' | 'state' | 'fin
  * Records a backfill and its plan, RUNNING (DONE at once when nothing is left to run), in one
  * transaction. A slot another backfill took meanwhile is refused by the in-flight slot key: it is
  * left out of this plan and counted with `skippedExisting` — so two backfills asked for together
- * share their common slots out, each slot to one of them.
+ * share their common slots out, each slot to one of them. Its audit entry (`audit`) is written in
+ * the same transaction.
  */
-export async function insertBackfill(pool: Pool, b: NewBackfill, id: string): Promise<BackfillRecord> {
+export async function insertBackfill(pool: Pool, b: NewBackfill, id: string, audit: AuditBy): Promise<BackfillRecord> {
   return inTransaction(pool, async (q) => {
     await q(
       `INSERT INTO cron_backfills (id, job_definition_id, job_key, from_at, to_at, scope, state, skipped_existing, reason, requested_by, created_at, updated_at)
@@ -110,7 +112,14 @@ export async function insertBackfill(pool: Pool, b: NewBackfill, id: string): Pr
          WHERE b.id = $1 RETURNING ${BACKFILL_COLUMNS}`,
       [id, lost, (ins.rowCount ?? 0) === 0, b.createdAt],
     );
-    return rowToBackfill(res.rows[0]);
+    const made = rowToBackfill(res.rows[0]);
+    await writeAudit(q, [{
+      ...audit,
+      jobKey: b.jobKey,
+      subject: id,
+      details: { from: b.from.toISOString(), to: b.to.toISOString(), scope: b.scope, reason: b.reason, slots: ins.rowCount ?? 0, skippedExisting: made.skippedExisting },
+    }], b.createdAt);
+    return made;
   });
 }
 
@@ -135,13 +144,14 @@ export async function backfillsOfJob(pool: Pool, jobKey: string, limit: number):
  * for the caller to cancel — a run already RUNNING finishes. Null when the backfill is not in
  * flight (or unknown).
  */
-export async function cancelBackfill(pool: Pool, id: string, now: Date): Promise<{ backfill: BackfillRecord; pendingRunIds: string[] } | null> {
+export async function cancelBackfill(pool: Pool, id: string, now: Date, audit: AuditBy): Promise<{ backfill: BackfillRecord; pendingRunIds: string[] } | null> {
   return inTransaction(pool, async (q) => {
     const done = await q(
-      `UPDATE cron_backfills SET state = ${B.CANCELED}, updated_at = $2, finished_at = $2 WHERE id = $1 AND state IN (${B.IN_FLIGHT}) RETURNING id`,
+      `UPDATE cron_backfills SET state = ${B.CANCELED}, updated_at = $2, finished_at = $2 WHERE id = $1 AND state IN (${B.IN_FLIGHT}) RETURNING id, job_key`,
       [id, now],
     );
     if (!done.rowCount) return null;
+    await writeAudit(q, [{ ...audit, jobKey: done.rows[0].job_key as string, subject: id }], now);
     await q(`UPDATE cron_backfill_slots SET state = ${B.CANCELED} WHERE backfill_id = $1 AND state = ${B.PLANNED}`, [id]);
     const pending = await q(
       `SELECT r.id FROM cron_backfill_slots s JOIN cron_job_runs f ON f.id = s.run_id

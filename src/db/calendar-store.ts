@@ -1,3 +1,4 @@
+import { auditPerRow, type AuditEntryInput } from './audit.js';
 import type { Pool } from './pool.js';
 import { lit } from './sql.js';
 import { JobStatus } from '../domain/enums.js';
@@ -59,8 +60,9 @@ export class CalendarStore {
   }
 
   /** Creates the calendar, or replaces the one of that name (its creation instant kept). */
-  async upsert(rules: CalendarRules, description: string | null, actor: string | null, now: Date): Promise<CalendarRow> {
+  async upsert(rules: CalendarRules, description: string | null, actor: string | null, now: Date, audit: AuditEntryInput): Promise<CalendarRow> {
     const windows = rules.windows.map((w) => ({ from: w.from.toISOString(), to: w.to.toISOString(), reason: w.reason }));
+    const params: unknown[] = [rules.name, rules.timezone, description, rules.dates, rules.yearly, JSON.stringify(rules.dailyWindows), JSON.stringify(windows), now, actor, Channel.CALENDAR_CHANGED];
     const res = await this.pool.query(
       `WITH saved AS (
          INSERT INTO cron_calendars (name, timezone, description, dates, yearly, daily_windows, windows, created_at, updated_at, updated_by)
@@ -69,9 +71,10 @@ export class CalendarStore {
            yearly = EXCLUDED.yearly, daily_windows = EXCLUDED.daily_windows, windows = EXCLUDED.windows,
            updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
          RETURNING ${COLUMNS}
-       ), sent AS (SELECT pg_notify($10, name) FROM saved)
+       ), sent AS (SELECT pg_notify($10, name) FROM saved),
+       audit AS (${auditPerRow(params, 'saved', audit, now, { subject: 'saved.name' })})
        SELECT saved.*, (SELECT count(*) FROM sent) AS notified FROM saved`,
-      [rules.name, rules.timezone, description, rules.dates, rules.yearly, JSON.stringify(rules.dailyWindows), JSON.stringify(windows), now, actor, Channel.CALENDAR_CHANGED],
+      params,
     );
     return toRow(res.rows[0]);
   }
@@ -80,13 +83,15 @@ export class CalendarStore {
    * Deletes the calendar; false when there was none.
    * @throws CalendarInUse when a live (not RETIRED) job names it, whenever that job was written
    */
-  async delete(name: string): Promise<boolean> {
+  async delete(name: string, audit: AuditEntryInput, now: Date): Promise<boolean> {
     try {
+      const params: unknown[] = [name, Channel.CALENDAR_CHANGED];
       const res = await this.pool.query(
         `WITH gone AS (DELETE FROM cron_calendars WHERE name = $1 RETURNING name),
-           sent AS (SELECT pg_notify($2, name) FROM gone)
+           sent AS (SELECT pg_notify($2, name) FROM gone),
+           audit AS (${auditPerRow(params, 'gone', audit, now, { subject: 'gone.name' })})
          SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM sent) AS notified`,
-        [name, Channel.CALENDAR_CHANGED],
+        params,
       );
       return res.rows[0].deleted > 0;
     } catch (err) {

@@ -7,6 +7,7 @@ import { JobStatus, type ScheduleType } from '../domain/enums.js';
 import { entityReader, jobSnapshot, RETRY_PARTS, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
+import { auditFromRows, writeAuditOrm, type AuditBy } from './audit.js';
 import { JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
 import { loadJobRecords, rowToJobRecord } from './job-loading.js';
 import type { Pool } from './pool.js';
@@ -32,6 +33,11 @@ const storedExpressions = (list: readonly string[] | null | undefined): string[]
 
 /** A state change of a job the caller asked for (its status, and what goes with it). */
 export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'pausedUntil' | 'consecutiveFailures' | 'skipRemaining' | 'skipReason'>>;
+
+/** The audit entry a job write records with its change (db/audit.ts): who, by which mutation, and what changed. */
+export interface JobAudit extends AuditBy {
+  details?: Record<string, unknown> | null;
+}
 
 /** Which job versions a list shows (the caller checked the text). */
 export interface JobQuery {
@@ -139,20 +145,21 @@ export class JobStore {
   }
 
   /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
-  async create(key: string, fields: JobFields, actor: string | null, now: Date): Promise<JobRecord> {
-    return (await this.createMany([{ key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }], actor, now))[0];
+  async create(key: string, fields: JobFields, actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord> {
+    return (await this.createMany([{ key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }], actor, now, audit))[0];
   }
 
   /**
    * Version 1 of each new key, ACTIVE, all or none: one statement writes the rows and the NOTIFY
    * that arms each on every instance (`insertJobs` below; no ORM unit of work, which cost more than
    * the statement). @throws JobWriteRefused('KEY_EXISTS', key) when a key has a version 1 already
-   * (unique (job_key, version)), whoever created it when; nothing is written then.
+   * (unique (job_key, version)), whoever created it when; nothing is written then. One audit entry
+   * per job, by the same statement.
    */
-  async createMany(rows: readonly NewJobRow[], actor: string | null, now: Date): Promise<JobRecord[]> {
+  async createMany(rows: readonly NewJobRow[], actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord[]> {
     let records: JobRecord[];
     try {
-      records = await insertJobs(this.pool, rows, actor, now);
+      records = await insertJobs(this.pool, rows, actor, now, audit);
     } catch (err) {
       if (err instanceof KeyTaken) throw new JobWriteRefused('KEY_EXISTS', err.key);
       throw err;
@@ -166,7 +173,7 @@ export class JobStore {
    * @throws JobWriteRefused('NOT_IN_STATE') when `old` is RETIRED by now, ('CONCURRENT') when
    * another version of the key was made meanwhile.
    */
-  async supersede(old: JobRecord, fields: JobFields, actor: string | null, now: Date): Promise<[JobRecord, JobRecord]> {
+  async supersede(old: JobRecord, fields: JobFields, actor: string | null, now: Date, audit: JobAudit): Promise<[JobRecord, JobRecord]> {
     const em = this.em();
     let created!: JobDefinition;
     let retired!: JobDefinition;
@@ -192,6 +199,7 @@ export class JobStore {
         });
         await tx.flush();
         retired = (await tx.findOne(JobDefinition, { id: old.id }, { refresh: true }))!;
+        await writeAuditOrm(tx, [{ ...audit, jobKey: old.jobKey, subject: created.id, details: { ...audit.details, version: created.version, replaces: old.id } }], now);
         await notify(tx, old.id);
         await notify(tx, created.id);
       });
@@ -207,15 +215,16 @@ export class JobStore {
   /**
    * `change` if the job's status is one of `from` (and, with `pausedUntil`, its pause still ends
    * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
-   * row, or null when it was not.
+   * row, or null when it was not. The change's audit entry is written in its transaction.
    */
-  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, pausedUntil?: Date): Promise<JobRecord | null> {
+  async transition(id: string, from: JobStatus[], change: JobChange, actor: string | null, now: Date, audit: JobAudit, pausedUntil?: Date): Promise<JobRecord | null> {
     let updated: JobDefinition | null = null;
     await this.em().transactional(async (tx) => {
       const where: FilterQuery<JobDefinition> = pausedUntil ? { id, status: { $in: from }, pausedUntil } : { id, status: { $in: from } };
       const n = await tx.nativeUpdate(JobDefinition, where, { ...change, updatedBy: actor, updatedAt: now });
       if (n === 0) return;
       updated = await tx.findOne(JobDefinition, { id }, { refresh: true });
+      await writeAuditOrm(tx, [{ ...audit, jobKey: updated!.jobKey, subject: id, details: { ...audit.details, version: updated!.version, status: updated!.status } }], now);
       await notify(tx, id);
     });
     if (!updated) return null;
@@ -291,13 +300,22 @@ export class KeyTaken extends Error {
  * transaction), in one round trip, whatever the number of rows. Returns the records in the order
  * given. @throws KeyTaken when a key has a version 1 already (nothing is inserted).
  */
-export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly NewJobRow[], actor: string | null, now: Date): Promise<JobRecord[]> {
+export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly NewJobRow[], actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord[]> {
   if (rows.length === 0) return [];
   const params: unknown[] = [];
   const values = rows.map((row) => `(${COLUMNS.map(([, value]) => `$${params.push(value(row, actor, now))}`).join(', ')})`);
   const sql = `WITH ins AS (
       INSERT INTO cron_job_definitions (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${values.join(', ')} RETURNING *),
-    sent AS (SELECT pg_notify($${params.push(Channel.JOB_CHANGED)}, id::text) FROM ins)
+    sent AS (SELECT pg_notify($${params.push(Channel.JOB_CHANGED)}, id::text) FROM ins),
+    audit AS (${auditFromRows({
+      from: 'ins',
+      at: `$${params.push(now)}`,
+      actor: `$${params.push(audit.actor)}::text`,
+      action: `$${params.push(audit.action)}::text`,
+      jobKey: 'ins.job_key',
+      subject: 'ins.id::text',
+      details: `jsonb_build_object('version', ins.version, 'target', ins.target, 'scheduleType', ins.schedule_type)`,
+    })})
     SELECT ins.*, (SELECT count(*) FROM sent) AS notified FROM ins`;
   let res: pg.QueryResult;
   try {

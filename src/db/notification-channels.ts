@@ -1,3 +1,4 @@
+import { auditPerRow, type AuditEntryInput } from './audit.js';
 import type { AlertEvent, ChannelKind } from '../domain/notifications.js';
 import { JobStatus } from '../domain/enums.js';
 import type { Sealed } from '../secrets/cipher.js';
@@ -80,28 +81,38 @@ export class ChannelStore {
     return res.rows[0] ? rowToSealedChannel(res.rows[0]) : null;
   }
 
-  /** Creates or replaces `c` (its delivery record is kept); returns it as listed. */
-  async upsert(c: ChannelWrite, actor: string | null, now: Date): Promise<ChannelRow> {
+  /** Creates or replaces `c` (its delivery record is kept); returns it as listed. With `audit`, its entry is written by the same statement. */
+  async upsert(c: ChannelWrite, actor: string | null, now: Date, audit: AuditEntryInput | null = null): Promise<ChannelRow> {
+    const params: unknown[] = [
+      c.name, c.kind, c.url?.iv ?? null, c.url?.ciphertext ?? null, c.url?.tag ?? null, c.urlHost, c.secret?.iv ?? null, c.secret?.ciphertext ?? null, c.secret?.tag ?? null,
+      c.events, c.isDefault, c.fromEnv, now, actor,
+    ];
     const res = await this.pool.query(
-      `INSERT INTO cron_notification_channels (name, kind, url_iv, url_ciphertext, url_tag, url_host, secret_iv, secret_ciphertext, secret_tag,
+      `WITH saved AS (INSERT INTO cron_notification_channels (name, kind, url_iv, url_ciphertext, url_tag, url_host, secret_iv, secret_ciphertext, secret_tag,
          events, is_default, from_env, created_at, updated_at, updated_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)
        ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, url_iv = EXCLUDED.url_iv, url_ciphertext = EXCLUDED.url_ciphertext,
          url_tag = EXCLUDED.url_tag, url_host = EXCLUDED.url_host, secret_iv = EXCLUDED.secret_iv,
          secret_ciphertext = EXCLUDED.secret_ciphertext, secret_tag = EXCLUDED.secret_tag, events = EXCLUDED.events,
          is_default = EXCLUDED.is_default, from_env = EXCLUDED.from_env, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
-       RETURNING ${CHANNEL_COLUMNS}`,
-      [
-        c.name, c.kind, c.url?.iv ?? null, c.url?.ciphertext ?? null, c.url?.tag ?? null, c.urlHost, c.secret?.iv ?? null, c.secret?.ciphertext ?? null, c.secret?.tag ?? null,
-        c.events, c.isDefault, c.fromEnv, now, actor,
-      ],
+       RETURNING ${CHANNEL_COLUMNS})
+       ${audit ? `, audit AS (${auditPerRow(params, 'saved', audit, now, { subject: 'saved.name' })})` : ''}
+       SELECT * FROM saved`,
+      params,
     );
     return rowToChannel(res.rows[0]);
   }
 
-  async delete(name: string): Promise<boolean> {
-    const res = await this.pool.query('DELETE FROM cron_notification_channels WHERE name = $1', [name]);
-    return (res.rowCount ?? 0) > 0;
+  /** Deletes the channel (its pending deliveries with it), and writes its audit entry when there was one. */
+  async delete(name: string, audit: AuditEntryInput, now: Date): Promise<boolean> {
+    const params: unknown[] = [name];
+    const res = await this.pool.query(
+      `WITH gone AS (DELETE FROM cron_notification_channels WHERE name = $1 RETURNING name),
+         audit AS (${auditPerRow(params, 'gone', audit, now, { subject: 'gone.name' })})
+       SELECT count(*)::int AS deleted FROM gone`,
+      params,
+    );
+    return res.rows[0].deleted > 0;
   }
 
   /** The names of `names` that exist. */

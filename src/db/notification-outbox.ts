@@ -1,3 +1,4 @@
+import { auditPerRow, type AuditEntryInput } from './audit.js';
 import type { Pool } from './pool.js';
 import { rowToSealedChannel, type SealedChannel } from './notification-channels.js';
 
@@ -101,10 +102,14 @@ export class OutboxStore {
   }
 
   /** Writes one delivery of `event` to `channel` (a test), due now; its id. */
-  async insert(channel: string, event: string, data: Record<string, unknown>, at: Date): Promise<string> {
+  /** A delivery due now; with `audit` (a test an admin asked for), its entry is written by the same statement. */
+  async insert(channel: string, event: string, data: Record<string, unknown>, at: Date, audit: AuditEntryInput | null = null): Promise<string> {
+    const params: unknown[] = [channel, event, JSON.stringify(data), at];
     const res = await this.pool.query(
-      `INSERT INTO cron_notification_outbox (id, channel, event, data, created_at, due_at) VALUES (gen_random_uuid(), $1, $2, $3, $4, now()) RETURNING id`,
-      [channel, event, JSON.stringify(data), at],
+      `WITH ins AS (INSERT INTO cron_notification_outbox (id, channel, event, data, created_at, due_at) VALUES (gen_random_uuid(), $1, $2, $3, $4, now()) RETURNING id, channel)
+       ${audit ? `, audit AS (${auditPerRow(params, 'ins', audit, at, { subject: 'ins.channel' })})` : ''}
+       SELECT id FROM ins`,
+      params,
     );
     return res.rows[0].id as string;
   }

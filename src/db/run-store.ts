@@ -7,6 +7,7 @@ import type { RunContext, WaitingRun } from './runs/context.js';
 import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
+import type { AuditBy } from './audit.js';
 import { cancel, insertManual } from './runs/manual.js';
 import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
@@ -181,8 +182,8 @@ export class RunStore {
    * A MANUAL (or, with a payload, AD_HOC) run, by the job's overlap policy (`runs/manual.ts`), with
    * its trace context when tracing is on.
    */
-  insertManual(jobId: string, payload: unknown | undefined, traceparent?: string | null): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
-    return insertManual(this.ctx, jobId, payload, traceparent);
+  insertManual(jobId: string, payload: unknown | undefined, traceparent: string | null, audit: AuditBy): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
+    return insertManual(this.ctx, jobId, payload, traceparent, audit);
   }
 
   /** One step of a backfill: its next slot's run created PENDING, when it may start (`runs/backfill.ts`). */
@@ -196,8 +197,8 @@ export class RunStore {
   }
 
   /** PENDING|RUNNING → CANCELED; null when the run is terminal already (or unknown). */
-  cancel(runId: string): Promise<RunChange | null> {
-    return cancel(this.ctx, runId);
+  cancel(runId: string, audit: AuditBy): Promise<RunChange | null> {
+    return cancel(this.ctx, runId, audit);
   }
 
   /** Cancels the waiting retries and buffered slots of jobs no longer ACTIVE (`runs/maintenance.ts`). */

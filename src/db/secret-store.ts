@@ -1,3 +1,4 @@
+import { auditPerRow, type AuditEntryInput } from './audit.js';
 import type { Pool } from './pool.js';
 import { lit } from './sql.js';
 import { JobStatus } from '../domain/enums.js';
@@ -33,20 +34,32 @@ export class SecretStore {
     return (await this.keyCheck())!;
   }
 
-  async upsert(name: string, sealed: Sealed, actor: string | null, now: Date): Promise<SecretRow> {
+  /** Creates or rotates the secret, and its audit entry (never the value), in one statement. */
+  async upsert(name: string, sealed: Sealed, actor: string | null, now: Date, audit: AuditEntryInput): Promise<SecretRow> {
+    const params: unknown[] = [name, sealed.iv, sealed.ciphertext, sealed.tag, now, actor];
     const res = await this.pool.query(
-      `INSERT INTO cron_secrets (name, iv, ciphertext, tag, created_at, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $5, $6)
-       ON CONFLICT (name) DO UPDATE SET iv = EXCLUDED.iv, ciphertext = EXCLUDED.ciphertext, tag = EXCLUDED.tag,
-         updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
-       RETURNING name, created_at, updated_at`,
-      [name, sealed.iv, sealed.ciphertext, sealed.tag, now, actor],
+      `WITH saved AS (
+         INSERT INTO cron_secrets (name, iv, ciphertext, tag, created_at, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $5, $6)
+         ON CONFLICT (name) DO UPDATE SET iv = EXCLUDED.iv, ciphertext = EXCLUDED.ciphertext, tag = EXCLUDED.tag,
+           updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
+         RETURNING name, created_at, updated_at
+       ), audit AS (${auditPerRow(params, 'saved', audit, now, { subject: 'saved.name' })})
+       SELECT * FROM saved`,
+      params,
     );
     return toRow(res.rows[0]);
   }
 
-  async delete(name: string): Promise<boolean> {
-    const res = await this.pool.query('DELETE FROM cron_secrets WHERE name = $1', [name]);
-    return (res.rowCount ?? 0) > 0;
+  /** Deletes the secret, and writes its audit entry when there was one; false when there was none. */
+  async delete(name: string, audit: AuditEntryInput, now: Date): Promise<boolean> {
+    const params: unknown[] = [name];
+    const res = await this.pool.query(
+      `WITH gone AS (DELETE FROM cron_secrets WHERE name = $1 RETURNING name),
+         audit AS (${auditPerRow(params, 'gone', audit, now, { subject: 'gone.name' })})
+       SELECT count(*)::int AS deleted FROM gone`,
+      params,
+    );
+    return res.rows[0].deleted > 0;
   }
 
   async list(): Promise<SecretRow[]> {

@@ -58,6 +58,8 @@ export interface RunRecord {
    * run. Null when the run was created with tracing off.
    */
   traceparent: string | null;
+  /** Who asked for a MANUAL, AD_HOC or BACKFILL run (the principal's name; its retries keep it); null for the others. */
+  triggeredBy: string | null;
   /**
    * The concurrency pool the run was created in (its job version's, docs/behaviour.md, "Concurrency
    * pools"): it becomes RUNNING only while the pool has a free place. Null: none.

@@ -33,7 +33,7 @@ export class BackfillResolver {
   @Authorized(...BACKFILL_ROLES)
   @Mutation(() => Backfill, { description: 'No slot of the backfill starts from now on; its run already RUNNING finishes, its waiting attempts are CANCELED.' })
   cancelBackfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.cancel(id);
+    return ctx.cronql.backfills.cancel(id, ctx.principal.name);
   }
 
   @Authorized()

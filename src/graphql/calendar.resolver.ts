@@ -34,7 +34,7 @@ export class CalendarResolver {
   @Authorized('ADMIN')
   @Mutation(() => Boolean, { description: 'Deletes a calendar (ADMIN); CALENDAR_IN_USE while a live job names it. False when there was none.' })
   deleteCalendar(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    return ctx.cronql.calendars.delete(name);
+    return ctx.cronql.calendars.delete(name, ctx.principal.name);
   }
 
   @FieldResolver(() => [Job], { description: 'The live (not RETIRED) job versions naming it.' })

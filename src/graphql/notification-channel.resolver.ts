@@ -34,14 +34,14 @@ export class NotificationChannelResolver {
   @Authorized('ADMIN')
   @Mutation(() => Boolean, { description: 'Deletes a channel and its pending deliveries (ADMIN); refused while live jobs name it (CHANNEL_IN_USE). False when there was none.' })
   deleteNotificationChannel(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    return ctx.cronql.channels.delete(name);
+    return ctx.cronql.channels.delete(name, ctx.principal.name);
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Boolean, { description: 'Sends a test alert to the channel now (ADMIN): true when it answered 2xx; false, with lastError saying why.' })
   async testNotificationChannel(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     const n = validateName(name);
-    const ok = await ctx.cronql.notifications.test(n);
+    const ok = await ctx.cronql.notifications.test(n, ctx.principal.name);
     if (ok === null) throw new CronqlError('NOT_FOUND', `no notification channel named ${n}`, { name: n });
     return ok;
   }

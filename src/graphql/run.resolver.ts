@@ -43,13 +43,13 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<RunRecord> {
     // The run's span continues the operation's (tracing on).
-    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent });
+    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, actor: ctx.principal.name });
   }
 
   @Authorized('ADMIN')
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
-    return ctx.cronql.runs.cancel(id);
+    return ctx.cronql.runs.cancel(id, ctx.principal.name);
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'The payload it ran with. A VIEWER reads credential-looking values as "[redacted]".' })

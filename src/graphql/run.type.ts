@@ -65,6 +65,9 @@ export class Run {
   @Field(() => DateTimeScalar, { nullable: true, description: 'When its handler last beat (ctx.heartbeat, ctx.progress; written at most once a second); null if it never did.' })
   heartbeatAt?: Date | null;
 
+  @Field(() => String, { nullable: true, description: 'Who asked for it: the token\'s name for MANUAL, AD_HOC and BACKFILL runs (their retries keep it); null otherwise.' })
+  triggeredBy?: string | null;
+
   @Field(() => DateTimeScalar)
   createdAt!: Date;
 

@@ -3,6 +3,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth.js';
+import { AuditResolver } from './audit.resolver.js';
 import { BackfillResolver } from './backfill.resolver.js';
 import { HealthResolver } from './health.resolver.js';
 import { NotificationChannelResolver } from './notification-channel.resolver.js';
@@ -31,7 +32,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver, NotificationChannelResolver, ConcurrencyPoolResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver, NotificationChannelResolver, AuditResolver, ConcurrencyPoolResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

@@ -29,7 +29,7 @@ export class SecretResolver {
   @Authorized('ADMIN')
   @Mutation(() => Boolean, { description: 'Deletes a secret (ADMIN); runs referencing it then fail UNKNOWN_SECRET. False when there was none.' })
   deleteSecret(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    return ctx.cronql.secrets.delete(name);
+    return ctx.cronql.secrets.delete(name, ctx.principal.name);
   }
 
   @FieldResolver(() => [Job], { description: 'The live (not RETIRED) job versions whose payload references it.' })

@@ -25,6 +25,7 @@ import { PendingRunsDuty } from './pending-runs.js';
 import { RebalanceDuty } from './rebalance.js';
 import { Retention, RetentionDuty } from './retention.js';
 import { RetryWakeupsDuty } from './retry-wakeups.js';
+import { AuditRetentionDuty } from './audit-retention.js';
 import { RunLogRetentionDuty } from './run-log-retention.js';
 import { StrandedBuffersDuty } from './stranded-buffers.js';
 
@@ -44,6 +45,8 @@ export interface MaintenanceOptions {
   retentionDays: number;
   /** Run log lines kept, in days (0: as long as their run, no run-log retention duty). */
   runLogRetentionDays: number;
+  /** Audit entries kept, in days (0: for ever, no audit retention duty). */
+  auditRetentionDays: number;
   now(): Date;
   runtime: MaintainedRuntime;
   /** Told of each pass (metrics, tests). */
@@ -109,6 +112,9 @@ export class Maintenance {
     }
     if (o.runLogRetentionDays > 0) {
       this.cluster.push(new RunLogRetentionDuty(ctx, MAINTENANCE.retentionEveryMs, { pool: o.pool, log: o.log, days: o.runLogRetentionDays, now, onPruned: o.onLogsPruned }));
+    }
+    if (o.auditRetentionDays > 0) {
+      this.cluster.push(new AuditRetentionDuty(ctx, MAINTENANCE.retentionEveryMs, { pool: o.pool, log: o.log, days: o.auditRetentionDays, now }));
     }
     this.duties = [
       this.heartbeat,

@@ -70,6 +70,8 @@ export interface RuntimeOptions {
   retentionDays: number;
   /** Run log lines kept, in days (their own retention duty; 0: as long as their run). */
   runLogRetentionDays: number;
+  /** Audit entries kept, in days (their own retention duty; 0: for ever). */
+  auditRetentionDays: number;
   /** Where handlers' `ctx.log` lines are kept with their runs; none: the process log only. */
   logs?: RunLogWriter;
   /** Told of each run-log retention round's outcome (metrics). */
@@ -232,6 +234,7 @@ export class Runtime implements MaintainedRuntime {
       staleAfterMs: o.staleAfterMs,
       retentionDays: o.retentionDays,
       runLogRetentionDays: o.runLogRetentionDays,
+      auditRetentionDays: o.auditRetentionDays,
       onLogsPruned: o.onLogsPruned,
       now: () => clock.now(),
       runtime: this,

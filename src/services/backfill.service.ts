@@ -1,3 +1,4 @@
+import { auditActor } from './audit-actor.js';
 import { randomUUID } from 'node:crypto';
 import { CronqlError } from '../errors.js';
 import type { Clock } from '../runtime/clock.js';
@@ -78,7 +79,8 @@ export class BackfillService {
     const plan = planBackfill(inRange, scope, await planInputs(this.d.pool, job.jobKey, from, to));
     const asked = { jobId: job.id, jobKey: job.jobKey, from, to, scope, reason, requestedBy, createdAt: now, ...plan };
     if (req.dryRun) return { ...asked, id: randomUUID(), created: 0, state: BackfillState.PLANNED, finishedAt: null };
-    const made = await insertBackfill(this.d.pool, asked, randomUUID());
+    // A dry run changes nothing, and records nothing.
+    const made = await insertBackfill(this.d.pool, asked, randomUUID(), { actor: auditActor(requestedBy), action: 'backfillJob' });
     if (made.state === BackfillState.RUNNING) await this.d.mover.advance();
     return (await getBackfill(this.d.pool, made.id)) ?? made;
   }
@@ -88,13 +90,14 @@ export class BackfillService {
    * that have not started are CANCELED; a run already RUNNING finishes (cancel it with cancelRun).
    * @throws NOT_FOUND, INVALID_STATE (DONE or CANCELED already)
    */
-  async cancel(id: string): Promise<BackfillRecord> {
-    const done = isUuid(id) ? await cancelBackfill(this.d.pool, id, this.d.clock.now()) : null;
+  async cancel(id: string, actor: string | null = null): Promise<BackfillRecord> {
+    const audit = { actor: auditActor(actor), action: 'cancelBackfill' };
+    const done = isUuid(id) ? await cancelBackfill(this.d.pool, id, this.d.clock.now(), audit) : null;
     if (!done) {
       const existing = await this.getOrThrow(id);
       throw new CronqlError('INVALID_STATE', `backfill ${id} is ${existing.state}; only a backfill in flight can be canceled`, { state: existing.state });
     }
-    for (const runId of done.pendingRunIds) await this.d.store.cancel(runId);
+    for (const runId of done.pendingRunIds) await this.d.store.cancel(runId, audit);
     return (await getBackfill(this.d.pool, id)) ?? done.backfill;
   }
 

@@ -1,3 +1,4 @@
+import { auditActor } from './audit-actor.js';
 import { CronqlError } from '../errors.js';
 import type { Clock } from '../runtime/clock.js';
 import { CalendarInUse, CalendarStore, type CalendarRow } from '../db/calendar-store.js';
@@ -64,20 +65,24 @@ export class CalendarService {
     checkText('description', description);
     rules.dailyWindows.forEach((w, i) => checkText(`dailyWindows[${i}].reason`, w.reason));
     rules.windows.forEach((w, i) => checkText(`windows[${i}].reason`, w.reason));
-    const row = await this.store.upsert(rules, description, actor, this.d.clock.now());
+    const row = await this.store.upsert(rules, description, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'setCalendar',
+      details: { timezone: rules.timezone, dates: rules.dates.length, yearly: rules.yearly.length, dailyWindows: rules.dailyWindows.length, windows: rules.windows.length },
+    });
     // This instance's book has the calendar before the answer: what a caller reads next (nextRuns, upcoming) uses it.
     await this.d.changed?.(row.name);
     return row;
   }
 
   /** False when there was no such calendar. @throws CronqlError CALENDAR_IN_USE while a live job names it. */
-  async delete(name: unknown): Promise<boolean> {
+  async delete(name: unknown, actor: string | null = null): Promise<boolean> {
     if (typeof name !== 'string' || !CALENDAR_NAME.test(name)) {
       throw new CronqlError('BAD_USER_INPUT', 'a calendar name is 1–64 letters, digits and . _ -, starting with a letter or digit', { field: 'name' });
     }
     let deleted: boolean;
     try {
-      deleted = await this.store.delete(name);
+      deleted = await this.store.delete(name, { actor: auditActor(actor), action: 'deleteCalendar' }, this.d.clock.now());
     } catch (err) {
       if (err instanceof CalendarInUse) {
         throw new CronqlError('CALENDAR_IN_USE', `calendar "${name}" is used by job "${err.jobKey ?? '?'}"; remove it from every live job first (a new version without it)`, {

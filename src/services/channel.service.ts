@@ -1,3 +1,4 @@
+import { auditActor } from './audit-actor.js';
 import { CronqlError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ChannelStore, type ChannelRow, type SealedChannel } from '../db/notification-channels.js';
@@ -78,7 +79,7 @@ export class ChannelService {
    * variable was removed from every instance): an instance that still has it writes it again at
    * its next start. @throws CronqlError CHANNEL_IN_USE while live jobs name it
    */
-  async delete(name: unknown): Promise<boolean> {
+  async delete(name: unknown, actor: string | null = null): Promise<boolean> {
     const n = validateName(name);
     const existing = await this.store.get(n);
     if (!existing) return false;
@@ -86,7 +87,7 @@ export class ChannelService {
     if (used.length) {
       throw new CronqlError('CHANNEL_IN_USE', `channel ${n} is named in notify by ${used.join(', ')}; change those jobs first`, { name: n, jobs: used });
     }
-    return this.store.delete(n);
+    return this.store.delete(n, { actor: auditActor(actor), action: 'deleteNotificationChannel' }, this.d.now());
   }
 
   /** @throws CronqlError UNKNOWN_CHANNEL naming the names that are not channels (job create and version). */
@@ -163,6 +164,8 @@ export class ChannelService {
       },
       actor,
       this.d.now(),
+      // What changed, never the URL (a credential: Slack's is) nor the signing secret.
+      { actor: auditActor(actor), action: 'setNotificationChannel', details: { kind: c.kind, urlHost: c.url.host, events: c.events, default: c.isDefault, signed: c.secret !== null } },
     );
   }
 }

@@ -3,7 +3,8 @@ import { JobStatus, ScheduleType } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import { SETTING_NAMES, type JobSettings } from '../domain/job-fields.js';
 import type { JobRecord, JobSnapshot } from '../domain/job.js';
-import type { JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
+import type { JobAudit, JobChange, JobQuery, JobStoreApi } from '../db/job-store.js';
+import { auditActor } from './audit-actor.js';
 import { JobWriteRefused } from '../db/job-write-refused.js';
 import { nextDueSlots, NO_CALENDARS, type CalendarsOf, type DueJob } from '../domain/due-slots.js';
 import type { Clock } from '../runtime/clock.js';
@@ -134,7 +135,7 @@ export class JobService {
     await this.d.secrets?.assertExist(secretNames(valid.payload));
     await this.d.channels?.assertExist(valid.notify);
     try {
-      return await this.store.create(key, valid, actor, now);
+      return await this.store.create(key, valid, actor, now, { actor: auditActor(actor), action: 'createJob' });
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') throw keyExists(key);
       throw unknownCalendar(err) ?? err;
@@ -189,7 +190,7 @@ export class JobService {
       });
     }
     try {
-      return await this.store.createMany(rows, actor, now);
+      return await this.store.createMany(rows, actor, now, { actor: auditActor(actor), action: 'createJobs' });
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') {
         const index = rows.findIndex((r) => r.key === err.key);
@@ -211,11 +212,14 @@ export class JobService {
   async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null): Promise<JobRecord> {
     const why = validateReason(reason);
     const end = validatePauseEnd(until, this.d.clock.now());
-    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause');
+    return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause', {
+      action: 'pauseJob',
+      details: { reason: why, until: end?.toISOString() ?? null },
+    });
   }
 
   async resume(id: string, actor: string | null = null): Promise<JobRecord> {
-    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume');
+    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume', { action: 'resumeJob' });
   }
 
   /**
@@ -226,7 +230,7 @@ export class JobService {
    */
   async resumeEnded(id: string, until: Date): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL, this.d.clock.now(), until);
+    return this.store.transition(id, [JobStatus.PAUSED], RESUMED, CRONQL, this.d.clock.now(), { actor: CRONQL, action: PAUSE_ENDED, details: { until: until.toISOString() } }, until);
   }
 
   /**
@@ -237,7 +241,10 @@ export class JobService {
   async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null): Promise<JobRecord> {
     const n = validateSkipCount(count);
     const why = validateReason(reason, 'skipping slots');
-    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of');
+    return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of', {
+      action: 'skipNextRuns',
+      details: { count: n, reason: n === 0 ? null : why },
+    });
   }
 
   async retire(id: string, actor: string | null = null): Promise<JobRecord> {
@@ -247,6 +254,7 @@ export class JobService {
       { status: JobStatus.RETIRED, pauseReason: null },
       actor,
       'retire',
+      { action: 'retireJob' },
     );
   }
 
@@ -282,7 +290,12 @@ export class JobService {
     await this.d.secrets?.assertExist(secretNames(valid.payload));
     await this.d.channels?.assertExist(valid.notify);
     try {
-      const [, created] = await this.store.supersede(old, valid, actor, now);
+      const [, created] = await this.store.supersede(old, valid, actor, now, {
+        actor: auditActor(actor),
+        action: 'createJobVersion',
+        // The names of the fields the caller sent: their values may hold credentials (a payload, headers).
+        details: { fields: Object.keys(input).sort() },
+      });
       return created;
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'NOT_IN_STATE') throw invalidState(old, 'createJobVersion');
@@ -299,9 +312,10 @@ export class JobService {
     change: JobChange,
     actor: string | null,
     action: string,
+    audit: Omit<JobAudit, 'actor'>,
   ): Promise<JobRecord> {
     const job = await this.getOrThrow(id);
-    const updated = await this.store.transition(id, from, change, actor, this.d.clock.now());
+    const updated = await this.store.transition(id, from, change, actor, this.d.clock.now(), { ...audit, actor: auditActor(actor) });
     if (!updated) {
       const current = (await this.get(id)) ?? job;
       throw invalidState(current, action);
@@ -309,6 +323,9 @@ export class JobService {
     return updated;
   }
 }
+
+/** The audit log's action for a pause that ended by itself (`until`), by cronql. */
+export const PAUSE_ENDED = 'pauseEnded';
 
 /** The most slots `nextRuns` answers. */
 export const MAX_NEXT_RUNS = 100;

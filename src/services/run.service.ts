@@ -1,4 +1,5 @@
 import { CronqlError } from '../errors.js';
+import { auditActor } from './audit-actor.js';
 import type { Pool } from '../db/pool.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { Channel, notify } from '../db/notifier.js';
@@ -39,6 +40,8 @@ export interface RunNowOptions {
    * it. Ignored while tracing is off; without it, with tracing on, the run starts its own trace.
    */
   traceparent?: string;
+  /** Who asks (the principal's name): the run's `triggeredBy` and its audit entry's actor. */
+  actor?: string | null;
 }
 
 /**
@@ -118,7 +121,7 @@ export class RunService {
   async runNow(jobId: string, payload?: unknown, options: RunNowOptions = {}): Promise<RunRecord> {
     if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
     const traceparent = this.d.tracing?.continueOrStart(options.traceparent) ?? null;
-    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent) : null;
+    const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent, { actor: auditActor(options.actor), action: 'runJobNow' }) : null;
     // Replaced runs running here stop now; those elsewhere were told by the store (NOTIFY).
     for (const old of made?.replaced ?? []) this.d.runtime?.abortRun(old.id, 'replaced by a run-now (overlap: CANCEL_PREVIOUS)');
     const run = made?.run;
@@ -137,8 +140,8 @@ export class RunService {
   }
 
   /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
-  async cancel(id: string): Promise<RunRecord> {
-    const change = isUuid(id) ? await this.d.store.cancel(id) : null;
+  async cancel(id: string, actor: string | null = null): Promise<RunRecord> {
+    const change = isUuid(id) ? await this.d.store.cancel(id, { actor: auditActor(actor), action: 'cancelRun' }) : null;
     if (!change) {
       const existing = await this.getOrThrow(id);
       throw new CronqlError('INVALID_STATE', `run ${id} is ${existing.status}; only PENDING or RUNNING runs can be canceled`, {

@@ -1,3 +1,4 @@
+import { auditActor } from './audit-actor.js';
 import { ConfigError, CronqlError } from '../errors.js';
 import type { Clock } from '../runtime/clock.js';
 import { SecretStore, type SecretRow } from '../db/secret-store.js';
@@ -89,11 +90,12 @@ export class SecretService {
       throw new CronqlError('BAD_USER_INPUT', `value must be at most ${MAX_SECRET_BYTES} bytes`, { field: 'value' });
     }
     const key = await this.ensureKey();
-    return this.store.upsert(n, seal(key, n, value), actor, this.d.clock.now());
+    // The entry names the secret, never its value.
+    return this.store.upsert(n, seal(key, n, value), actor, this.d.clock.now(), { actor: auditActor(actor), action: 'setSecret' });
   }
 
-  async delete(name: unknown): Promise<boolean> {
-    return this.store.delete(validateSecretName(name));
+  async delete(name: unknown, actor: string | null = null): Promise<boolean> {
+    return this.store.delete(validateSecretName(name), { actor: auditActor(actor), action: 'deleteSecret' }, this.d.clock.now());
   }
 
   async list(): Promise<(SecretRow & { usedBy: string[] })[]> {

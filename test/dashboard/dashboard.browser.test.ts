@@ -235,6 +235,27 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await row.innerText()).toContain('maintenance window');
   });
 
+  it("a job's History shows who paused it and why; the Audit page filters every change by action and actor (ADMIN)", async () => {
+    await go(`#/jobs/${jobId}`);
+    const history = page.getByRole('table', { name: 'History' });
+    const paused = history.locator('tr[data-action=pauseJob]');
+    await paused.first().waitFor();
+    expect(await paused.first().innerText()).toMatch(/admin[\s\S]*pauseJob[\s\S]*reason: maintenance window/);
+    await history.locator('tr[data-action=createJob]').waitFor();
+    const run = page.locator('[data-testid=runs-table] tbody tr[data-trigger=MANUAL] a').first();
+    await run.click();
+    await expect.poll(() => page.locator('[data-testid=triggered-by]').innerText(), patient).toBe(' by admin');
+
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const table = page.locator('[data-testid=audit-table]');
+    await table.locator('tr[data-action=runJobNow]').first().waitFor();
+    await page.locator('input[name=action]').fill('pauseJob, pauseJobs');
+    await expect.poll(async () => [...new Set(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action'))))], patient).toEqual(['pauseJob']);
+    await shot('audit');
+    await page.locator('input[name=actor]').fill('nobody');
+    await table.locator('td.empty').waitFor();
+  });
+
   it('marks the DST-shifted slot of 30 2 * * * in America/New_York on 2026-03-08', async () => {
     const created = await fetch(`${base}/graphql`, {
       method: 'POST',

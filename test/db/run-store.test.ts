@@ -7,6 +7,9 @@ import { OverlapPolicy, RunStatus } from '../../src/domain/enums.js';
 import type { RunChange } from '../../src/domain/run.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
+/** Who the store's manual writes are made by (their audit entry and `triggeredBy`). */
+const BY_ADMIN = { actor: 'admin', action: 'test' };
+
 /**
  * The run store is the one writer of run state. Every transition a run can make is enumerated
  * here, made through the store, and must publish exactly one change that says what the database
@@ -111,9 +114,9 @@ describe('run store: one writer, one change per transition', () => {
 
   it('run-now: created PENDING, claimed, or SKIPPED while a run is active', async () => {
     const id = await job();
-    const { result: made } = await transitions(() => store.insertManual(id, undefined), [[null, RunStatus.PENDING]]);
+    const { result: made } = await transitions(() => store.insertManual(id, undefined, null, BY_ADMIN), [[null, RunStatus.PENDING]]);
     const run = made!.run;
-    await transitions(() => store.insertManual(id, { adHoc: true }), [[null, RunStatus.SKIPPED]]);
+    await transitions(() => store.insertManual(id, { adHoc: true }, null, BY_ADMIN), [[null, RunStatus.SKIPPED]]);
     await transitions(() => store.claim([run!.id]), [[RunStatus.PENDING, RunStatus.RUNNING]]);
     await transitions(() => store.claim([run!.id]), []);
   });
@@ -137,13 +140,13 @@ describe('run store: one writer, one change per transition', () => {
 
   it('cancel: PENDING → CANCELED and RUNNING → CANCELED, once', async () => {
     const pendingJob = await job();
-    const pending = (await store.insertManual(pendingJob, undefined))!.run;
-    await transitions(() => store.cancel(pending.id), [[RunStatus.PENDING, RunStatus.CANCELED]]);
-    await transitions(() => store.cancel(pending.id), []);
+    const pending = (await store.insertManual(pendingJob, undefined, null, BY_ADMIN))!.run;
+    await transitions(() => store.cancel(pending.id, BY_ADMIN), [[RunStatus.PENDING, RunStatus.CANCELED]]);
+    await transitions(() => store.cancel(pending.id, BY_ADMIN), []);
     const runningJob = await job();
     const fired = await fire(runningJob, 11);
     if (fired.kind !== 'claimed') throw new Error('not claimed');
-    await transitions(() => store.cancel(fired.run.id), [[RunStatus.RUNNING, RunStatus.CANCELED]]);
+    await transitions(() => store.cancel(fired.run.id, BY_ADMIN), [[RunStatus.RUNNING, RunStatus.CANCELED]]);
   });
 
   it('settling lost and stale runs: RUNNING → FAILED, once', async () => {
@@ -244,7 +247,7 @@ describe('run store: one writer, one change per transition', () => {
 
   it('run-now follows the job’s policies: its failure is retried as MANUAL; under CANCEL_PREVIOUS it replaces the active run; under BUFFER_ONE it waits', async () => {
     const retried = await job({ retryMaxAttempts: 2, retryDelaySeconds: 0 });
-    const manual = (await store.insertManual(retried, undefined))!.run;
+    const manual = (await store.insertManual(retried, undefined, null, BY_ADMIN))!.run;
     await store.claim([manual.id]);
     const { changes } = await transitions(() => store.finish(manual.id, { status: RunStatus.FAILED, failureCode: 'BOOM' }), [
       [RunStatus.RUNNING, RunStatus.FAILED],
@@ -255,7 +258,7 @@ describe('run store: one writer, one change per transition', () => {
     const replacing = await job({ overlap: OverlapPolicy.CANCEL_PREVIOUS });
     const active = await fire(replacing, 60);
     if (active.kind !== 'claimed') throw new Error('not claimed');
-    const now1 = await transitions(() => store.insertManual(replacing, undefined), [
+    const now1 = await transitions(() => store.insertManual(replacing, undefined, null, BY_ADMIN), [
       [RunStatus.RUNNING, RunStatus.CANCELED],
       [null, RunStatus.PENDING],
     ]);
@@ -265,9 +268,9 @@ describe('run store: one writer, one change per transition', () => {
     const buffering = await job({ overlap: OverlapPolicy.BUFFER_ONE });
     const running = await fire(buffering, 61);
     if (running.kind !== 'claimed') throw new Error('not claimed');
-    const waiting = (await transitions(() => store.insertManual(buffering, undefined), [[null, RunStatus.PENDING]])).result!.run;
+    const waiting = (await transitions(() => store.insertManual(buffering, undefined, null, BY_ADMIN), [[null, RunStatus.PENDING]])).result!.run;
     await transitions(() => store.claim([waiting.id]), []); // waits for the active run
-    await transitions(() => store.insertManual(buffering, { again: true }), [[null, RunStatus.SKIPPED]]); // the buffer holds one
+    await transitions(() => store.insertManual(buffering, { again: true }, null, BY_ADMIN), [[null, RunStatus.SKIPPED]]); // the buffer holds one
   });
 
   it('ALLOW: up to maxConcurrentRuns at once, then SKIPPED', async () => {
@@ -275,7 +278,7 @@ describe('run store: one writer, one change per transition', () => {
     expect((await fire(id, 50)).kind).toBe('claimed');
     expect((await fire(id, 51)).kind).toBe('claimed');
     expect((await transitions(() => fire(id, 52), [[null, RunStatus.SKIPPED]])).result.kind).toBe('skipped');
-    const manual = await transitions(() => store.insertManual(id, undefined), [[null, RunStatus.SKIPPED]]);
+    const manual = await transitions(() => store.insertManual(id, undefined, null, BY_ADMIN), [[null, RunStatus.SKIPPED]]);
     expect(manual.result!.run.failureCode).toBe('OVERLAP');
   });
 

@@ -32,6 +32,7 @@ const run = (id: string, status: RunStatus, jobKey = 'k'): RunRecord => ({
   createdAt: at,
   updatedAt: at,
   traceparent: null,
+  triggeredBy: null,
 });
 
 describe('runChangeFeed', () => {

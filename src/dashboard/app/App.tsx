@@ -5,6 +5,7 @@ import { JobFormView } from './JobForm.js';
 import { InstancesView } from './InstancesView.js';
 import { CalendarsView } from './CalendarsView.js';
 import { UpcomingView } from './UpcomingView.js';
+import { AuditView } from './AuditView.js';
 import { JobsView } from './JobsView.js';
 import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
 import { Q } from './queries.js';
@@ -101,9 +102,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : route.view === 'audit' ? 'audit' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : section === 'audit' ? 'Audit' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -130,6 +131,11 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
               Instances
             </a>
           )}
+          {session.role === 'ADMIN' && (
+            <a href={href.audit()} aria-current={section === 'audit' ? 'page' : undefined}>
+              Audit
+            </a>
+          )}
         </nav>
         <LiveIndicator live={session.live} />
         <span class={`role role-${session.role.toLowerCase()}`} data-testid="role">
@@ -149,6 +155,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'instances' && <InstancesView />}
         {route.view === 'calendars' && <CalendarsView />}
         {route.view === 'upcoming' && <UpcomingView />}
+        {route.view === 'audit' && <AuditView />}
       </main>
     </>
   );

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { JobActions } from './actions.js';
+import { JobHistory } from './AuditView.js';
 import { BackfillPanel } from './BackfillPanel.js';
 import { describeCron } from './describe.js';
 import { formatTime } from './format.js';
@@ -9,7 +10,7 @@ import { href } from './router.js';
 import { RunsTable } from './RunsTable.js';
 import { ErrorBox, Json, Status, Time } from './ui.js';
 
-/** Job detail: the definition, the actions, every version, the next 10 slots and the run history. */
+/** Job detail: the definition, the actions, every version, the next 10 slots, its history of changes (ADMIN) and the run history. */
 export function JobDetailView({ id }: { id: string }) {
   const { data, error, reload } = useQuery(Q.job, { id }, id);
   const job = data?.job;
@@ -200,6 +201,7 @@ export function JobDetailView({ id }: { id: string }) {
       </div>
       <Versions jobKey={job.key} currentId={job.id} />
       <BackfillPanel job={job} />
+      <JobHistory jobKey={job.key} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Run history (all versions)</h2>
         <RunsTable filter={{ jobKey: job.key }} label="Run history" />

@@ -37,7 +37,10 @@ export function RunDetailView({ id }: { id: string }) {
       </div>
       <dl class="props">
         <dt>Trigger</dt>
-        <dd>{run.triggerType}</dd>
+        <dd>
+          {run.triggerType}
+          {run.triggeredBy && <span data-testid="triggered-by"> by {run.triggeredBy}</span>}
+        </dd>
         <dt>Target</dt>
         <dd class="mono">{run.target}</dd>
         <dt>Scheduled at</dt>

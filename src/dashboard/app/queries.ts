@@ -2,6 +2,8 @@ import {
   DashboardCalendarsDocument,
   DashboardDeleteCalendarDocument,
   DashboardSetCalendarDocument,
+  DashboardAuditDocument,
+  type DashboardAuditEntryFragment,
   DashboardBackfillJobDocument,
   DashboardBackfillStateDocument,
   DashboardCancelBackfillDocument,
@@ -86,6 +88,7 @@ export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
 export type CalendarRow = DashboardCalendarFragment;
+export type AuditRow = DashboardAuditEntryFragment;
 export type LogLine = DashboardLogLineFragment;
 export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
@@ -140,6 +143,8 @@ export const Q = {
   backfillJob: DashboardBackfillJobDocument,
   cancelBackfill: DashboardCancelBackfillDocument,
   backfill: DashboardBackfillStateDocument,
+  /** The audit log (ADMIN): a job's history, the Audit page. */
+  audit: DashboardAuditDocument,
 } as const;
 
 /** A backfill as the dashboard shows it (its plan, its progress). */

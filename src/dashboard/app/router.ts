@@ -13,7 +13,8 @@ export type Route =
   | { view: 'run'; id: string }
   | { view: 'instances' }
   | { view: 'calendars' }
-  | { view: 'upcoming' };
+  | { view: 'upcoming' }
+  | { view: 'audit' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0]!.replace(/\/+$/, '');
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'instances') return { view: 'instances' };
   if (parts[0] === 'calendars') return { view: 'calendars' };
   if (parts[0] === 'upcoming') return { view: 'upcoming' };
+  if (parts[0] === 'audit') return { view: 'audit' };
   if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
   if (parts[0] === 'jobs' && parts[1] && parts[2] === 'new-version') return { view: 'new-version', id: parts[1] };
   if (parts[0] === 'jobs' && parts[1]) return { view: 'job', id: parts[1] };
@@ -39,6 +41,7 @@ export const href = {
   instances: () => '#/instances',
   calendars: () => '#/calendars',
   upcoming: () => '#/upcoming',
+  audit: () => '#/audit',
 };
 
 export function navigate(to: string): void {

@@ -60,7 +60,7 @@ export async function stepBackfill(ctx: RunContext, id: string): Promise<Backfil
   const now = ctx.now();
   const step = await inTransaction(ctx.pool, async (q): Promise<BackfillStep> => {
     const locked = await q(
-      `SELECT b.id, b.job_key, (SELECT j.id FROM cron_job_definitions j WHERE j.job_key = b.job_key AND j.status <> ${JOB.RETIRED}) AS live
+      `SELECT b.id, b.job_key, b.requested_by, (SELECT j.id FROM cron_job_definitions j WHERE j.job_key = b.job_key AND j.status <> ${JOB.RETIRED}) AS live
          FROM cron_backfills b WHERE b.id = $1 AND b.state = ${B.RUNNING} FOR UPDATE OF b SKIP LOCKED`,
       [id],
     );
@@ -82,8 +82,8 @@ export async function stepBackfill(ctx: RunContext, id: string): Promise<Backfil
     const source = `(SELECT $1::uuid AS job_id, $2::timestamptz AS slot, NULL::jsonb AS payload) s
         JOIN cron_job_definitions j ON j.id = s.job_id AND j.status <> ${JOB.RETIRED}`;
     const ins = await q(
-      insertRuns(source, { trigger: BACKFILL, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$3', lane: FREE_LANE, where: NOT_BEHIND_BUFFER }),
-      [b.live, slot.slot, now],
+      insertRuns(source, { trigger: BACKFILL, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$3', lane: FREE_LANE, where: NOT_BEHIND_BUFFER, triggeredBy: '$4::text' }),
+      [b.live, slot.slot, now, b.requested_by],
     );
     if (!ins.rows[0]) return { kind: 'waiting' };
     const run = rowToRun(ins.rows[0]);

@@ -110,13 +110,15 @@ export async function retireExhausted(ctx: RunContext, jobId: string, revision: 
 /** Retries: the next attempt of each RETRYABLE run, PENDING in its lane, due after the backoff. */
 const retried = (changed: string, at: string) => `retried AS (
     INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
-      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at, traceparent, concurrency_pool)
+      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at, traceparent, triggered_by, concurrency_pool)
     SELECT gen_random_uuid(), c.job_definition_id, c.job_key, c.job_version, c.target, c.payload_snapshot, c.trigger_type,
       c.scheduled_at, ${S.PENDING}, c.attempt + 1, c.id,
       -- whole milliseconds: the instant a timer of this process can be set for, and claim at
       date_trunc('milliseconds', ${at}::timestamptz + make_interval(secs => ${BACKOFF_SECONDS})), c.lane, ${at}, ${at},
       -- the next attempt's span continues what the first one's did: one trace per slot or run-now
-      c.traceparent, c.concurrency_pool
+      c.traceparent,
+      -- a MANUAL, AD_HOC or BACKFILL run's next attempt was asked for by the same principal
+      c.triggered_by, c.concurrency_pool
     FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
     WHERE ${RETRYABLE}
     ORDER BY c.job_definition_id, c.id

@@ -1,5 +1,6 @@
 import { FailureCode, OverlapPolicy, RunStatus, TriggerType } from '../../domain/enums.js';
 import { created, type RunChange, type RunRecord } from '../../domain/run.js';
+import { auditFromRows, type AuditBy } from '../audit.js';
 import { jsonParam } from '../pool.js';
 import { inTransaction, type Query, type RunContext } from './context.js';
 import { afterRunsEnd, changedRows, publishEnded } from './end-rules.js';
@@ -15,13 +16,15 @@ import { BUFFER_LANE, JOB, S, qualified } from './vocabulary.js';
  * by the job's overlap policy like a slot: PENDING in a free lane; else buffered (BUFFER_ONE),
  * or in place of the active run (CANCEL_PREVIOUS: returned with the runs it `replaced`, for the
  * caller to abort), or SKIPPED/OVERLAP. Null when the job is RETIRED (or unknown). `traceparent`:
- * the run's trace context (tracing on), written with its row.
+ * the run's trace context (tracing on), written with its row. `actor` is the run's `triggeredBy`,
+ * and the audit entry `action` (the mutation) is written by the statement that creates the run.
  */
 export async function insertManual(
   ctx: RunContext,
   jobId: string,
   payload: unknown | undefined,
-  traceparent: string | null = null,
+  traceparent: string | null,
+  audit: AuditBy,
 ): Promise<{ run: RunRecord; replaced: RunRecord[] } | null> {
   const policy = await ctx.pool.query(`SELECT overlap FROM cron_job_definitions WHERE id = $1 AND status <> ${JOB.RETIRED}`, [jobId]);
   if (!policy.rows[0]) return null;
@@ -31,7 +34,18 @@ export async function insertManual(
   const trigger = payload === undefined ? TriggerType.MANUAL : TriggerType.AD_HOC;
   const now = ctx.now();
   const insert = async (q: Query, status: RunStatus, code: string | null, message: string | null, lane: string, where?: string) => {
-    const res = await q(insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3', lane, where, traceparent: '$8::text' }), [
+    const insert = insertRuns(source, { trigger: '$2::text', status: '$5::text', code: '$6::text', message: '$7::text', at: '$3', lane, where, traceparent: '$8::text', triggeredBy: '$9::text' });
+    // The audit entry is written by the statement that made the run: none when it made none.
+    const entry = auditFromRows({
+      from: 'made',
+      at: '$3',
+      actor: '$9::text',
+      action: '$10::text',
+      jobKey: 'made.job_key',
+      subject: 'made.id::text',
+      details: `jsonb_build_object('trigger', made.trigger_type, 'status', made.status, 'version', made.job_version)`,
+    });
+    const res = await q(`WITH made AS (${insert}), audit AS (${entry}) SELECT * FROM made`, [
       jobId,
       trigger,
       now,
@@ -40,6 +54,8 @@ export async function insertManual(
       code,
       message,
       traceparent,
+      audit.actor,
+      audit.action,
     ]);
     return res.rows[0] ? rowToRun(res.rows[0]) : null;
   };
@@ -62,8 +78,8 @@ export async function insertManual(
   return { run, replaced };
 }
 
-/** PENDING|RUNNING → CANCELED; null when the run is terminal already (or unknown). */
-export async function cancel(ctx: RunContext, runId: string): Promise<RunChange | null> {
+/** PENDING|RUNNING → CANCELED, and its audit entry (`audit`), in one statement; null when the run is terminal already (or unknown). */
+export async function cancel(ctx: RunContext, runId: string, audit: AuditBy): Promise<RunChange | null> {
   const res = await ctx.pool.query(
     `WITH before AS (
          SELECT id, status FROM cron_job_runs WHERE id = $1 AND status IN (${S.ACTIVE_RUN}) FOR UPDATE
@@ -73,9 +89,17 @@ export async function cancel(ctx: RunContext, runId: string): Promise<RunChange 
          FROM before
          WHERE r.id = before.id AND r.status IN (${S.ACTIVE_RUN})
          RETURNING ${qualified('r')}, before.status AS previous_status
-       ), ${afterRunsEnd('done', '$2')}
+       ), audit AS (${auditFromRows({
+         from: 'done',
+         at: '$2',
+         actor: '$4::text',
+         action: '$5::text',
+         jobKey: 'done.job_key',
+         subject: 'done.id::text',
+         details: `jsonb_build_object('from', done.previous_status, 'trigger', done.trigger_type)`,
+       })}), ${afterRunsEnd('done', '$2')}
        ${changedRows('done', ['previous_status'])}`,
-    [runId, ctx.now(), FailureCode.CANCELED],
+    [runId, ctx.now(), FailureCode.CANCELED, audit.actor, audit.action],
   );
   return publishEnded(ctx, res.rows)[0] ?? null;
 }

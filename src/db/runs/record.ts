@@ -44,6 +44,7 @@ export function runRecord(f: RunFields): RunRecord {
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
     traceparent: f.traceparent ?? null,
+    triggeredBy: f.triggeredBy ?? null,
     concurrencyPool: f.concurrencyPool ?? null,
   };
 }
@@ -79,6 +80,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
     traceparent: row.traceparent as string | null,
+    triggeredBy: (row.triggered_by as string | null | undefined) ?? null,
     concurrencyPool: (row.concurrency_pool as string | null | undefined) ?? null,
   });
 }

@@ -19,6 +19,18 @@ export type AlertEvent =
   /** Slots were recorded MISSED (one alert per batch and reason). */
   | 'SLOTS_MISSED';
 
+/** Every field given must match (exact values). */
+export type AuditFilter = {
+  /** Any of these actions (at most 50). */
+  action?: Array<string> | null | undefined;
+  actor?: string | null | undefined;
+  /** Entries at or after this instant. */
+  after?: string | null | undefined;
+  /** Entries before this instant. */
+  before?: string | null | undefined;
+  jobKey?: string | null | undefined;
+};
+
 /** Which slots of its range a backfill runs. */
 export type BackfillScope =
   /** Every slot again. */
@@ -288,6 +300,15 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
+export type AuditLogQueryVariables = Exact<{
+  after?: string | null | undefined;
+  filter?: AuditFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ action: string, actor: string, at: string, details: unknown, id: string, jobKey: string | null, subject: string | null }> } };
+
 export type BackfillQueryVariables = Exact<{
   id: string | number;
 }>;
@@ -395,7 +416,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -404,7 +425,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -458,7 +479,7 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
@@ -539,7 +560,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
 
 export type SetCalendarMutationVariables = Exact<{
   input: CalendarInput;
@@ -592,7 +613,7 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
 
 export type RunLogsSubscriptionVariables = Exact<{
   runId: string | number;
@@ -620,6 +641,26 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const AuditLogDocument = new TypedDocumentString(`
+    query AuditLog($after: String, $filter: AuditFilter, $first: Int) {
+  auditLog(after: $after, filter: $filter, first: $first) {
+    totalCount
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+    nodes {
+      action
+      actor
+      at
+      details
+      id
+      jobKey
+      subject
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
 export const BackfillDocument = new TypedDocumentString(`
     query Backfill($id: ID!) {
   backfill(id: $id) {
@@ -997,6 +1038,7 @@ export const RunDocument = new TypedDocumentString(`
     status
     target
     traceId
+    triggeredBy
     triggerType
     updatedAt
     waitingFor
@@ -1034,6 +1076,7 @@ export const RunsDocument = new TypedDocumentString(`
       status
       target
       traceId
+      triggeredBy
       triggerType
       updatedAt
       waitingFor
@@ -1199,6 +1242,7 @@ export const CancelRunDocument = new TypedDocumentString(`
     status
     target
     traceId
+    triggeredBy
     triggerType
     updatedAt
     waitingFor
@@ -1691,6 +1735,7 @@ export const RunJobNowDocument = new TypedDocumentString(`
     status
     target
     traceId
+    triggeredBy
     triggerType
     updatedAt
     waitingFor
@@ -1883,6 +1928,7 @@ export const RunChangedDocument = new TypedDocumentString(`
       status
       target
       traceId
+      triggeredBy
       triggerType
       updatedAt
       waitingFor

@@ -4,6 +4,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Every field given must match (exact values). */
+export type AuditFilter = {
+  /** Any of these actions (at most 50). */
+  action?: Array<string> | null | undefined;
+  actor?: string | null | undefined;
+  /** Entries at or after this instant. */
+  after?: string | null | undefined;
+  /** Entries before this instant. */
+  before?: string | null | undefined;
+  jobKey?: string | null | undefined;
+};
+
 /** Which slots of its range a backfill runs. */
 export type BackfillScope =
   /** Every slot again. */
@@ -333,7 +345,7 @@ export type DashboardRunQueryVariables = Exact<{
 }>;
 
 
-export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, triggeredBy: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
 
 export type DashboardLogLineFragment = { sequence: number, at: string, level: string, message: string, fields: unknown };
 
@@ -477,6 +489,17 @@ export type DashboardBackfillStateQueryVariables = Exact<{
 
 
 export type DashboardBackfillStateQuery = { backfill: { id: string, from: string, to: string, scope: BackfillScope, slots: Array<string>, skippedExisting: number, created: number, state: BackfillState, requestedBy: string | null, reason: string } | null };
+
+export type DashboardAuditEntryFragment = { id: string, at: string, actor: string, action: string, jobKey: string | null, subject: string | null, details: unknown };
+
+export type DashboardAuditQueryVariables = Exact<{
+  filter?: AuditFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardAuditQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, actor: string, action: string, jobKey: string | null, subject: string | null, details: unknown }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -773,6 +796,17 @@ export const DashboardBackfillFragmentDoc = new TypedDocumentString(`
   reason
 }
     `, {"fragmentName":"DashboardBackfill"}) as unknown as TypedDocumentString<DashboardBackfillFragment, unknown>;
+export const DashboardAuditEntryFragmentDoc = new TypedDocumentString(`
+    fragment DashboardAuditEntry on AuditEntry {
+  id
+  at
+  actor
+  action
+  jobKey
+  subject
+  details
+}
+    `, {"fragmentName":"DashboardAuditEntry"}) as unknown as TypedDocumentString<DashboardAuditEntryFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -1025,6 +1059,7 @@ export const DashboardRunDocument = new TypedDocumentString(`
       attempt
     }
     nextAttemptAt
+    triggeredBy
     createdAt
     updatedAt
     job {
@@ -1349,3 +1384,25 @@ export const DashboardBackfillStateDocument = new TypedDocumentString(`
   requestedBy
   reason
 }`) as unknown as TypedDocumentString<DashboardBackfillStateQuery, DashboardBackfillStateQueryVariables>;
+export const DashboardAuditDocument = new TypedDocumentString(`
+    query DashboardAudit($filter: AuditFilter, $first: Int, $after: String) {
+  auditLog(filter: $filter, first: $first, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      ...DashboardAuditEntry
+    }
+  }
+}
+    fragment DashboardAuditEntry on AuditEntry {
+  id
+  at
+  actor
+  action
+  jobKey
+  subject
+  details
+}`) as unknown as TypedDocumentString<DashboardAuditQuery, DashboardAuditQueryVariables>;
