@@ -1,6 +1,7 @@
 import type { Pool } from './pool.js';
 import type { PoolRecord } from '../domain/pools.js';
 import { Channel } from './notifier.js';
+import { auditPerRow, type AuditEntryInput } from './audit.js';
 import { JOB, S } from './runs/vocabulary.js';
 
 /** deleteConcurrencyPool refused by the database: a live job names the pool (`jobKey`). */
@@ -63,15 +64,17 @@ export class PoolStore {
    * Creates the pool, or sets the limit of the one of that name (its creation instant kept). Every
    * runtime is told (POOL_FREED) in the same statement: a raised limit has places for waiting runs.
    */
-  async upsert(name: string, limit: number, actor: string | null, now: Date): Promise<PoolRow> {
+  async upsert(name: string, limit: number, actor: string | null, now: Date, audit: AuditEntryInput): Promise<PoolRow> {
+    const params: unknown[] = [now, name, limit, actor, Channel.POOL_FREED];
     const res = await this.pool.query(
       `WITH saved AS (
          INSERT INTO cron_concurrency_pools (name, run_limit, created_at, updated_at, updated_by) VALUES ($2, $3, $1, $1, $4)
          ON CONFLICT (name) DO UPDATE SET run_limit = EXCLUDED.run_limit, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
          RETURNING *
-       ), sent AS (SELECT pg_notify($5, name) FROM saved)
+       ), sent AS (SELECT pg_notify($5, name) FROM saved),
+       audit AS (${auditPerRow(params, 'saved', audit, now, { subject: 'saved.name' })})
        SELECT ${WITH_COUNTS('saved')}, (SELECT count(*) FROM sent) AS notified FROM saved`,
-      [now, name, limit, actor, Channel.POOL_FREED],
+      params,
     );
     return toRow(res.rows[0]);
   }
@@ -80,10 +83,16 @@ export class PoolStore {
    * Deletes the pool; false when there was none.
    * @throws PoolInUse when a live (not RETIRED) job names it, whenever that job was written
    */
-  async delete(name: string): Promise<boolean> {
+  async delete(name: string, audit: AuditEntryInput, now: Date): Promise<boolean> {
     try {
-      const res = await this.pool.query('DELETE FROM cron_concurrency_pools WHERE name = $1', [name]);
-      return (res.rowCount ?? 0) > 0;
+      const params: unknown[] = [name];
+      const res = await this.pool.query(
+        `WITH gone AS (DELETE FROM cron_concurrency_pools WHERE name = $1 RETURNING name, run_limit),
+           audit AS (${auditPerRow(params, 'gone', audit, now, { subject: 'gone.name' })})
+         SELECT (SELECT count(*) FROM gone)::int AS deleted`,
+        params,
+      );
+      return res.rows[0].deleted > 0;
     } catch (err) {
       const e = err as { code?: string; constraint?: string; detail?: string };
       if (e.code === '23503' && e.constraint === 'cron_concurrency_pools_in_use') throw new PoolInUse(name, e.detail ?? null);

@@ -23,7 +23,7 @@ export class ConcurrencyPoolResolver {
   @Authorized('ADMIN')
   @Mutation(() => Boolean, { description: 'Deletes a concurrency pool (ADMIN); POOL_IN_USE while a live job names it. False when there was none.' })
   deleteConcurrencyPool(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    return ctx.cronql.pools.delete(name);
+    return ctx.cronql.pools.delete(name, ctx.principal.name);
   }
 
   @FieldResolver(() => [Job], { description: 'The live (not RETIRED) job versions in the pool, by key.' })

@@ -3,6 +3,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { Pool } from '../db/pool.js';
 import { PoolInUse, PoolStore, type PoolRow } from '../db/pool-store.js';
 import { MAX_POOL_LIMIT, POOL_NAME } from '../domain/pools.js';
+import { auditActor } from './audit-actor.js';
 
 export type { PoolRow } from '../db/pool-store.js';
 
@@ -41,14 +42,14 @@ export class PoolService {
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_POOL_LIMIT) {
       throw new CronqlError('BAD_USER_INPUT', `limit must be an integer from 1 to ${MAX_POOL_LIMIT}`, { field: 'limit', max: MAX_POOL_LIMIT });
     }
-    return this.store.upsert(name, limit, actor, this.d.clock.now());
+    return this.store.upsert(name, limit, actor, this.d.clock.now(), { actor: auditActor(actor), action: 'setConcurrencyPool', details: { limit } });
   }
 
   /** False when there was no such pool. @throws CronqlError POOL_IN_USE while a live job names it. */
-  async delete(name: unknown): Promise<boolean> {
+  async delete(name: unknown, actor: string | null = null): Promise<boolean> {
     if (typeof name !== 'string' || !POOL_NAME.test(name)) throw badName();
     try {
-      return await this.store.delete(name);
+      return await this.store.delete(name, { actor: auditActor(actor), action: 'deleteConcurrencyPool' }, this.d.clock.now());
     } catch (err) {
       if (err instanceof PoolInUse) {
         throw new CronqlError('POOL_IN_USE', `concurrency pool "${name}" is used by job "${err.jobKey ?? '?'}"; remove it from every live job first (a new version without it)`, {
