@@ -501,6 +501,28 @@ export type DashboardAuditQueryVariables = Exact<{
 
 export type DashboardAuditQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, actor: string, action: string, jobKey: string | null, subject: string | null, details: unknown }> } };
 
+export type DashboardPoolFragment = { name: string, limit: number, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> };
+
+export type DashboardPoolsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardPoolsQuery = { concurrencyPools: Array<{ name: string, limit: number, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> }> };
+
+export type DashboardSetPoolMutationVariables = Exact<{
+  name: string;
+  limit: number;
+}>;
+
+
+export type DashboardSetPoolMutation = { setConcurrencyPool: { name: string, limit: number, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> } };
+
+export type DashboardDeletePoolMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DashboardDeletePoolMutation = { deleteConcurrencyPool: boolean };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -807,6 +829,19 @@ export const DashboardAuditEntryFragmentDoc = new TypedDocumentString(`
   details
 }
     `, {"fragmentName":"DashboardAuditEntry"}) as unknown as TypedDocumentString<DashboardAuditEntryFragment, unknown>;
+export const DashboardPoolFragmentDoc = new TypedDocumentString(`
+    fragment DashboardPool on ConcurrencyPool {
+  name
+  limit
+  running
+  waiting
+  jobs {
+    id
+    key
+    version
+  }
+}
+    `, {"fragmentName":"DashboardPool"}) as unknown as TypedDocumentString<DashboardPoolFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   instances {
@@ -1406,3 +1441,42 @@ export const DashboardAuditDocument = new TypedDocumentString(`
   subject
   details
 }`) as unknown as TypedDocumentString<DashboardAuditQuery, DashboardAuditQueryVariables>;
+export const DashboardPoolsDocument = new TypedDocumentString(`
+    query DashboardPools {
+  concurrencyPools {
+    ...DashboardPool
+  }
+}
+    fragment DashboardPool on ConcurrencyPool {
+  name
+  limit
+  running
+  waiting
+  jobs {
+    id
+    key
+    version
+  }
+}`) as unknown as TypedDocumentString<DashboardPoolsQuery, DashboardPoolsQueryVariables>;
+export const DashboardSetPoolDocument = new TypedDocumentString(`
+    mutation DashboardSetPool($name: String!, $limit: Int!) {
+  setConcurrencyPool(name: $name, limit: $limit) {
+    ...DashboardPool
+  }
+}
+    fragment DashboardPool on ConcurrencyPool {
+  name
+  limit
+  running
+  waiting
+  jobs {
+    id
+    key
+    version
+  }
+}`) as unknown as TypedDocumentString<DashboardSetPoolMutation, DashboardSetPoolMutationVariables>;
+export const DashboardDeletePoolDocument = new TypedDocumentString(`
+    mutation DashboardDeletePool($name: String!) {
+  deleteConcurrencyPool(name: $name)
+}
+    `) as unknown as TypedDocumentString<DashboardDeletePoolMutation, DashboardDeletePoolMutationVariables>;
