@@ -146,9 +146,12 @@ export class Deliverer {
   async test(name: string, actor: string | null = null): Promise<boolean | null> {
     const channel = await this.o.channels.store.get(name);
     if (!channel) return null;
-    const id = await this.store.insert(name, TEST_EVENT, { channel: name }, this.o.now(), { actor: auditActor(actor), action: 'testNotificationChannel' });
-    const claimed = await this.store.claim(id, this.o.bounds.timeoutMs + CLAIM_MARGIN_MS);
-    return claimed ? this.attempt(claimed, true) : false;
+    const claimed = await this.store.insertClaimed(name, TEST_EVENT, { channel: name }, this.o.now(), this.o.bounds.timeoutMs + CLAIM_MARGIN_MS, {
+      actor: auditActor(actor),
+      action: 'testNotificationChannel',
+    });
+    // Deleted between the read and the write: there is nothing to test.
+    return claimed ? this.attempt(claimed, true) : null;
   }
 
   /** One attempt; never throws. True when delivered. */

@@ -63,9 +63,30 @@ export class OutboxStore {
     return res.rows.map(toClaimed);
   }
 
-  /** One row by id (a test delivery, sent at once), claimed for an attempt of at most `attemptMs`. */
-  async claim(id: string, attemptMs: number): Promise<ClaimedDelivery | null> {
-    const res = await this.pool.query(claimSql('o.id = $2'), [attemptMs, id]);
+  /**
+   * A new row (a test delivery, sent at once) written already claimed for its first attempt of at
+   * most `attemptMs`: no other instance's deliverer can take it between the write and the attempt.
+   */
+  async insertClaimed(
+    channel: string,
+    event: string,
+    data: Record<string, unknown>,
+    at: Date,
+    attemptMs: number,
+    audit: AuditEntryInput | null = null,
+  ): Promise<ClaimedDelivery | null> {
+    // With `audit` (a test an admin asked for), its entry is written by the same statement.
+    const params: unknown[] = [attemptMs, channel, event, JSON.stringify(data), at];
+    const res = await this.pool.query(
+      `WITH won AS (
+         INSERT INTO cron_notification_outbox (id, channel, event, data, created_at, due_at, attempts)
+         VALUES (gen_random_uuid(), $2, $3, $4, $5, now() + make_interval(secs => $1::float8 / 1000), 1)
+         RETURNING id, channel, event, data, created_at, attempts
+       )${audit ? `, audit AS (${auditPerRow(params, 'won', audit, at, { subject: 'won.channel' })})` : ''}
+       SELECT won.id AS outbox_id, won.event, won.data, won.created_at AS outbox_created_at, won.attempts, c.*
+       FROM won JOIN cron_notification_channels c ON c.name = won.channel`,
+      params,
+    );
     return res.rows[0] ? toClaimed(res.rows[0]) : null;
   }
 
@@ -99,19 +120,6 @@ export class OutboxStore {
        UPDATE cron_notification_channels c SET last_error = $2 FROM o WHERE c.name = o.channel`,
       [id, error, retryInMs, at],
     );
-  }
-
-  /** Writes one delivery of `event` to `channel` (a test), due now; its id. */
-  /** A delivery due now; with `audit` (a test an admin asked for), its entry is written by the same statement. */
-  async insert(channel: string, event: string, data: Record<string, unknown>, at: Date, audit: AuditEntryInput | null = null): Promise<string> {
-    const params: unknown[] = [channel, event, JSON.stringify(data), at];
-    const res = await this.pool.query(
-      `WITH ins AS (INSERT INTO cron_notification_outbox (id, channel, event, data, created_at, due_at) VALUES (gen_random_uuid(), $1, $2, $3, $4, now()) RETURNING id, channel)
-       ${audit ? `, audit AS (${auditPerRow(params, 'ins', audit, at, { subject: 'ins.channel' })})` : ''}
-       SELECT id FROM ins`,
-      params,
-    );
-    return res.rows[0].id as string;
   }
 
   /** Rows waiting to be delivered (the pending gauge). */

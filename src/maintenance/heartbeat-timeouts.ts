@@ -1,5 +1,6 @@
 import type { RunStore } from '../db/run-store.js';
 import { PROGRESS_WRITE_INTERVAL_MS } from '../db/runs/progress.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { Duty, type DutyContext } from './duty.js';
 
 /**
@@ -11,6 +12,8 @@ import { Duty, type DutyContext } from './duty.js';
  * own end: a silent run is settled here within its timeout plus two of this duty's periods and a
  * second (docs/behaviour.md, "Progress and heartbeats"). It runs before the lost-run rescue (see
  * maintenance.ts): a dead runner's silent runs say why they failed as precisely as possible.
+ * With tracing on, each run settled here gets its span (its runner's never came), as the lost-run
+ * rescue's do.
  */
 export class HeartbeatTimeoutsDuty extends Duty {
   readonly name = 'heartbeat-timeouts';
@@ -20,6 +23,7 @@ export class HeartbeatTimeoutsDuty extends Duty {
     ctx: DutyContext,
     everyMs: number,
     private readonly store: RunStore,
+    private readonly tracing?: Tracing,
   ) {
     super(ctx, everyMs);
   }
@@ -27,6 +31,7 @@ export class HeartbeatTimeoutsDuty extends Duty {
   protected async work(): Promise<void> {
     const settled = await this.store.settleSilent(PROGRESS_WRITE_INTERVAL_MS + this.everyMs);
     if (settled.length) {
+      for (const run of settled) this.tracing?.endedElsewhere(run);
       this.ctx.log.warn({ runs: settled.length, runners: [...new Set(settled.map((r) => r.runnerInstanceId))] }, 'failed runs whose handler stopped beating (HEARTBEAT_TIMEOUT)');
     }
   }

@@ -55,7 +55,7 @@ export interface MaintenanceOptions {
   onPruned?: (deleted: number, at: Date) => void;
   /** Told of each run-log retention round's outcome (metrics). */
   onLogsPruned?: (deleted: number) => void;
-  /** With tracing on: the spans of runs the rescue ends for their lost runner. */
+  /** With tracing on: the spans of runs the rescue and the heartbeat rule end for their lost or silent runner. */
   tracing?: Tracing;
 }
 
@@ -95,7 +95,7 @@ export class Maintenance {
     this.lease = new LeaseDuty(ctx, every('lease'), o.pool, maintenanceLeaseMs(hb, o.lostAfterMs), () => void this.runCluster());
     this.cluster = [
       // Before the lost-run rescue: a dead runner's silent runs fail HEARTBEAT_TIMEOUT, the more precise reason.
-      new HeartbeatTimeoutsDuty(ctx, every('heartbeat-timeouts'), store),
+      new HeartbeatTimeoutsDuty(ctx, every('heartbeat-timeouts'), store, o.tracing),
       new LostRunsDuty(ctx, every('lost-runs'), { store, lostAfterMs: o.lostAfterMs, staleAfterMs: o.staleAfterMs, tracing: o.tracing }),
       new PendingRunsDuty(ctx, every('pending-runs'), { store, runtime, now, pendingAfterMs: MAINTENANCE.pendingAfterMs, perPass }),
       new RetryWakeupsDuty(ctx, every('retry-wakeups'), { store, runtime, now, perPass }),

@@ -7,6 +7,7 @@ import type { RunRecord } from '../domain/run.js';
 import { asOf } from '../db/runs/record.js';
 import { loadRuns } from '../db/run-loading.js';
 import type { RunChange, RunEvents } from './run-events.js';
+import { ownPrefix, parseEnvelope } from './relay-message.js';
 
 /** One change as it travels between instances: ids and states only (NOTIFY payloads are small). */
 interface WireChange {
@@ -55,7 +56,7 @@ export class RunEventRelay {
     private readonly instanceId: string,
     private readonly log: Logger,
   ) {
-    this.ownPrefix = `{"i":${JSON.stringify(instanceId)},`;
+    this.ownPrefix = ownPrefix(instanceId);
   }
 
   start(): void {
@@ -145,20 +146,14 @@ const BEFORE: Record<RunStatus, (RunStatus | null)[]> = {
 
 /** The message, if it has the shape this relay sends; null otherwise. */
 function parseWire(payload: string): WireMessage | null {
-  let m: unknown;
-  try {
-    m = JSON.parse(payload);
-  } catch {
-    return null;
-  }
-  const msg = m as Partial<WireMessage>;
-  if (typeof msg !== 'object' || msg === null || typeof msg.i !== 'string' || !Array.isArray(msg.c) || msg.c.length > CHANGES_PER_NOTIFY) return null;
-  for (const c of msg.c as Partial<WireChange>[]) {
+  const envelope = parseEnvelope(payload, 'c', CHANGES_PER_NOTIFY);
+  if (!envelope) return null;
+  for (const c of envelope.items as Partial<WireChange>[]) {
     if (typeof c !== 'object' || c === null || !isUuid(c.r) || !STATUSES.has(c.s as string)) return null;
     if (!(c.p === null || STATUSES.has(c.p as string)) || !BEFORE[c.s as RunStatus].includes(c.p as RunStatus | null)) return null;
     if (typeof c.t !== 'number' || !Number.isFinite(c.t)) return null;
   }
-  return msg as WireMessage;
+  return { i: envelope.instanceId, c: envelope.items as WireChange[] };
 }
 
 /** Whether the row bears the change out: it is, or was, in that state at that instant. */

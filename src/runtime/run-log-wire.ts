@@ -1,4 +1,7 @@
 import { isUuid } from '../domain/ids.js';
+import { parseEnvelope } from './relay-message.js';
+
+export { ownPrefix } from './relay-message.js';
 
 /**
  * The notification that says which lines of run logs were written (channel `cronql_run_logs`):
@@ -21,9 +24,6 @@ interface WireMessage {
 /** NOTIFY payloads must stay under 8,000 bytes: a range takes at most about 60, the instance id at most 200. */
 export const RANGES_PER_NOTIFY = 100;
 
-/** How every message an instance sends begins (`JSON.stringify` keeps the key order): its own come back to it. */
-export const ownPrefix = (instanceId: string): string => `{"i":${JSON.stringify(instanceId)},`;
-
 /** The payloads announcing `ranges`, each within the NOTIFY limit. */
 export function encodeRanges(instanceId: string, ranges: readonly LogRange[]): string[] {
   const out: string[] = [];
@@ -36,20 +36,14 @@ export function encodeRanges(instanceId: string, ranges: readonly LogRange[]): s
 
 /** The message's instance and ranges, if it has the shape `encodeRanges` writes; null otherwise. */
 export function decodeRanges(payload: string): { instanceId: string; ranges: LogRange[] } | null {
-  let m: unknown;
-  try {
-    m = JSON.parse(payload);
-  } catch {
-    return null;
-  }
-  const msg = m as Partial<WireMessage>;
-  if (typeof msg !== 'object' || msg === null || typeof msg.i !== 'string' || !Array.isArray(msg.r) || msg.r.length > RANGES_PER_NOTIFY) return null;
+  const envelope = parseEnvelope(payload, 'r', RANGES_PER_NOTIFY);
+  if (!envelope) return null;
   const ranges: LogRange[] = [];
-  for (const r of msg.r as unknown[]) {
+  for (const r of envelope.items) {
     if (!Array.isArray(r) || r.length !== 3) return null;
     const [runId, from, to] = r as unknown[];
     if (!isUuid(runId) || !Number.isInteger(from) || !Number.isInteger(to) || (from as number) < 1 || (to as number) < (from as number)) return null;
     ranges.push({ runId: runId as string, from: from as number, to: to as number });
   }
-  return { instanceId: msg.i, ranges };
+  return { instanceId: envelope.instanceId, ranges };
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { OutboxStore } from '../../src/db/notification-outbox.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { eventually } from '../support/cronql.js';
 import { codes, gql, startApi, type Api } from '../graphql/support.js';
@@ -284,6 +285,17 @@ describe('notification channels', () => {
       kind: 'job.late', job: { id, key: 'late' }, slot: '2026-06-01T12:00:50.000Z', deadline: '2026-06-01T12:01:15.000Z', expectSuccessWithinSeconds: 25,
     });
     expect(new Webhook(Buffer.from('a-plain-shared-secret-of-some-length').toString('base64')).verify(late.raw, late.headers as Record<string, string>)).toBeTruthy();
+  });
+
+  it('a test delivery is written already claimed: no other instance\'s deliverer can take it before its attempt', async () => {
+    // Another instance's deliverer polls the outbox the instant the row is written.
+    const mine = new OutboxStore(api.cronql.pool);
+    const theirs = new OutboxStore(api.cronql.pool);
+    const claimed = await mine.insertClaimed('team-a', 'TEST', { channel: 'team-a' }, new Date(), 30_000);
+    expect(claimed).toMatchObject({ event: 'TEST', attempt: 1, channel: { name: 'team-a' } });
+    const taken = await theirs.claimHeads(30_000, 100, true);
+    expect(taken.map((c) => c.id)).not.toContain(claimed!.id);
+    await mine.delivered(claimed!.id, new Date());
   });
 
   it('testNotificationChannel sends now; a failure is the channel’s lastError; the URL is in no answer and no log, only its host', async () => {

@@ -193,7 +193,9 @@ describe('backfill', () => {
     const kinds = ['succeeded', 'failed', 'absent', 'skipped', 'succeeded', 'canceled', 'retriedToSuccess', 'absent'];
     for (let i = 0; i < slots.length; i++) await writeHistory(cronql, job, slots[i], kinds[i]);
     const b = await cronql.backfills.backfill({ jobId: job.id, from: slots[0], to: slots[7], reason: 'after the fix' }, 'test');
-    expect(b).toMatchObject({ state: BackfillState.RUNNING, scope: BackfillScope.NOT_SUCCEEDED, skippedExisting: 3, requestedBy: 'test' });
+    expect(b).toMatchObject({ scope: BackfillScope.NOT_SUCCEEDED, skippedExisting: 3, requestedBy: 'test' });
+    // It starts at once: on a busy machine its five short slots may all have run before the answer is read back.
+    expect([BackfillState.RUNNING, BackfillState.DONE]).toContain(b.state);
     const wanted = [1, 2, 3, 5, 7].map((i) => slots[i]);
     expect(iso(b.slots)).toEqual(iso(wanted));
     const end = await done(cronql, b.id);

@@ -143,8 +143,8 @@ export class Feed<R> {
     );
   }
 
-  /** The first event (already received or still to come) that matches. */
-  waitFor(match: (e: R) => boolean, timeoutMs = 10_000): Promise<R> {
+  /** The first event (already received or still to come) that matches. (The deadline is a safety net for a busy machine, not a speed goal.) */
+  waitFor(match: (e: R) => boolean, timeoutMs = 30_000): Promise<R> {
     const seen = this.events.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {

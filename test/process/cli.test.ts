@@ -18,7 +18,8 @@ import { ok, startApi, type Api } from '../graphql/support.js';
 import { eventually } from '../support/cronql.js';
 
 /** The `cronql` CLI, as a process, against a started server: each command once, --json parsed. */
-describe('the cronql CLI', () => {
+// Each test runs the CLI as a process tens of times: on a busy machine a start costs seconds (a safety net, not a goal).
+describe('the cronql CLI', { timeout: 180_000 }, () => {
   let api: Api;
   let dir: string;
   const cli = join(dirname(inject('cronqlMain')), 'cli', 'cronql.js');

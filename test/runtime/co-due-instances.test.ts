@@ -18,6 +18,7 @@ function capturingLogger(lines: Record<string, unknown>[]) {
 
 const JOBS = 300;
 const SLOTS = 5;
+const MAX_RUNS = 3;
 
 /**
  * Two instances firing the same co-due slots of hundreds of jobs: their multi-row inserts take
@@ -40,6 +41,13 @@ describe('two instances, the same co-due slots', () => {
       `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
        SELECT gen_random_uuid(), 'co-due-' || i, 1, 'log', 'RECURRING', '* * * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i`,
       [JOBS, new Date(start)],
+    );
+    // A job both instances arm, every second from 00:00:10 on (after the first test's slots),
+    // that may start three runs in all: each of them races the other for every slot.
+    await setup.pool.query(
+      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at, start_at, max_runs, overlap, max_concurrent_runs)
+       VALUES (gen_random_uuid(), 'max-runs-twice', 1, 'log', 'RECURRING', '* * * * * *', 'ACTIVE', $1, $1, '2026-06-01T00:00:10Z', $2, 'ALLOW', 10)`,
+      [new Date(start), MAX_RUNS],
     );
     await setup.stop();
     [a, b] = await Promise.all([
@@ -70,5 +78,25 @@ describe('two instances, the same co-due slots', () => {
     expect(res.rows[0]).toEqual({ runs: JOBS * SLOTS, distinct_slots: JOBS * SLOTS, succeeded: JOBS * SLOTS });
     const problems = logs.filter((l) => Number(l.level) >= 50 || JSON.stringify(l).includes('40P01') || /deadlock/i.test(JSON.stringify(l)));
     expect(problems).toEqual([]);
+  });
+
+  it('maxRuns holds with two instances racing for every slot: exactly that many runs, then the job retires', async () => {
+    for (let i = 10; i <= 16; i++) {
+      const at = new Date(Date.parse('2026-06-01T00:00:00.000Z') + i * 1000);
+      const [first, second] = i % 2 ? [clockA, clockB] : [clockB, clockA];
+      first.set(at);
+      second.set(at);
+      await Promise.all([a.runtime!.whenIdle(), b.runtime!.whenIdle()]);
+    }
+    const runs = await a.pool.query(
+      `SELECT r.scheduled_at, r.status, r.runner_instance_id FROM cron_job_runs r WHERE r.job_key = 'max-runs-twice' ORDER BY r.scheduled_at`,
+    );
+    expect(runs.rows.filter((r) => r.status !== 'SKIPPED').map((r) => (r.scheduled_at as Date).toISOString())).toEqual([
+      '2026-06-01T00:00:10.000Z',
+      '2026-06-01T00:00:11.000Z',
+      '2026-06-01T00:00:12.000Z',
+    ]);
+    const job = await a.pool.query(`SELECT status FROM cron_job_definitions WHERE job_key = 'max-runs-twice'`);
+    expect(job.rows.map((r) => r.status)).toEqual(['RETIRED']);
   });
 });

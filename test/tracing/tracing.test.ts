@@ -182,6 +182,23 @@ describe('tracing on', () => {
     expect(span.startNanos).toBe(BigInt(startedAt.getTime()) * 1_000_000n);
   });
 
+  it("a run whose handler stopped beating, ended by the heartbeat rule for its gone runner, gets its span too", async () => {
+    const job = await api.cronql.jobs.create({ key: 'traced-silent', target: 'traced', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *', heartbeatTimeoutSeconds: 60 });
+    const id = randomUUID();
+    const traceId = '0123456789abcdeffedcba9876543210';
+    const startedAt = new Date(clock.now().getTime() - 3_600_000);
+    await api.cronql.pool.query(
+      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, runner_instance_id, traceparent)
+       VALUES ($1, $2, 'traced-silent', 1, 'traced', 'SCHEDULED', $3, 'RUNNING', $3, 'gone-instance', $4)`,
+      [id, job.id, startedAt, `00-${traceId}-0000000000000000-01`],
+    );
+    await api.cronql.runtime!.sweep();
+    expect(await api.cronql.runs.get(id)).toMatchObject({ status: 'FAILED', failureCode: 'HEARTBEAT_TIMEOUT' });
+    const [span] = inTrace(traceId)(await receiver.waitFor((all) => inTrace(traceId)(all).length >= 1));
+    expect(span).toMatchObject({ name: 'run traced-silent', spanId: runSpanId(id), statusCode: 2 });
+    expect(span.attributes).toMatchObject({ 'cronql.run.failure_code': 'HEARTBEAT_TIMEOUT', 'cronql.run.ended_by': api.cronql.instanceId });
+  });
+
   it('a graphql-ws operation gets its span (graphql-ws bypasses Apollo), continuing the traceparent of its extensions', async () => {
     const client = wsClient(api.wsUrl, api.adminToken);
     const traceId = 'aaaabbbbccccddddeeeeffff00001111';
