@@ -22,7 +22,9 @@ import { Migration20261127050000_heartbeats } from './Migration20261127050000_he
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
 import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
 import { Migration20261128020000_audit_log } from './Migration20261128020000_audit_log.js';
+import { Migration20261128030000_dependencies } from './Migration20261128030000_dependencies.js';
 import { Migration20261128040000_concurrency_pools } from './Migration20261128040000_concurrency_pools.js';
+import { Migration20261128060000_lean_fire } from './Migration20261128060000_lean_fire.js';
 
 import type { Migration } from '@mikro-orm/migrations';
 import { MIGRATION_NAMES, type MigrationName } from './names.js';
@@ -54,7 +56,9 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261127060000_trace_ids,
   Migration20261127070000_notification_channels,
   Migration20261128020000_audit_log,
+  Migration20261128030000_dependencies,
   Migration20261128040000_concurrency_pools,
+  Migration20261128060000_lean_fire,
 };
 
 /** Every migration, in order. Append only: a new one's name goes in names.ts, its class here. */

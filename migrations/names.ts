@@ -28,7 +28,9 @@ export const MIGRATION_NAMES = [
   'Migration20261127060000_trace_ids',
   'Migration20261127070000_notification_channels',
   'Migration20261128020000_audit_log',
+  'Migration20261128030000_dependencies',
   'Migration20261128040000_concurrency_pools',
+  'Migration20261128060000_lean_fire',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -39,6 +39,11 @@ export type ErrorCode =
   | 'UNKNOWN_CHANNEL'
   /** A notification channel live jobs name in `notify` cannot be deleted. */
   | 'CHANNEL_IN_USE'
+  /** An AFTER job's upstream (`after`) names a key no job has. */
+  | 'UNKNOWN_JOB'
+  /** A job version whose upstreams (`after`) would lead back to itself, through any number of jobs. */
+  | 'DEPENDENCY_CYCLE'
+
   /** A job names a concurrency pool that does not exist. */
   | 'UNKNOWN_POOL'
   /** deleteConcurrencyPool while a live job names the pool. */

@@ -43,7 +43,7 @@ import {
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
-import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, type CalendarSpec, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
+import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, upstreamsFirst, type CalendarSpec, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
  * `cronql`: the command line of a running cronql, over its GraphQL API (CRONQL_URL, CRONQL_TOKEN,
@@ -538,7 +538,8 @@ program
         throw new CliError('UNKNOWN_POOL', `${path}: job "${spec.key}", field "concurrencyPool": pool "${pool}" does not exist; define it under "pools:" in the file`);
       }
     }
-    for (const spec of file.jobs) {
+    // Upstreams first: an AFTER job's upstreams must exist when it is created.
+    for (const spec of upstreamsFirst(file.jobs)) {
       const current = live.get(spec.key);
       if (!current) plan.push({ action: 'create', key: spec.key });
       else {

@@ -67,6 +67,8 @@ const FIELD_OF_CODE: Record<string, string> = {
   PAYLOAD_TOO_LARGE: 'payload',
   UNKNOWN_SECRET: 'payload',
   KEY_EXISTS: 'key',
+  UNKNOWN_JOB: 'after',
+  DEPENDENCY_CYCLE: 'after',
 };
 
 /**

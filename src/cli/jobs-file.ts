@@ -26,6 +26,11 @@ import { formatEvery, parseEvery } from '../schedule/interval.js';
  *       jitterSeconds: 60
  *       captureBytes: 16384        # http: bytes of the response body kept (default 4096)
  *       calendars: [us-holidays]   # exclusion calendars, by name
+ *     - key: billing.report
+ *       target: report
+ *       after: [billing.close-day]  # an AFTER job: runs when its upstreams' runs end (instead of cron/every/runAt);
+ *                                  # an entry is a key (on SUCCEEDED) or { jobKey, on: SUCCEEDED | FAILED | ANY }
+ *       afterMode: ALL             # ANY (default) | ALL (with afterWindowSeconds)
  *   calendars:                     # optional: calendars set before the jobs (setCalendar: each whole)
  *     - name: us-holidays
  *       timezone: America/New_York
@@ -36,7 +41,7 @@ import { formatEvery, parseEvery } from '../schedule/interval.js';
  *
  * A file's calendars are applied before its jobs (a job may name one the file defines), created or
  * replaced when they differ from the server's; `--prune` never deletes a calendar. `export` writes
- * the calendars the exported jobs name.
+ * the calendars the exported jobs name. Jobs are applied upstreams first (`upstreamsFirst`).
  */
 export type JobSpec = {
   key: string;
@@ -52,7 +57,10 @@ export type JobSpec = {
 } & Partial<SpecSettings>;
 
 /** The settings (domain/job-fields.ts) as a file writes them: enums by name, the retry policy as a mapping. */
-type SpecSettings = { [K in Exclude<JobSettingName, 'retry'>]: Wire<JobSettings[K]> } & { retry: RetrySpec | null };
+type SpecSettings = { [K in Exclude<JobSettingName, 'retry' | 'after'>]: Wire<JobSettings[K]> } & { retry: RetrySpec | null; after: DependencySpec[] };
+
+/** An upstream as a file writes it: its key (on SUCCEEDED), or the key and the outcome. */
+export type DependencySpec = string | { jobKey: string; on?: string | null };
 type Wire<T> = T extends string ? string : T;
 
 /** A retry policy as written in a file (the server fills the defaults and checks the values). */
@@ -186,8 +194,11 @@ export function parseJobsFile(name: string, text: string): JobsFile {
     if (seen.has(job.key)) throw bad(`${at}, field "key"`, 'listed twice');
     seen.add(job.key);
     if (typeof job.target !== 'string' || job.target === '') throw bad(`${at}, field "target"`, 'required');
-    if ([job.cron, job.runAt, job.every].filter((v) => v !== undefined).length !== 1) {
-      throw bad(`${at}, field "cron"`, 'give exactly one of cron (recurring: an expression or a list), every (an interval) or runAt (one-time)');
+    if ([job.cron, job.runAt, job.every, job.after].filter((v) => v !== undefined).length !== 1) {
+      throw bad(`${at}, field "cron"`, 'give exactly one of cron (recurring: an expression or a list), every (an interval), runAt (one-time) or after (upstream jobs)');
+    }
+    if (job.after !== undefined && (!Array.isArray(job.after) || !job.after.every((d) => typeof d === 'string' || (typeof d === 'object' && d !== null && typeof d.jobKey === 'string')))) {
+      throw bad(`${at}, field "after"`, 'a list of upstream job keys, or of { jobKey, on }');
     }
     if (Array.isArray(job.cron) && (job.cron.length === 0 || !job.cron.every((c) => typeof c === 'string'))) throw bad(`${at}, field "cron"`, 'a list of cron expressions (strings), at least one');
     for (const field of INSTANTS) {
@@ -205,7 +216,7 @@ export function parseJobsFile(name: string, text: string): JobsFile {
 /** The definition fields compared between a file and the server (what a new version would change). */
 export type Definition = {
   target: string;
-  scheduleType: 'RECURRING' | 'ONE_TIME' | 'INTERVAL';
+  scheduleType: 'RECURRING' | 'ONE_TIME' | 'INTERVAL' | 'AFTER';
   cronExpression: string | null;
   /** Several expressions (the first is cronExpression); null for one. */
   cronExpressions: string[] | null;
@@ -217,15 +228,54 @@ export type Definition = {
   timezone: string;
   startAt: string | null;
   endAt: string | null;
-} & { [K in Exclude<JobSettingName, 'retry'>]: Wire<JobSettings[K]> } & { retry: Required<RetrySpec> | null };
+} & { [K in Exclude<JobSettingName, 'retry' | 'after'>]: Wire<JobSettings[K]> } & { retry: Required<RetrySpec> | null; after: { jobKey: string; on: string }[] };
 
 /** The settings of a definition, from what a file or the server says (omitted: the default). */
 export function settingsDefinition(given: Partial<Record<JobSettingName, unknown>>): Pick<Definition, JobSettingName> {
   const settings: Record<string, unknown> = {};
   for (const [name, spec] of settingEntries()) {
-    settings[name] = spec.kind === 'retry' ? retryDefinition(given.retry as RetrySpec | null | undefined) : (given[name] ?? spec.default);
+    settings[name] =
+      spec.kind === 'retry'
+        ? retryDefinition(given.retry as RetrySpec | null | undefined)
+        : spec.kind === 'dependencies'
+          ? dependenciesDefinition(given[name] as unknown[] | null | undefined)
+          : (given[name] ?? spec.default);
   }
   return settings as Pick<Definition, JobSettingName>;
+}
+
+/**
+ * Upstreams as `{ jobKey, on }` with the default outcome filled in, from a file's entries (a key,
+ * or `{ jobKey, on }`) or the server's (`{ on, upstream { key } }`), so the two compare equal.
+ */
+export function dependenciesDefinition(list: readonly unknown[] | null | undefined): { jobKey: string; on: string }[] {
+  return (list ?? []).map((d) => {
+    if (typeof d === 'string') return { jobKey: d, on: 'SUCCEEDED' };
+    const e = d as { jobKey?: string; on?: string | null; upstream?: { key: string } };
+    return { jobKey: e.jobKey ?? e.upstream!.key, on: e.on ?? 'SUCCEEDED' };
+  });
+}
+
+/**
+ * The jobs of a file in an order where each comes after its upstreams among them (the file's order
+ * otherwise), so that apply creates upstreams first. A cycle is left as it is, for the server to refuse.
+ */
+export function upstreamsFirst(jobs: readonly JobSpec[]): JobSpec[] {
+  const byKey = new Map(jobs.map((j) => [j.key, j]));
+  const out: JobSpec[] = [];
+  const state = new Map<string, 'visiting' | 'placed'>();
+  const place = (job: JobSpec) => {
+    if (state.has(job.key)) return;
+    state.set(job.key, 'visiting');
+    for (const d of dependenciesDefinition(job.after)) {
+      const upstream = byKey.get(d.jobKey);
+      if (upstream) place(upstream);
+    }
+    state.set(job.key, 'placed');
+    out.push(job);
+  };
+  for (const job of jobs) place(job);
+  return out;
 }
 
 /** A retry policy with the server's defaults filled in, so a file and the server compare equal. */
@@ -256,7 +306,7 @@ export function specDefinition(spec: JobSpec): Definition {
   const crons = spec.cron === undefined ? null : Array.isArray(spec.cron) ? spec.cron : [spec.cron];
   return {
     target: spec.target,
-    scheduleType: crons ? 'RECURRING' : spec.every !== undefined ? 'INTERVAL' : 'ONE_TIME',
+    scheduleType: crons ? 'RECURRING' : spec.every !== undefined ? 'INTERVAL' : spec.after !== undefined ? 'AFTER' : 'ONE_TIME',
     cronExpression: crons?.[0] ?? null,
     cronExpressions: crons && crons.length > 1 ? crons : null,
     runAt: instant(spec.runAt),
@@ -290,7 +340,7 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
   else if (d.scheduleType === 'INTERVAL') {
     spec.every = d.every!;
     if (d.anchorAt) spec.anchorAt = d.anchorAt;
-  } else spec.runAt = d.runAt!;
+  } else if (d.scheduleType === 'ONE_TIME') spec.runAt = d.runAt!;
   if (d.timezone !== 'UTC') spec.timezone = d.timezone;
   if (d.startAt) spec.startAt = d.startAt;
   if (d.endAt) spec.endAt = d.endAt;
@@ -300,6 +350,9 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
     if (name === 'retry') {
       const { maxAttempts, backoff, delaySeconds, maxDelaySeconds, retryOn } = d.retry!;
       spec.retry = { maxAttempts, backoff, delaySeconds, ...(maxDelaySeconds !== null ? { maxDelaySeconds } : {}), ...(retryOn !== null ? { retryOn } : {}) };
+    } else if (name === 'after') {
+      // A key alone means on SUCCEEDED.
+      spec.after = d.after.map((u) => (u.on === 'SUCCEEDED' ? u.jobKey : u));
     } else (spec as Record<string, unknown>)[name] = d[name];
   }
   return spec;

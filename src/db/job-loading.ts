@@ -56,6 +56,20 @@ export async function loadJobRecords(pool: Pool, jobIds: readonly string[]): Pro
   return res.rows.map(rowToJobRecord);
 }
 
+/**
+ * The newest version of each of these keys (its live one, or its last if the key is RETIRED), in
+ * no particular order: what an AFTER job's upstreams are shown as (`Job.after`).
+ */
+export async function loadNewestByKeys(pool: Pool, keys: readonly string[]): Promise<JobRecord[]> {
+  if (keys.length === 0) return [];
+  const res = await pool.query(
+    `SELECT DISTINCT ON (j.job_key) ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, ${RECORD_COLUMNS}
+     FROM cron_job_definitions j WHERE j.job_key = ANY($1::text[]) ORDER BY j.job_key, j.version DESC`,
+    [keys],
+  );
+  return res.rows.map(rowToJobRecord);
+}
+
 /** The record of a job row read with `RECORD_COLUMNS` (or just inserted: no last success yet). */
 export function rowToJobRecord(row: Record<string, unknown>): JobRecord {
   const at = (v: unknown) => (v == null ? null : new Date(v as string | Date));

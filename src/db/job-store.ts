@@ -8,8 +8,8 @@ import { entityReader, jobSnapshot, RETRY_PARTS, type JobDefinitionFields, type 
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 import { auditFromRows, writeAuditOrm, type AuditBy } from './audit.js';
-import { JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
-import { loadJobRecords, rowToJobRecord } from './job-loading.js';
+import { dependencyRefusalIn, JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
+import { loadJobRecords, loadNewestByKeys, rowToJobRecord } from './job-loading.js';
 import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
@@ -115,6 +115,11 @@ export class JobStore {
     return loadJobRecords(this.pool, ids);
   }
 
+  /** The newest version of each of these keys (`loadNewestByKeys`). */
+  async newestByKeys(keys: readonly string[]): Promise<JobRecord[]> {
+    return loadNewestByKeys(this.pool, keys);
+  }
+
   /** The versions that replaced these ones (uuids). */
   async successorsOf(ids: readonly string[]): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
@@ -205,7 +210,7 @@ export class JobStore {
       });
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('CONCURRENT');
-      throw unknownCalendarIn(err) ?? err;
+      throw unknownCalendarIn(err) ?? dependencyRefusalIn(err) ?? err;
     }
     const records: [JobRecord, JobRecord] = [toJobRecord(retired), toJobRecord(created)];
     this.publish(records);
@@ -274,7 +279,7 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
       return Object.entries(RETRY_PARTS).map(([part, [, column]]) => [column, (r: NewJobRow) => r.fields.retry?.[part as keyof typeof RETRY_PARTS] ?? null]);
     }
     // jsonb: the JSON text, so that an array is not taken for a PostgreSQL array.
-    if (spec.kind === 'json') return [[spec.column, (r: NewJobRow) => (r.fields[name] == null ? null : JSON.stringify(r.fields[name]))]];
+    if (spec.kind === 'json' || spec.kind === 'dependencies') return [[spec.column, (r: NewJobRow) => (r.fields[name] == null ? null : JSON.stringify(r.fields[name]))]];
     return [[spec.column, (r: NewJobRow) => r.fields[name]]];
   }),
   ['created_by', (_, actor) => actor],
@@ -323,7 +328,7 @@ export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly New
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === UNIQUE_VIOLATION) throw new KeyTaken(KEY_IN_DETAIL.exec(e.detail ?? '')?.[1] ?? null);
-    throw unknownCalendarIn(err) ?? err;
+    throw unknownCalendarIn(err) ?? dependencyRefusalIn(err) ?? err;
   }
   const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToJobRecord(r)]));
   return rows.map((r) => byKey.get(r.key)!);

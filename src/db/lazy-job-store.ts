@@ -17,6 +17,7 @@ export function lazyJobStore(open: () => Promise<JobStore>): JobStoreApi {
     get: (...a) => store().then((s) => s.get(...a)),
     getMany: (...a) => store().then((s) => s.getMany(...a)),
     successorsOf: (...a) => store().then((s) => s.successorsOf(...a)),
+    newestByKeys: (...a) => store().then((s) => s.newestByKeys(...a)),
     list: (...a) => store().then((s) => s.list(...a)),
     create: (...a) => store().then((s) => s.create(...a)),
     createMany: (...a) => store().then((s) => s.createMany(...a)),

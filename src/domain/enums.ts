@@ -11,6 +11,8 @@ export enum ScheduleType {
   RECURRING = 'RECURRING',
   /** Every fixed length of time from an anchor instant (`every`, `anchorAt`): absolute, no wall clock. */
   INTERVAL = 'INTERVAL',
+  /** No clock: runs when its upstreams' runs end as it asks (`after`, docs/behaviour.md "Jobs that follow jobs"). */
+  AFTER = 'AFTER',
 }
 
 export enum JobStatus {
@@ -34,6 +36,24 @@ export enum TriggerType {
   AD_HOC = 'AD_HOC',
   /** A run of a backfill: a past slot run again (docs/behaviour.md, "Backfill"). */
   BACKFILL = 'BACKFILL',
+  /** A run of an AFTER job, created with the end of its upstream's run (`Run.upstreamRuns`). */
+  DEPENDENCY = 'DEPENDENCY',
+}
+
+/** Which end of an upstream's run starts an AFTER job: SUCCEEDED, FAILED, or ANY of the two. */
+export enum DependencyOutcome {
+  SUCCEEDED = 'SUCCEEDED',
+  FAILED = 'FAILED',
+  ANY = 'ANY',
+}
+
+/**
+ * An AFTER job with several upstreams: ANY runs after each upstream's end; ALL once every upstream
+ * ended as asked since the job's last DEPENDENCY run (within `afterWindowSeconds`, when given).
+ */
+export enum AfterMode {
+  ANY = 'ANY',
+  ALL = 'ALL',
 }
 
 /** Where a backfill is: a dry run's plan (PLANNED), running its slots, done, or canceled. */

@@ -1,4 +1,5 @@
-import { CatchUpPolicy, OverlapPolicy } from './enums.js';
+import { AfterMode, CatchUpPolicy, OverlapPolicy } from './enums.js';
+import { MAX_AFTER_WINDOW_SECONDS, MAX_UPSTREAMS, type Dependency } from './dependencies.js';
 import type { RetryPolicy } from './job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
 import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
@@ -20,7 +21,7 @@ type ErrorCode = 'INVALID_POLICY' | 'BAD_USER_INPUT' | 'INVALID_SCHEDULE';
 
 /** The setting is meaningful only while `setting` is `value`: another value of it than the default is refused otherwise. */
 export interface OnlyWith {
-  setting: 'catchUp' | 'overlap';
+  setting: 'catchUp' | 'overlap' | 'afterMode';
   value: string;
   /** Why, for the error message. */
   why?: string;
@@ -89,6 +90,23 @@ export interface NamesSetting extends SettingBase {
 }
 
 /**
+ * An AFTER job's upstreams (domain/dependencies.ts): jsonb NOT NULL DEFAULT '[]', a list of
+ * `{ jobKey, on }`; `[Dependency!]!` on the `Job` type (each upstream resolved to its current
+ * version), `[DependencyInput!]` on the inputs (omitted: the default, or on a new version the
+ * replaced version's list; null: the empty list). At most `max`, each key once. Whether each key
+ * exists, and that no cycle forms, is the database's to say at the write (UNKNOWN_JOB,
+ * DEPENDENCY_CYCLE).
+ */
+export interface DependenciesSetting extends SettingBase {
+  kind: 'dependencies';
+  nullable: false;
+  default: readonly Dependency[];
+  max: number;
+  code: ErrorCode;
+}
+
+
+/**
  * The name of one thing defined elsewhere (a concurrency pool), or null: a nullable text column,
  * `String` on the `Job` type and the inputs (omitted: the default, or on a new version the
  * replaced version's; null: none). Whether it exists is the database's to say, at the write
@@ -105,7 +123,8 @@ export interface NameSetting extends SettingBase {
   code: ErrorCode;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | NameSetting;
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | DependenciesSetting | NameSetting;
 
 /** The most calendars one job names. */
 export const MAX_JOB_CALENDARS = 10;
@@ -230,6 +249,28 @@ export const JOB_SETTINGS = {
       input: 'No SUCCEEDED run this long after a slot raises JOB_LATE (1–2678400 seconds); null: no deadline.',
     },
   },
+  after: {
+    kind: 'dependencies', column: 'after_jobs', nullable: false, default: [], max: MAX_UPSTREAMS, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'AFTER jobs: the upstream jobs whose runs’ ends start this job, each at its current version (RETIRED when it has no live version).',
+      input: 'AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none.',
+    },
+  },
+  afterMode: {
+    kind: 'enum', column: 'after_mode', values: AfterMode, default: AfterMode.ANY, code: 'BAD_USER_INPUT',
+    description: {
+      job: 'AFTER jobs: ANY runs after each upstream’s end as asked; ALL once every upstream ended as asked since the last run.',
+      input: 'AFTER jobs: ANY (the default) or ALL of the upstreams.',
+    },
+  },
+  afterWindowSeconds: {
+    kind: 'int', column: 'after_window_seconds', nullable: true, default: null, min: 1, max: MAX_AFTER_WINDOW_SECONDS, code: 'BAD_USER_INPUT',
+    only: { setting: 'afterMode', value: AfterMode.ALL },
+    description: {
+      job: 'afterMode ALL: the upstreams’ ends count only within this many seconds of the last one; null: since the last run, however long.',
+      input: 'afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window.',
+    },
+  },
 } as const satisfies Record<string, JobSettingSpec>;
 
 export type JobSettingName = keyof typeof JOB_SETTINGS;
@@ -245,8 +286,10 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
         ? RetryPolicy | null
         : S extends { kind: 'names' }
           ? string[]
-          : S extends { kind: 'name' }
-            ? string | null
+          : S extends { kind: 'dependencies' }
+            ? Dependency[]
+            : S extends { kind: 'name' }
+              ? string | null
             : unknown;
 
 /** A job's settings, valid. */

@@ -15,6 +15,8 @@ export function jobScheduleOf(job: ScheduledJob): { schedule: JobSchedule; bound
   switch (job.scheduleType) {
     case ScheduleType.ONE_TIME:
       return { schedule: { type: 'ONE_TIME', runAt: job.runAt! }, bounds: { startAt: null, endAt: null } };
+    case ScheduleType.AFTER:
+      return { schedule: { type: 'AFTER' }, bounds: { startAt: null, endAt: null } };
     case ScheduleType.INTERVAL:
       return { schedule: { type: 'INTERVAL', everyMs: job.everyMs!, anchorAt: job.anchorAt! }, bounds };
     default: {

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType } from '../domain/enums.js';
+import { AfterMode, BackoffKind, CatchUpPolicy, DependencyOutcome, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType } from '../domain/enums.js';
 
 // The domain enums are the GraphQL enums: same names, same values, stored as is in the database.
 registerEnumType(ScheduleType, { name: 'ScheduleType' });
@@ -36,7 +36,25 @@ registerEnumType(OverlapPolicy, {
   },
 });
 
-export { BackoffKind, CatchUpPolicy, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType };
+registerEnumType(DependencyOutcome, {
+  name: 'DependencyOutcome',
+  description: 'Which end of an upstream run starts an AFTER job (the final attempt, after retries; CANCELED and SKIPPED runs start none).',
+  valuesConfig: {
+    SUCCEEDED: { description: 'The upstream run SUCCEEDED (the default).' },
+    FAILED: { description: 'The upstream run FAILED.' },
+    ANY: { description: 'The upstream run SUCCEEDED or FAILED.' },
+  },
+});
+registerEnumType(AfterMode, {
+  name: 'AfterMode',
+  description: 'How an AFTER job with several upstreams runs.',
+  valuesConfig: {
+    ANY: { description: 'After each upstream run that ends as asked (the default).' },
+    ALL: { description: 'Once every upstream ended as asked since the job’s last DEPENDENCY run (within afterWindowSeconds, when given).' },
+  },
+});
+
+export { AfterMode, BackoffKind, CatchUpPolicy, DependencyOutcome, JobStatus, OverlapPolicy, RunStatus, ScheduleType, TriggerType };
 
 /** What daylight-saving time did to a previewed slot (schedule/slots.ts's `mark`). */
 export enum DstMark {

@@ -49,6 +49,8 @@ const API_CODES = new Set<string>(
     BACKFILL_TOO_LARGE: true,
     UNKNOWN_CHANNEL: true,
     CHANNEL_IN_USE: true,
+    UNKNOWN_JOB: true,
+    DEPENDENCY_CYCLE: true,
     UNKNOWN_POOL: true,
     POOL_IN_USE: true,
   } satisfies Record<ErrorCode, true>),

@@ -8,21 +8,23 @@ import './enums.js';
  * `Job` type as stored (non-null unless null is a value of its own), on the job inputs all
  * optional (omitted: the default, or on a new version the replaced version's value).
  */
-export function settingFields(prototype: object, side: 'output' | 'input', retryType: Function): void {
+export function settingFields(prototype: object, side: 'output' | 'input', retryType: Function, dependencyType?: Function): void {
   for (const [name, spec] of settingEntries()) {
+    // The `Job` type's upstreams are resolved to jobs (job.resolver.ts declares the field).
+    if (spec.kind === 'dependencies' && !dependencyType) continue;
     const nullable = side === 'input' || isNullable(spec);
     const description = spec.description[side === 'output' ? 'job' : 'input'];
-    Field(() => graphqlType(spec, retryType) as never, { nullable, ...(description ? { description } : {}) })(prototype, name);
+    Field(() => graphqlType(spec, retryType, dependencyType) as never, { nullable, ...(description ? { description } : {}) })(prototype, name);
   }
 }
 
 function isNullable(spec: JobSettingSpec): boolean {
   // A list of names is never null, but the contract writes it `[String!]` (docs/api.md).
-  if (spec.kind === 'names') return true;
+  if (spec.kind === 'names' || spec.kind === 'dependencies') return true;
   return spec.kind === 'enum' ? false : spec.nullable;
 }
 
-function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
+function graphqlType(spec: JobSettingSpec, retryType: Function, dependencyType?: Function): unknown {
   switch (spec.kind) {
     case 'int':
       return Int;
@@ -37,7 +39,7 @@ function graphqlType(spec: JobSettingSpec, retryType: Function): unknown {
       return String;
     case 'retry':
       return retryType;
-    case 'names':
-      return [String];
+    case 'dependencies':
+      return [dependencyType];
   }
 }

@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { BackoffKind, JobStatus, ScheduleType } from './enums.js';
+import { BackoffKind, DependencyOutcome, JobStatus, ScheduleType } from './enums.js';
 import { DateTimeScalar } from './scalars.js';
 import { RETRY_DEFAULTS } from '../domain/job.js';
 import type { SettingsInput } from '../services/job-rules.js';
@@ -41,6 +41,15 @@ export class RetryPolicyInput {
   retryOn?: string[] | null;
 }
 
+@InputType('DependencyInput', { description: 'An upstream of an AFTER job: its key, and which end of its runs starts this job.' })
+export class DependencyInput {
+  @Field(() => String)
+  jobKey!: string;
+
+  @Field(() => DependencyOutcome, { nullable: true, defaultValue: DependencyOutcome.SUCCEEDED })
+  on?: DependencyOutcome | null;
+}
+
 /**
  * The settings CreateJobInput and NewJobVersionInput share as they are (what the job does and
  * how), from the settings table (domain/job-fields.ts). Registered (type-graphql inherits fields
@@ -51,7 +60,7 @@ export class RetryPolicyInput {
 interface JobSettingsInput extends SettingsInput {}
 @InputType('JobSettingsInput')
 abstract class JobSettingsInput {}
-settingFields(JobSettingsInput.prototype, 'input', RetryPolicyInput);
+settingFields(JobSettingsInput.prototype, 'input', RetryPolicyInput, DependencyInput);
 
 @InputType('CreateJobInput')
 export class CreateJobInput extends JobSettingsInput {

@@ -9,7 +9,8 @@ import { ownersOf, partitionOfKey } from '../domain/partitions.js';
 import { describeJobSchedules } from '../services/schedule-words.js';
 import { formatEvery } from '../schedule/interval.js';
 import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
-import { Job } from './job.type.js';
+import { Dependency, Job } from './job.type.js';
+import type { DependencyOutcome } from '../domain/enums.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 import { forRole } from './redact.js';
@@ -146,6 +147,14 @@ export class JobResolver {
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'Handed to the target on each run. A VIEWER reads credential-looking values as "[redacted]".' })
   payload(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): unknown {
     return forRole(ctx, job.payload ?? null);
+  }
+
+  @FieldResolver(() => [Dependency], {
+    description: 'AFTER jobs: the upstream jobs whose runs’ ends start this job, each at its current version (RETIRED when its key has no live version; the link is by key). Empty for the other types.',
+  })
+  async after(@Root() job: JobRecord, @Ctx() ctx: GraphQLContext): Promise<{ upstream: JobRecord; on: DependencyOutcome }[]> {
+    const upstreams = await Promise.all(job.after.map((d) => ctx.loaders.jobByKey.load(d.jobKey)));
+    return job.after.flatMap((d, i) => (upstreams[i] ? [{ upstream: upstreams[i], on: d.on }] : []));
   }
 
   @FieldResolver(() => Job, { nullable: true, description: 'The version this one replaced.' })

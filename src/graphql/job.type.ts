@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { JobSettings } from '../domain/job-fields.js';
-import { BackoffKind, JobStatus, ScheduleType } from './enums.js';
+import { BackoffKind, DependencyOutcome, JobStatus, ScheduleType } from './enums.js';
 import { DateTimeScalar } from './scalars.js';
 import { settingFields } from './job-settings.js';
 
@@ -110,3 +110,12 @@ export class Job {
 }
 
 settingFields(Job.prototype, 'output', RetryPolicy);
+
+@ObjectType('Dependency', { description: 'An upstream of an AFTER job: its current version (RETIRED when its key has no live version), and which end of its runs starts the job.' })
+export class Dependency {
+  @Field(() => Job)
+  upstream!: Job;
+
+  @Field(() => DependencyOutcome)
+  on!: DependencyOutcome;
+}

@@ -26,6 +26,10 @@ export class Loaders {
   readonly successor: DataLoader<string, JobRecord | null>;
   /** The live, armed scheduler instances (one read per request, whatever the key). */
   readonly schedulers: DataLoader<string, string[]>;
+  /** The newest version of a job key (an AFTER job's upstreams). */
+  readonly jobByKey: DataLoader<string, JobRecord | null>;
+  /** A DEPENDENCY run's upstream runs, by its id. */
+  readonly upstreamRuns: DataLoader<string, RunRecord[]>;
   /** Runs by id. */
   readonly run: DataLoader<string, RunRecord | null>;
   /** The latest run (by scheduledAt) of a job version. */
@@ -40,6 +44,8 @@ export class Loaders {
   constructor(cronql: Cronql) {
     this.job = new DataLoader((ids) => cronql.jobs.getMany(ids));
     this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids));
+    this.jobByKey = new DataLoader((keys) => cronql.jobs.newestByKeys(keys));
+    this.upstreamRuns = new DataLoader((ids) => cronql.runs.upstreamsOf(ids));
     this.lastRun = new DataLoader((ids) => cronql.runs.lastRuns(ids));
     this.run = new DataLoader((ids) => cronql.runs.getMany(ids));
     this.schedulers = new DataLoader(async (keys) => {
@@ -67,6 +73,8 @@ export class Loaders {
   clear(): void {
     this.job.clearAll();
     this.successor.clearAll();
+    this.jobByKey.clearAll();
+    this.upstreamRuns.clearAll();
     this.lastRun.clearAll();
     this.jobRuns.clearAll();
     this.runLogs.clearAll();

@@ -9,7 +9,7 @@ import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
-import { RunStatus } from '../domain/enums.js';
+import { RunStatus, TriggerType } from '../domain/enums.js';
 import { forRole } from './redact.js';
 import { traceIdOf } from '../tracing/traceparent.js';
 
@@ -96,6 +96,11 @@ export class RunResolver {
     if (run.status !== RunStatus.PENDING || !run.concurrencyPool) return null;
     if (run.dueAt && run.dueAt.getTime() > ctx.cronql.clock.now().getTime()) return null;
     return ctx.loaders.pool.load(run.concurrencyPool).then((p) => (p ? waitingForPool(p.name, p.running, p.limit) : null));
+  }
+
+  @FieldResolver(() => [Run], { description: 'DEPENDENCY runs: the upstream runs whose ends created this one (one for afterMode ANY, one per upstream for ALL; fewer once retention pruned them). Empty for the other triggers.' })
+  upstreamRuns(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): RunRecord[] | Promise<RunRecord[]> {
+    return run.triggerType === TriggerType.DEPENDENCY ? ctx.loaders.upstreamRuns.load(run.id) : [];
   }
 
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'While a retry waits (PENDING): when it starts.' })

@@ -21,38 +21,50 @@ const NO_SECRETS: ReadonlyMap<string, string> = new Map();
 
 interface InFlight {
   run: RunRecord;
-  controller: AbortController;
   /** Aborts the run's signal and settles its race (see `Abort`). */
-  abort: (reason: AbortReason) => void;
+  abort: Abort;
   done: Promise<void>;
 }
 
 /**
  * A run's abort: its handler's signal, and the promise its handler is raced against — rejected
  * by the executor itself when it aborts (no listener on the signal per run: `addEventListener`
- * is a measurable part of starting 10,000 co-due handlers).
+ * is a measurable part of starting 10,000 co-due handlers). Both are made when first asked for:
+ * most handlers never read their signal, a synchronous one is never raced, and an
+ * `AbortController` and two promises per run were ~5 % of the CPU between a co-due batch's
+ * commit and its last handler (10,000 co-due, BENCHMARKS.md).
  */
-interface Abort {
-  controller: AbortController;
-  /** Rejects with the reason once the run is aborted. */
-  aborted: Promise<never>;
-  abort: (reason: AbortReason) => void;
-}
+class Abort {
+  /** Why the run was aborted, once it was. */
+  reason: AbortReason | undefined;
+  private controller: AbortController | undefined;
+  private race: Promise<never> | undefined;
+  private fail: ((reason: unknown) => void) | undefined;
 
-function newAbort(): Abort {
-  const controller = new AbortController();
-  let fail!: (reason: unknown) => void;
-  const aborted = new Promise<never>((_, reject) => (fail = reject));
-  aborted.catch(() => {});
-  return {
-    controller,
-    aborted,
-    abort: (reason) => {
-      if (controller.signal.aborted) return;
-      controller.abort(reason);
-      fail(reason);
-    },
-  };
+  /** The handler's signal: aborted with `reason` (already, if the run was aborted before). */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Rejects with the reason once the run is aborted. */
+  get aborted(): Promise<never> {
+    if (!this.race) {
+      this.race = this.reason ? Promise.reject(this.reason) : new Promise<never>((_, reject) => (this.fail = reject));
+      this.race.catch(() => {});
+    }
+    return this.race;
+  }
+
+  abort(reason: AbortReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.fail?.(reason);
+  }
 }
 
 /** Whether a handler's result is a promise (or any thenable) to wait for. */
@@ -166,14 +178,14 @@ export class RunExecutor {
    * the run's spans (tracing on), ended with the handler and the run.
    */
   execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): Promise<void> {
-    const abort = newAbort();
+    const abort = new Abort();
     const done = new Promise<void>((resolve) => {
       // The first run of an answer schedules the start of all: a microtask queued behind the
       // answer's other outcomes, so each handler starts knowing the whole batch is claimed.
       if (this.toStart.push(() => resolve(this.runHandler(run, abort, limits, trace))) === 1) queueMicrotask(() => this.startAll());
     }).finally(() => this.inFlight.delete(run.id));
     // In flight from now on: it can be aborted, waited for and drained before its handler starts.
-    this.inFlight.set(run.id, { run, controller: abort.controller, abort: abort.abort, done });
+    this.inFlight.set(run.id, { run, abort, done });
     return done;
   }
 
@@ -187,7 +199,7 @@ export class RunExecutor {
   abort(runId: string, kind: 'CANCELED' | 'SHUTDOWN', message: string): boolean {
     const entry = this.inFlight.get(runId);
     if (!entry) return false;
-    entry.abort(new AbortReason(kind, message));
+    entry.abort.abort(new AbortReason(kind, message));
     return true;
   }
 
@@ -214,7 +226,7 @@ export class RunExecutor {
     this.stopped = true;
   }
 
-  private async runHandler(run: RunRecord, { controller, aborted, abort }: Abort, { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes }: RunLimits, trace: RunTrace | undefined): Promise<void> {
+  private async runHandler(run: RunRecord, cut: Abort, { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes }: RunLimits, trace: RunTrace | undefined): Promise<void> {
     // Bound to the run when a handler first asks for it: most never log, and a child costs.
     let log: Logger | undefined;
     const parent = this.log;
@@ -258,7 +270,7 @@ export class RunExecutor {
     let timer: NodeJS.Timeout | undefined;
     if (timeoutSeconds) {
       timer = setTimeout(
-        () => abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
+        () => cut.abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
         timeoutSeconds * 1000,
       );
     }
@@ -269,7 +281,7 @@ export class RunExecutor {
       secrets,
       log: () => (log ??= handlerLog()),
       silent: (lastBeatAt) =>
-        abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${heartbeatTimeoutSeconds} s (heartbeatTimeoutSeconds)`, {
+        cut.abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${heartbeatTimeoutSeconds} s (heartbeatTimeoutSeconds)`, {
           heartbeatTimeoutSeconds,
           lastBeatAt: lastBeatAt.toISOString(),
           settledBy: 'runner',
@@ -279,7 +291,7 @@ export class RunExecutor {
     let enteredAt: Date | undefined;
     try {
       // Aborted before its start (canceled, shut down while its answer was read): not entered at all.
-      if (controller.signal.aborted) await aborted;
+      if (cut.reason) await cut.aborted;
       // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
       enteredAt = this.now();
       this.store.started(run.id, enteredAt);
@@ -289,7 +301,9 @@ export class RunExecutor {
       const result: unknown = definition.handler({
         // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
         payload,
-        signal: controller.signal,
+        get signal() {
+          return cut.signal;
+        },
         get log() {
           return (log ??= handlerLog());
         },
@@ -309,10 +323,10 @@ export class RunExecutor {
       });
       // A handler that ignores its signal still loses the race against it; one that returned
       // (a synchronous handler) has nothing to race.
-      const output = isThenable(result) ? await Promise.race([result, aborted]) : result;
+      const output = isThenable(result) ? await Promise.race([result, cut.aborted]) : result;
       outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
     } catch (err) {
-      const reason = controller.signal.aborted ? controller.signal.reason : undefined;
+      const reason = cut.reason;
       if (reason instanceof AbortReason) {
         outcome =
           reason.kind === 'CANCELED'

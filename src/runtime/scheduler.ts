@@ -47,7 +47,8 @@ export class Scheduler {
     if (current && current.job.revision === job.revision) return;
     current?.stop();
     this.actors.delete(job.id);
-    if (job.status !== JobStatus.ACTIVE) return;
+    // An AFTER job has no clock: its runs are made by its upstreams' ends (db/runs/dependency-rules.ts).
+    if (job.status !== JobStatus.ACTIVE || job.scheduleType === ScheduleType.AFTER) return;
     try {
       const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, grace: this.grace, slots: this.slots });
       this.actors.set(job.id, actor);

@@ -11,12 +11,14 @@ import * as cron from './slots.js';
  *   DST policy of docs/behaviour.md), each instant once even when two expressions name it;
  *   `expressions[0]` is the job's `cronExpression`;
  * - INTERVAL: `anchorAt + k·everyMs` for k = 0, 1, 2 … in absolute time (no wall clock, so no DST
- *   effect: the spacing is exact across a change of offset).
+ *   effect: the spacing is exact across a change of offset);
+ * - AFTER: no slot at all (the job runs when its upstreams' runs end, not at instants).
  */
 export type JobSchedule =
   | { type: 'ONE_TIME'; runAt: Date }
   | { type: 'RECURRING'; expressions: string[]; timezone: string }
-  | { type: 'INTERVAL'; everyMs: number; anchorAt: Date };
+  | { type: 'INTERVAL'; everyMs: number; anchorAt: Date }
+  | { type: 'AFTER' };
 
 /** No slot before `startAt` nor after `endAt` (both inclusive; null: unbounded on that side). */
 export interface ScheduleBounds {
@@ -59,6 +61,8 @@ export function latestSlotsBetween(schedule: JobSchedule, bounds: ScheduleBounds
   const [after, until] = clip(bounds, afterExclusive, untilInclusive);
   if (count <= 0 || until <= after) return [];
   switch (schedule.type) {
+    case 'AFTER':
+      return [];
     case 'ONE_TIME': {
       const at = ms(schedule.runAt);
       return at > after && at <= until ? [new Date(at)] : [];
@@ -102,6 +106,8 @@ export function latestSlotBetween(schedule: JobSchedule, bounds: ScheduleBounds,
  */
 export function lastSlot(schedule: JobSchedule, bounds: ScheduleBounds): Date | null {
   switch (schedule.type) {
+    case 'AFTER':
+      return null;
     case 'ONE_TIME':
       return schedule.runAt;
     case 'INTERVAL':
@@ -123,6 +129,8 @@ export function lastSlot(schedule: JobSchedule, bounds: ScheduleBounds): Date | 
 /** The first slot strictly after `after` (ms), ignoring bounds, or null. */
 function nextUnbounded(schedule: JobSchedule, after: number, memo?: SlotMemo): number | null {
   switch (schedule.type) {
+    case 'AFTER':
+      return null;
     case 'ONE_TIME': {
       const at = ms(schedule.runAt);
       return at > after ? at : null;

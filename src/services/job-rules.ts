@@ -2,6 +2,7 @@ import { CronqlError } from '../errors.js';
 import { BackoffKind, JobStatus, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
 import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NameSetting, type NamesSetting } from '../domain/job-fields.js';
+import { validateAfterSettings, validateDependencies } from './dependency-rules.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, nextSlot as nextCronSlot, parseCronExpression } from '../schedule/index.js';
@@ -146,11 +147,12 @@ export function validateDefinition(input: DefinitionInput, o: RuleOptions): Vali
     // A one-time job's one slot is its runAt: a calendar would only ever cancel it.
     throw new CronqlError('BAD_USER_INPUT', 'calendars are for RECURRING and INTERVAL jobs; a ONE_TIME job runs at its runAt', { field: 'calendars' });
   }
+  validateAfterSettings(input.scheduleType, settings);
   const { schedule: math, bounds } = jobScheduleOf(schedule);
   return {
     target: input.target,
     ...schedule,
-    finalSlotAt: input.scheduleType === ScheduleType.ONE_TIME ? null : lastSlot(math, bounds),
+    finalSlotAt: input.scheduleType === ScheduleType.ONE_TIME || input.scheduleType === ScheduleType.AFTER ? null : lastSlot(math, bounds),
     ...settings,
     payload: validatePayload(settings.payload, o.maxPayloadBytes),
     jitterSeconds: validateJitter(settings.jitterSeconds, math, o.now),
@@ -182,6 +184,9 @@ function validateSchedule(input: DefinitionInput, timezone: string, now: Date): 
   const endAt = instantOf('endAt', input.endAt);
   if (type === ScheduleType.ONE_TIME && (startAt || endAt)) {
     throw scheduleError(startAt ? 'startAt' : 'endAt', 'startAt and endAt are for RECURRING and INTERVAL jobs; a ONE_TIME job has its runAt');
+  }
+  if (type === ScheduleType.AFTER && (startAt || endAt)) {
+    throw scheduleError(startAt ? 'startAt' : 'endAt', 'startAt and endAt are for RECURRING and INTERVAL jobs; an AFTER job runs when its upstreams end');
   }
   if (startAt && endAt && startAt.getTime() > endAt.getTime()) {
     throw scheduleError('endAt', `endAt ${endAt.toISOString()} is before startAt ${startAt.toISOString()}`);
@@ -222,6 +227,12 @@ function validateSchedule(input: DefinitionInput, timezone: string, now: Date): 
       throw scheduleError('anchorAt', `anchorAt ${anchorAt.toISOString()} must be on a whole second (slots are whole seconds)`);
     }
     valid = { ...base, everyMs, anchorAt };
+  } else if (type === ScheduleType.AFTER) {
+    // No clock: the fields of the clocked schedules are mistakes to say, not to drop.
+    for (const field of ['cronExpression', 'runAt'] as const) {
+      if (given(field)) throw scheduleError(field, `${field} is not for AFTER jobs: they run when their upstreams end (\`after\`)`);
+    }
+    return base;
   } else {
     if (input.cronExpression != null) {
       throw new CronqlError('BAD_USER_INPUT', 'cronExpression is for RECURRING jobs; a ONE_TIME job has a runAt', { field: 'cronExpression' });
@@ -275,6 +286,7 @@ export function validateSettings(input: SettingsInput): JobSettings {
     if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
     else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
     else if (spec.kind === 'name') valid[name] = validateName(name, spec, value);
+    else if (spec.kind === 'dependencies') valid[name] = validateDependencies(name, spec, value);
     else if (value === undefined || value === null) valid[name] = spec.default;
     else if (spec.kind === 'enum') {
       if (!Object.values(spec.values).includes(value as string)) {

@@ -10,6 +10,7 @@ import { nextDueSlots, NO_CALENDARS, type CalendarsOf, type DueJob } from '../do
 import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
+import { assertNotOwnUpstream } from './dependency-rules.js';
 import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
@@ -95,6 +96,12 @@ export class JobService {
     return ids.map((id) => bySupersedes.get(id) ?? null);
   }
 
+  /** The newest version of each key (an AFTER job's upstreams, `Job.after`), batched: null where no job has the key. */
+  async newestByKeys(keys: readonly string[]): Promise<(JobRecord | null)[]> {
+    const byKey = new Map((await this.store.newestByKeys(keys)).map((j) => [j.jobKey, j]));
+    return keys.map((k) => byKey.get(k) ?? null);
+  }
+
   async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobRecord>> {
     const size = pageSize(first);
     checkText('filter.target', filter.target);
@@ -132,13 +139,14 @@ export class JobService {
     const key = validateKey(input.key);
     const now = this.d.clock.now();
     const valid = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
+    assertNotOwnUpstream(key, valid.after);
     await this.d.secrets?.assertExist(secretNames(valid.payload));
     await this.d.channels?.assertExist(valid.notify);
     try {
       return await this.store.create(key, valid, actor, now, { actor: auditActor(actor), action: 'createJob' });
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') throw keyExists(key);
-      throw unknownCalendar(err) ?? err;
+      throw unknownCalendar(err) ?? dependencyRefused(err) ?? err;
     }
   }
 
@@ -162,11 +170,15 @@ export class JobService {
         const key = validateKey(input.key);
         if (seen.has(key)) throw new CronqlError('KEY_EXISTS', `the key "${key}" is listed twice`, { key });
         seen.add(key);
-        return { key, fields: validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now }) };
+        const fields = validateDefinition(input, { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now });
+        assertNotOwnUpstream(key, fields.after);
+        return { key, fields };
       } catch (err) {
         throw err instanceof CronqlError ? ofInput(err, index, input.key) : err;
       }
     });
+    // Upstreams first: the database checks each new job's upstreams against the rows before it.
+    const ordered = upstreamsFirst(rows);
     // Each input's secrets checked on its own, so that the error names the job (one lookup when all exist).
     const names = rows.flatMap((r) => [...secretNames(r.fields.payload)]);
     if (names.length) {
@@ -190,7 +202,8 @@ export class JobService {
       });
     }
     try {
-      return await this.store.createMany(rows, actor, now, { actor: auditActor(actor), action: 'createJobs' });
+      const created = new Map((await this.store.createMany(ordered, actor, now, { actor: auditActor(actor), action: 'createJobs' })).map((j) => [j.jobKey, j]));
+      return rows.map((r) => created.get(r.key)!);
     } catch (err) {
       if (err instanceof JobWriteRefused && err.reason === 'KEY_EXISTS') {
         const index = rows.findIndex((r) => r.key === err.key);
@@ -203,6 +216,12 @@ export class JobService {
           calendar.code === 'UNKNOWN_POOL' ? r.fields.concurrencyPool === calendar.details!.pool : r.fields.calendars.includes(calendar.details!.calendar as string);
         const index = rows.findIndex(named);
         throw index >= 0 ? ofInput(calendar, index, rows[index].key) : calendar;
+      }
+      const dependency = dependencyRefused(err);
+      if (dependency) {
+        const named = dependency.details!.jobKey as string;
+        const index = rows.findIndex((r) => (dependency.code === 'UNKNOWN_JOB' ? r.fields.after.some((d) => d.jobKey === named) : r.key === named));
+        throw index >= 0 ? ofInput(dependency, index, rows[index].key) : dependency;
       }
       throw err;
     }
@@ -284,9 +303,12 @@ export class JobService {
         startAt: input.startAt !== undefined ? input.startAt : scheduleType === ScheduleType.ONE_TIME ? null : old.startAt,
         endAt: input.endAt !== undefined ? input.endAt : scheduleType === ScheduleType.ONE_TIME ? null : old.endAt,
         ...settingsOfNewVersion(input, settingsOfRecord(old)),
+        // Switching to or from AFTER drops the upstreams unless given.
+        ...(switched && (scheduleType === ScheduleType.AFTER || old.scheduleType === ScheduleType.AFTER) ? afterOfSwitch(input) : {}),
       },
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
+    assertNotOwnUpstream(old.jobKey, valid.after);
     await this.d.secrets?.assertExist(secretNames(valid.payload));
     await this.d.channels?.assertExist(valid.notify);
     try {
@@ -302,7 +324,7 @@ export class JobService {
       if (err instanceof JobWriteRefused && err.reason === 'CONCURRENT') {
         throw new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`);
       }
-      throw unknownCalendar(err) ?? err;
+      throw unknownCalendar(err) ?? dependencyRefused(err) ?? err;
     }
   }
 
@@ -360,6 +382,52 @@ function unknownCalendar(err: unknown): CronqlError | null {
   }
   if (err.reason !== 'UNKNOWN_CALENDAR') return null;
   return new CronqlError('UNKNOWN_CALENDAR', `calendar "${err.key ?? '?'}" does not exist; create it with setCalendar`, { field: 'calendars', calendar: err.key });
+}
+
+/** The database refused the upstreams: a key no job has, or a cycle through the job's key. */
+function dependencyRefused(err: unknown): CronqlError | null {
+  if (!(err instanceof JobWriteRefused)) return null;
+  if (err.reason === 'UNKNOWN_JOB') {
+    return new CronqlError('UNKNOWN_JOB', `no job has the key "${err.key ?? '?'}" (an upstream in \`after\`); create it first`, { field: 'after', jobKey: err.key });
+  }
+  if (err.reason === 'DEPENDENCY_CYCLE') {
+    return new CronqlError('DEPENDENCY_CYCLE', `job "${err.key ?? '?'}" would run after itself: its upstreams lead back to it`, { field: 'after', jobKey: err.key });
+  }
+  return null;
+}
+
+/** A new version switching to or from AFTER: the upstreams and their mode as given, else none. */
+function afterOfSwitch(input: NewJobVersionInput): Pick<NewJobVersionInput, 'after' | 'afterMode' | 'afterWindowSeconds'> {
+  return { after: input.after ?? null, afterMode: input.afterMode ?? null, afterWindowSeconds: input.afterWindowSeconds ?? null };
+}
+
+/**
+ * New jobs in an order where each one's upstreams among them come before it (the order given
+ * otherwise): the database checks a job's upstreams against the rows already written. A cycle
+ * among them is DEPENDENCY_CYCLE, naming the input that closes it.
+ */
+function upstreamsFirst<T extends { key: string; fields: { after: readonly { jobKey: string }[] } }>(rows: readonly T[]): T[] {
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  const out: T[] = [];
+  const placed = new Set<string>();
+  const visiting = new Set<string>();
+  const place = (row: T) => {
+    if (placed.has(row.key)) return;
+    visiting.add(row.key);
+    for (const d of row.fields.after) {
+      const upstream = byKey.get(d.jobKey);
+      if (upstream && visiting.has(upstream.key)) {
+        const index = rows.indexOf(row);
+        throw ofInput(new CronqlError('DEPENDENCY_CYCLE', `its upstream "${d.jobKey}" leads back to it`, { field: 'after', jobKey: row.key }), index, row.key);
+      }
+      if (upstream) place(upstream);
+    }
+    visiting.delete(row.key);
+    placed.add(row.key);
+    out.push(row);
+  };
+  for (const row of rows) place(row);
+  return out;
 }
 
 function keyExists(key: string): CronqlError {

@@ -6,7 +6,7 @@ import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter } from '../db/run-queries.js';
-import { loadRuns } from '../db/run-loading.js';
+import { loadRuns, loadUpstreamRuns } from '../db/run-loading.js';
 import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validatePayload } from './job-rules.js';
@@ -82,6 +82,12 @@ export class RunService {
   async getMany(ids: readonly string[]): Promise<(RunRecord | null)[]> {
     const byId = new Map((await loadRuns(this.d.pool, ids.filter(isUuid))).map((run) => [run.id, run]));
     return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** The upstream runs of each run (`Run.upstreamRuns`; empty but for DEPENDENCY runs), batched, in the order of `ids`. */
+  async upstreamsOf(ids: readonly string[]): Promise<RunRecord[][]> {
+    const byRun = await loadUpstreamRuns(this.d.pool, ids.filter(isUuid));
+    return ids.map((id) => byRun.get(id) ?? []);
   }
 
   async getOrThrow(id: string): Promise<RunRecord> {

@@ -11,6 +11,7 @@ import { describeEvery } from '../schedule/interval.js';
 export function describeJobSchedules(job: ScheduledJob, now: Date): string[] {
   switch (job.scheduleType) {
     case ScheduleType.ONE_TIME:
+    case ScheduleType.AFTER:
       return [];
     case ScheduleType.INTERVAL:
       return job.everyMs == null ? [] : [`${capitalised(describeEvery(job.everyMs))}, from ${job.anchorAt?.toISOString() ?? 'its creation'}`];

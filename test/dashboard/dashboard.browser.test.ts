@@ -179,6 +179,34 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(job).toMatchObject({ notify: ['team-pager'], expectSuccessWithinSeconds: 600 });
   });
 
+  it("an AFTER job through the form: an unknown upstream is refused next to its field; the pages show upstreams, dependents and a run's upstream run", async () => {
+    const upstream = await api.cronql.jobs.create({ key: 'form-upstream', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 3 1 1 *' });
+    await go('#/jobs/new');
+    await page.locator('#f-key').fill('form-after'); // not "dash…": the screenshots list those
+    await page.locator('#f-target').selectOption('log');
+    await page.locator('input[name=scheduleType][value=AFTER]').check();
+    await page.locator('#f-after').fill('no-such-upstream');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const afterError = page.locator('[data-field=after] .field-error');
+    await afterError.waitFor();
+    expect(await afterError.getAttribute('data-code')).toBe('UNKNOWN_JOB');
+    await page.locator('#f-after').fill('form-upstream:ANY');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('article[data-job-id]').waitFor();
+    expect(await page.locator('[data-testid=upstreams]').innerText()).toContain('form-upstream');
+    expect(await page.locator('[data-testid=upstreams]').innerText()).toContain('when it ends');
+    const job = (await api.cronql.jobs.list({ key: 'form-after' }, 1)).nodes[0];
+    expect(job.after).toEqual([{ jobKey: 'form-upstream', on: 'ANY' }]);
+    // The upstream's page names its dependent; the dependent's run names the upstream run.
+    await go(`#/jobs/${upstream.id}`);
+    await expect.poll(() => page.locator('[data-testid=dependents]').innerText(), patient).toContain('form-after');
+    await api.cronql.runs.runNow(upstream.id);
+    let dependentRun = '';
+    await expect.poll(async () => (dependentRun = (await api.cronql.runs.list({ jobKey: 'form-after' }, 1)).nodes[0]?.id ?? ''), patient).not.toBe('');
+    await go(`#/runs/${dependentRun}`);
+    await expect.poll(() => page.locator('[data-testid=upstream-runs]').innerText(), patient).toContain('form-upstream');
+  });
+
   it('lists the instances, each with the jobs it arms (ADMIN)', async () => {
     await page.getByRole('link', { name: 'Instances' }).click();
     const rows = page.locator('[data-testid=instances-table] tbody tr[data-instance-id]');

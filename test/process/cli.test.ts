@@ -197,6 +197,41 @@ jobs:
     expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
   });
 
+  it('apply creates AFTER jobs after their upstreams (whatever the file order, one job per call), and after/afterMode round-trip through export', async () => {
+    const file = join(dir, 'pipeline.yaml');
+    // The report is listed first, its upstreams after it: apply creates them first.
+    await writeFile(file, `namespace: pipe
+jobs:
+  - key: pipe.report
+    target: log
+    after: [pipe.export-a, { jobKey: pipe.export-b, on: ANY }]
+    afterMode: ALL
+    afterWindowSeconds: 3600
+  - key: pipe.export-a
+    target: log
+    after: [pipe.import]
+  - key: pipe.export-b
+    target: log
+    after: [pipe.import]
+  - key: pipe.import
+    target: log
+    cron: "0 2 * * *"
+`);
+    expect((await runJson(['apply', '--batch-size', '1', file])).plan.map((p: { key: string }) => p.key)).toEqual(['pipe.import', 'pipe.export-a', 'pipe.export-b', 'pipe.report']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    const exported = join(dir, 'pipe-export.yaml');
+    await run(['export', '--namespace', 'pipe', '--out', exported]);
+    const jobs = (parseYaml(await readFile(exported, 'utf8')) as { jobs: Record<string, unknown>[] }).jobs;
+    expect(jobs.find((j) => j.key === 'pipe.report')).toEqual({
+      key: 'pipe.report', target: 'log', after: ['pipe.export-a', { jobKey: 'pipe.export-b', on: 'ANY' }], afterMode: 'ALL', afterWindowSeconds: 3600,
+    });
+    expect(jobs.find((j) => j.key === 'pipe.export-a')).toEqual({ key: 'pipe.export-a', target: 'log', after: ['pipe.import'] });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    // A changed outcome is a new version of that job only.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('on: ANY', 'on: FAILED'));
+    expect((await runJson(['apply', file])).plan.filter((p: { action: string }) => p.action !== 'unchanged')).toEqual([{ action: 'version', key: 'pipe.report', fields: ['after'] }]);
+  });
+
   /**
    * One bad field of one job, generated from the rules' bounds: [name, field as the file spells it,
    * the stable code, the job's fields]. Each is the last of a file of several good jobs, so an

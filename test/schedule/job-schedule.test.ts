@@ -56,7 +56,8 @@ function reference(schedule: JobSchedule, bounds: ScheduleBounds, after: number,
     const union = new Set<number>();
     for (const e of schedule.expressions) for (const d of cronSlotsBetween(e, schedule.timezone, new Date(after), new Date(until), 1_000_000)) union.add(d.getTime());
     all = [...union].sort((x, y) => x - y);
-  } else all = [schedule.runAt.getTime()].filter((t) => t > after && t <= until);
+  } else if (schedule.type === 'ONE_TIME') all = [schedule.runAt.getTime()].filter((t) => t > after && t <= until);
+  else all = [];
   return all.filter((t) => (!bounds.startAt || t >= bounds.startAt.getTime()) && (!bounds.endAt || t <= bounds.endAt.getTime()));
 }
 

@@ -10,6 +10,52 @@ import { href } from './router.js';
 import { RunsTable } from './RunsTable.js';
 import { ErrorBox, Json, Status, Time } from './ui.js';
 
+/**
+ * A job's place among jobs that follow jobs: the upstreams it runs after (each at its current
+ * version; RETIRED when gone) and the AFTER jobs that run after it.
+ */
+function Dependencies({ job }: { job: JobDetail }) {
+  const { data } = useQuery(Q.dependents, {}, job.key);
+  const dependents = (data?.jobs.nodes ?? []).filter((d) => d.after.some((u) => u.upstream.key === job.key));
+  if (job.after.length === 0 && dependents.length === 0) return null;
+  const outcome = (on: string) => (on === 'SUCCEEDED' ? 'when it succeeds' : on === 'FAILED' ? 'when it fails' : 'when it ends');
+  return (
+    <section aria-labelledby="deps-title" data-testid="dependencies">
+      <h2 id="deps-title">Upstreams and dependents</h2>
+      {job.after.length > 0 && (
+        <>
+          <h3>Runs after ({job.afterMode === 'ALL' ? 'all of them' : 'any of them'})</h3>
+          <ul class="plain" data-testid="upstreams">
+            {job.after.map((d) => (
+              <li>
+                <a href={href.job(d.upstream.id)} class="mono">
+                  {d.upstream.key}
+                </a>{' '}
+                <Status value={d.upstream.status} /> <span class="muted">{outcome(d.on)}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {dependents.length > 0 && (
+        <>
+          <h3>Followed by</h3>
+          <ul class="plain" data-testid="dependents">
+            {dependents.map((d) => (
+              <li>
+                <a href={href.job(d.id)} class="mono">
+                  {d.key}
+                </a>{' '}
+                <Status value={d.status} /> <span class="muted">{outcome(d.after.find((u) => u.upstream.key === job.key)!.on)}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
 /** Job detail: the definition, the actions, every version, the next 10 slots, its history of changes (ADMIN) and the run history. */
 export function JobDetailView({ id }: { id: string }) {
   const { data, error, reload } = useQuery(Q.job, { id }, id);
@@ -71,6 +117,11 @@ export function JobDetailView({ id }: { id: string }) {
               ) : job.scheduleType === 'INTERVAL' ? (
                 <>
                   <code>every {job.every}</code> <span class="muted">— {job.schedules[0]} (absolute time: no DST effect)</span>
+                </>
+              ) : job.scheduleType === 'AFTER' ? (
+                <>
+                  after {job.afterMode === 'ALL' ? 'all' : 'any'} of its upstreams
+                  {job.afterMode === 'ALL' && job.afterWindowSeconds ? <span class="muted"> (within {job.afterWindowSeconds} s)</span> : null}
                 </>
               ) : (
                 <>
@@ -179,6 +230,7 @@ export function JobDetailView({ id }: { id: string }) {
           <h3>Payload</h3>
           <Json value={job.payload} label="Payload" />
         </section>
+        <Dependencies job={job} />
         <section aria-labelledby="next-runs-title">
           <h2 id="next-runs-title">Next runs</h2>
           <p class="muted">The slots that will run: bounds, calendars, a pause that ends and skipped slots applied.</p>

@@ -42,6 +42,9 @@ interface Values {
   calendars: string; // comma-separated names
   notify: string; // comma-separated channel names; empty: the default channels
   expectSuccessWithinSeconds: string;
+  after: string; // AFTER: upstream keys, comma-separated; "key:FAILED" or "key:ANY" for another outcome
+  afterMode: 'ANY' | 'ALL';
+  afterWindowSeconds: string;
 }
 
 type FieldName = keyof Values;
@@ -58,6 +61,8 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   UNKNOWN_SECRET: 'payload',
   UNKNOWN_CALENDAR: 'calendars',
   UNKNOWN_CHANNEL: 'notify',
+  UNKNOWN_JOB: 'after',
+  DEPENDENCY_CYCLE: 'after',
 };
 
 /** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
@@ -119,7 +124,24 @@ const EMPTY: Values = {
   calendars: '',
   notify: '',
   expectSuccessWithinSeconds: '',
+  after: '',
+  afterMode: 'ANY',
+  afterWindowSeconds: '',
 };
+
+/** The upstreams as the form writes them: "key" (on SUCCEEDED) or "key:FAILED" / "key:ANY". */
+const afterText = (after: JobDetail['after']) => after.map((d) => (d.on === 'SUCCEEDED' ? d.upstream.key : `${d.upstream.key}:${d.on}`)).join(', ');
+const afterInput = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((item) => {
+      const at = item.lastIndexOf(':');
+      const on = at > 0 ? item.slice(at + 1).toUpperCase() : '';
+      return ['SUCCEEDED', 'FAILED', 'ANY'].includes(on) ? { jobKey: item.slice(0, at), on } : { jobKey: item };
+    });
+/** The schedules with a clock: bounds, maxRuns and the English parser are theirs. */
+const clocked = (type: ScheduleType) => type === 'RECURRING' || type === 'INTERVAL';
 
 function fromJob(job: JobDetail): Values {
   return {
@@ -154,6 +176,9 @@ function fromJob(job: JobDetail): Values {
     calendars: (job.calendars ?? []).join(', '),
     notify: (job.notify ?? []).join(', '),
     expectSuccessWithinSeconds: job.expectSuccessWithinSeconds?.toString() ?? '',
+    after: afterText(job.after),
+    afterMode: job.afterMode,
+    afterWindowSeconds: job.afterWindowSeconds?.toString() ?? '',
   };
 }
 
@@ -199,8 +224,8 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
     } else if (values.scheduleType === 'INTERVAL') {
       input.every = values.every;
       if (values.anchorAt) input.anchorAt = instant(values.anchorAt);
-    } else input.runAt = instant(values.runAt);
-    if (values.scheduleType !== 'ONE_TIME') {
+    } else if (values.scheduleType === 'ONE_TIME') input.runAt = instant(values.runAt);
+    if (clocked(values.scheduleType)) {
       input.startAt = instant(values.startAt);
       input.endAt = instant(values.endAt);
     }
@@ -227,7 +252,12 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.catchUpLimit = int('catchUpLimit', values.catchUpLimit);
       input.pauseAfterFailures = int('pauseAfterFailures', values.pauseAfterFailures);
       input.misfireGraceSeconds = int('misfireGraceSeconds', values.misfireGraceSeconds);
-      if (values.scheduleType !== 'ONE_TIME') input.maxRuns = int('maxRuns', values.maxRuns);
+      if (clocked(values.scheduleType)) input.maxRuns = int('maxRuns', values.maxRuns);
+      if (values.scheduleType === 'AFTER') {
+        input.after = afterInput(values.after);
+        input.afterMode = values.afterMode;
+        input.afterWindowSeconds = values.afterMode === 'ALL' ? int('afterWindowSeconds', values.afterWindowSeconds) : null;
+      }
       const attempts = int('retryMaxAttempts', values.retryMaxAttempts);
       input.retry =
         attempts === null
@@ -310,7 +340,30 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
           <label>
             <input type="radio" name="scheduleType" value="ONE_TIME" checked={values.scheduleType === 'ONE_TIME'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'ONE_TIME' }))} /> Once
           </label>
+          <label>
+            <input type="radio" name="scheduleType" value="AFTER" checked={values.scheduleType === 'AFTER'} onChange={() => setValues((v) => ({ ...v, scheduleType: 'AFTER' }))} /> After other jobs
+          </label>
         </fieldset>
+        {values.scheduleType === 'AFTER' && (
+          <div class="field-row">
+            {field(
+              'after',
+              'After (upstream job keys)',
+              <input {...aria('after')} class="mono" value={values.after} onInput={set('after')} autoComplete="off" placeholder="billing.export, billing.import:FAILED" />,
+              'runs when their runs end: on SUCCEEDED, or "key:FAILED" / "key:ANY"',
+            )}
+            {field(
+              'afterMode',
+              'With several upstreams',
+              <select {...aria('afterMode')} value={values.afterMode} onChange={set('afterMode')}>
+                <option value="ANY">ANY — after each one</option>
+                <option value="ALL">ALL — once all have ended</option>
+              </select>,
+            )}
+            {values.afterMode === 'ALL' &&
+              field('afterWindowSeconds', 'Within (s, optional)', <input {...aria('afterWindowSeconds')} inputMode="numeric" placeholder="since the last run" value={values.afterWindowSeconds} onInput={set('afterWindowSeconds')} />, 'the ends count within this many seconds of the last one')}
+          </div>
+        )}
         {values.scheduleType === 'RECURRING' && (
           <>
             {field(
@@ -334,7 +387,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
           </div>
         )}
         {values.scheduleType === 'ONE_TIME' && field('runAt', 'Run at (your time zone)', <input {...aria('runAt')} type="datetime-local" step="1" value={values.runAt} onInput={set('runAt')} />)}
-        {values.scheduleType !== 'ONE_TIME' && (
+        {clocked(values.scheduleType) && (
           <div class="field-row">
             {field('startAt', 'Not before (optional)', <input {...aria('startAt')} type="datetime-local" step="1" value={values.startAt} onInput={set('startAt')} />)}
             {field('endAt', 'Not after (optional)', <input {...aria('endAt')} type="datetime-local" step="1" value={values.endAt} onInput={set('endAt')} />, 'the job retires after its last slot')}
@@ -353,7 +406,7 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
             </datalist>
           </>,
         )}
-        {values.scheduleType !== 'ONE_TIME' && (
+        {clocked(values.scheduleType) && (
           <InEnglish
             timezone={values.timezone}
             onParsed={(parsed) =>

@@ -138,6 +138,10 @@ export function JobsView() {
                       <>
                         <span class="tag">INTERVAL</span> <code>every {job.every}</code>
                       </>
+                    ) : job.scheduleType === 'AFTER' ? (
+                      <>
+                        <span class="tag">AFTER</span> <span class="mono">{job.after.map((d) => d.upstream.key).join(job.afterMode === 'ALL' ? ' + ' : ', ')}</span>
+                      </>
                     ) : (
                       <>
                         <span class="tag">ONE_TIME</span> <Time iso={job.runAt} />

@@ -71,6 +71,22 @@ export function RunDetailView({ id }: { id: string }) {
             </>
           )}
         </dd>
+        {run.upstreamRuns.length > 0 && (
+          <>
+            <dt>After</dt>
+            <dd data-testid="upstream-runs">
+              {run.upstreamRuns.map((u, i) => (
+                <>
+                  {i > 0 && ', '}
+                  <a href={href.run(u.id)} class="mono">
+                    {u.jobKey}
+                  </a>{' '}
+                  <Status value={u.status} /> <Time iso={u.finishedAt} />
+                </>
+              ))}
+            </dd>
+          </>
+        )}
         {(run.progress != null || run.progressMessage != null) && (
           <>
             <dt>Progress</dt>

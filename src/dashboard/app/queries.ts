@@ -5,6 +5,7 @@ import {
   type DashboardPoolFragment,
   DashboardCalendarsDocument,
   DashboardDeleteCalendarDocument,
+  DashboardDependentsDocument,
   DashboardSetCalendarDocument,
   DashboardAuditDocument,
   type DashboardAuditEntryFragment,
@@ -36,6 +37,7 @@ import {
   DashboardUpcomingDocument,
   type DashboardBackfillFragment,
   type DashboardInstancesQuery,
+  type DashboardDependentsQuery,
   type DashboardJobDetailFragment,
   type DashboardJobRowFragment,
   type DashboardJobVersionsQuery,
@@ -71,7 +73,7 @@ export type { TypedDocumentString } from './generated/graphql.js';
 
 export const JOB_STATUSES: JobStatus[] = ['ACTIVE', 'PAUSED', 'RETIRED'];
 export const RUN_STATUSES: RunStatus[] = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'SKIPPED'];
-export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL'];
+export const TRIGGER_TYPES: TriggerType[] = ['SCHEDULED', 'MANUAL', 'AD_HOC', 'BACKFILL', 'DEPENDENCY'];
 export const ACTIVE_RUN: RunStatus[] = ['PENDING', 'RUNNING'];
 
 export interface PageInfo {
@@ -93,6 +95,7 @@ export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
 export type CalendarRow = DashboardCalendarFragment;
 export type AuditRow = DashboardAuditEntryFragment;
+export type DependentJob = DashboardDependentsQuery['jobs']['nodes'][number];
 export type LogLine = DashboardLogLineFragment;
 export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
@@ -121,6 +124,8 @@ export const Q = {
   instances: DashboardInstancesDocument,
   jobs: DashboardJobsDocument,
   job: DashboardJobDocument,
+  /** The live AFTER jobs: a job's dependents are those naming its key. */
+  dependents: DashboardDependentsDocument,
   versions: DashboardJobVersionsDocument,
   parseSchedule: DashboardParseDocument,
   preview: DashboardPreviewDocument,

@@ -149,6 +149,8 @@ for (const [name, spec] of settingEntries()) {
     Property({ type: ArrayType, columnType: 'text[]', nullable: true })(target, retryOn);
   } else if (spec.kind === 'json') {
     Property({ type: 'json', columnType: 'jsonb', nullable: true, fieldName: spec.column })(target, name);
+  } else if (spec.kind === 'dependencies') {
+    Property({ type: 'json', columnType: 'jsonb', fieldName: spec.column, default: '[]' })(target, name);
   } else if (spec.kind === 'names') {
     Property({ type: ArrayType, columnType: 'text[]', fieldName: spec.column, default: '{}' })(target, name);
   } else if (spec.kind === 'name') {

@@ -30,6 +30,20 @@ export interface RunContext {
   readonly firing: Set<Promise<unknown>>;
 }
 
+/**
+ * Resolves once no fire statement is in flight and the handlers of the runs they claimed have
+ * started: those starts are microtasks behind a fire's answer, so a write that waited for the
+ * fires resumes a turn of the event loop later rather than among them. Without that turn, the
+ * ends of the first part's runs (a batch of thousands: its parameters built, its statement sent)
+ * ran between the last part's commit and its handlers (50,000 co-due: ~2 s; BENCHMARKS.md).
+ */
+export async function afterFires(ctx: Pick<RunContext, 'firing'>): Promise<void> {
+  while (ctx.firing.size > 0) {
+    await Promise.allSettled([...ctx.firing]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /** Runs `work` in one transaction on one connection. */
 export async function inTransaction<T>(pool: Pool, work: (q: Query) => Promise<T>): Promise<T> {
   const client = await pool.connect();

@@ -4,6 +4,7 @@ import { Channel } from '../notifier.js';
 import { JOBS_AFTER_RETURNING, jobAlerts, lostAlerts, outboxNotice } from './alert-rules.js';
 import type { RunContext } from './context.js';
 import { rowToRun } from './record.js';
+import { DEPENDENT_NOTICES, dependentRuns } from './dependency-rules.js';
 import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHEDULED, qualified } from './vocabulary.js';
 
 /**
@@ -28,8 +29,10 @@ import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHE
  *   is told (POOL_FREED) and admits the pool's waiting runs (pool-admission.ts) — sent whether or
  *   not this statement sees a run waiting, since one may be recorded waiting by a transaction this
  *   one cannot see yet; runs of no pool send nothing;
- * - `job_notices` tells every instance of the jobs cronql paused, of the runs it promoted and of
- *   the pools with a place freed, and the deliverers of new alerts.
+ * - `dep_…` (dependency-rules.ts): the runs of the AFTER jobs that follow the ended runs' jobs,
+ *   with their links to the upstream runs;
+ * - `job_notices` tells every instance of the jobs cronql paused of the runs it promoted or
+ *   made ready (dependents) and of the pools with a place freed, and the deliverers of new alerts.
  *
  * Every statement that ends runs (finish, cancel, replace, settling lost and stale runs, stopping
  * chains, recording a skip) appends these, so the rules hold however a run ended.
@@ -39,6 +42,7 @@ export const afterRunsEnd = (changed: string, at: string, o: { lost?: boolean } 
     retried(changed, at),
     promoted(changed, at),
     jobsAfter(changed, at),
+    ...dependentRuns(changed, at, RETRIED),
     jobAlerts(at),
     poolWakes(changed),
     ...(o.lost ? [lostAlerts(changed, at, RETRIED)] : []),
@@ -169,18 +173,22 @@ const jobsAfter = (changed: string, at: string) => `jobs_after AS (
 const jobNotices = (alerts: string[]) => `job_notices AS (
     SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j
         WHERE (j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}') OR (j.status = ${JOB.RETIRED} AND j.schedule_type <> ${ONE_TIME}))
-      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) + (SELECT n FROM pool_wakes) + ${outboxNotice(alerts)} AS n
+      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) + ${DEPENDENT_NOTICES(Channel.RUN_CREATED)} + (SELECT n FROM pool_wakes)
+      + ${outboxNotice(alerts)} AS n
   )`;
 
 /**
  * The main query of a statement ending runs: the changed rows (`retry` false, with `extra`
  * columns of `changed`), having run job_notices (and the one-row CTEs `also`, which would not run
- * unless read), then the retries they made (`retry` true).
+ * unless read), then the runs they made (`retry` true): retries, and dependents' runs.
  */
 export const changedRows = (changed: string, extra: string[] = [], also: string[] = []) => `SELECT ${qualified('x')}${extra.map((e) => `, x.${e}`).join('')}, false AS retry
     FROM ${changed} x, job_notices${also.map((a) => `, ${a}`).join('')}
   UNION ALL
-  SELECT ${qualified('y')}${extra.map((e) => `, NULL AS ${e}`).join('')}, true AS retry FROM retried y`;
+  SELECT ${qualified('y')}${extra.map((e) => `, NULL AS ${e}`).join('')}, true AS retry FROM (${MADE}) y`;
+
+/** The runs a statement ending runs made: retries, then dependents' runs. */
+const MADE = `SELECT * FROM retried UNION ALL SELECT * FROM dep_new`;
 
 /**
  * `changedRows` for a caller that knows the changed runs already (the executor's ends of runs):
@@ -188,12 +196,14 @@ export const changedRows = (changed: string, extra: string[] = [], also: string[
  */
 export const changedIds = (changed: string) => `SELECT x.id, false AS retry, NULL::jsonb AS row FROM ${changed} x, job_notices
   UNION ALL
-  SELECT y.id, true AS retry, to_jsonb(y) AS row FROM retried y`;
+  SELECT y.id, true AS retry, to_jsonb(y) AS row FROM (${MADE}) y`;
 
 /**
  * The rows of a statement that ended runs (`changedRows`/`changedIds`): publishes each changed
- * run as moved from `previous` (or its row's `previous_status`) and each retry it made as created,
- * hands the retries to `waiting`, and returns the changed runs (`known`: those the caller built).
+ * run as moved from `previous` (or its row's `previous_status`) and each run it made (retries,
+ * dependents' runs) as created, hands those to `waiting` (a retry is claimed at the end of its
+ * backoff, a dependent's run at once; one that cannot start — buffered, skipped — is not claimed),
+ * and returns the changed runs (`known`: those the caller built).
  */
 export function publishEnded(
   ctx: RunContext,
@@ -210,6 +220,7 @@ export function publishEnded(
   const retriedIds = new Set(retries.map((r) => r.retryOf));
   for (const c of changes) if (retriedIds.has(c.run.id)) c.retried = true;
   ctx.publish([...changes, ...retries.map(created)]);
-  if (retries.length) ctx.waiting(retries);
+  const waiting = retries.filter((r) => r.status === RunStatus.PENDING);
+  if (waiting.length) ctx.waiting(waiting);
   return changes;
 }

@@ -1,7 +1,7 @@
 import { RunStatus } from '../../domain/enums.js';
 import type { RunRecord } from '../../domain/run.js';
 import { jsonParam } from '../pool.js';
-import type { RunContext } from './context.js';
+import { afterFires, type RunContext } from './context.js';
 import { afterRunsEnd, changedIds, changedRows, publishEnded } from './end-rules.js';
 import { endedRun, type Finish } from './record.js';
 import { S, qualified } from './vocabulary.js';
@@ -35,7 +35,7 @@ const beat = (i: Ending): RunRecord | null => (i.run?.heartbeatAt ? i.run : null
  */
 export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunRecord | null)[]> {
   // Co-due slots first: this UPDATE would compete with their INSERT for the same indexes.
-  if (ctx.firing.size > 0) await Promise.allSettled([...ctx.firing]);
+  await afterFires(ctx);
   const now = ctx.now();
   // One outcome per run: a second one in the same batch loses.
   const seen = new Set<string>();

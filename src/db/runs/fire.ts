@@ -1,6 +1,7 @@
 import { FailureCode, OverlapPolicy, RunStatus } from '../../domain/enums.js';
 import type { JobSnapshot } from '../../domain/job.js';
 import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
+import { instantArray, uuidArray } from '../array-literals.js';
 import { inTransaction, type RunContext } from './context.js';
 import { missedAlerts, outboxNotice } from './alert-rules.js';
 import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rules.js';
@@ -132,9 +133,9 @@ const traceParams = (slots: DueSlot[]): unknown[] => (traced(slots) ? [slots.map
 
 /** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
 const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
-  slots.map((s) => s.jobId),
-  slots.map((s) => s.slot),
-  slots.map((s) => s.dueAt ?? null),
+  uuidArray(slots.map((s) => s.jobId)),
+  instantArray(slots.map((s) => s.slot)),
+  instantArray(slots.map((s) => s.dueAt ?? null)),
   now,
 ];
 

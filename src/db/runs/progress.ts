@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { progressed, type RunChange, type RunRecord } from '../../domain/run.js';
-import type { RunContext } from './context.js';
+import { afterFires, type RunContext } from './context.js';
 import { S } from './vocabulary.js';
 
 /**
@@ -144,7 +144,7 @@ export class ProgressWrites {
     try {
       await this.before();
       // Fires first: a slot is due now; this write can wait.
-      if (this.ctx.firing.size > 0) await Promise.allSettled([...this.ctx.firing]);
+      await afterFires(this.ctx);
       this.writes++;
       const res = await this.ctx.pool.query(
         `UPDATE cron_job_runs r SET progress = u.progress, progress_message = u.message, heartbeat_at = u.at

@@ -1,6 +1,6 @@
 import { RunStatus } from '../../domain/enums.js';
 import type { RunChange } from '../../domain/run.js';
-import type { RunContext } from './context.js';
+import { afterFires, type RunContext } from './context.js';
 import { S } from './vocabulary.js';
 
 /**
@@ -97,7 +97,7 @@ export class HeldStarts {
     const batch = [...this.unwritten];
     this.unwritten.clear();
     // Fires first: a slot is due now; this write can wait.
-    if (this.ctx.firing.size > 0) await Promise.allSettled([...this.ctx.firing]);
+    await afterFires(this.ctx);
     const statement = this.ctx.pool.query(
       `UPDATE cron_job_runs r SET started_at = u.at, updated_at = greatest(r.updated_at, u.at)
          FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)

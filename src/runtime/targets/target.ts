@@ -7,7 +7,7 @@ export interface TargetRunInfo {
   jobKey: string;
   jobVersion: number;
   scheduledAt: Date;
-  triggerType: 'SCHEDULED' | 'MANUAL' | 'AD_HOC' | 'BACKFILL';
+  triggerType: 'SCHEDULED' | 'MANUAL' | 'AD_HOC' | 'BACKFILL' | 'DEPENDENCY';
   /** 1 for the first attempt; a retry (the job's retry policy) is attempt n + 1 of the same slot. */
   attempt: number;
   /** How much of a response to keep in the output (the job's `captureBytes`; the `http` target honours it). */

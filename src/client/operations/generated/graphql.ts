@@ -4,6 +4,13 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How an AFTER job with several upstreams runs. */
+export type AfterMode =
+  /** Once every upstream ended as asked since the job’s last DEPENDENCY run (within afterWindowSeconds, when given). */
+  | 'ALL'
+  /** After each upstream run that ends as asked (the default). */
+  | 'ANY';
+
 /** What cronql alerts on: once per transition, not once per failure. */
 export type AlertEvent =
   /** cronql paused the job after pauseAfterFailures failures in a row. */
@@ -101,6 +108,12 @@ export type ChannelKind =
   | 'WEBHOOK';
 
 export type CreateJobInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
@@ -162,6 +175,21 @@ export type DailyWindowInput = {
   start: string;
 };
 
+/** An upstream of an AFTER job: its key, and which end of its runs starts this job. */
+export type DependencyInput = {
+  jobKey: string;
+  on?: DependencyOutcome | null | undefined;
+};
+
+/** Which end of an upstream run starts an AFTER job (the final attempt, after retries; CANCELED and SKIPPED runs start none). */
+export type DependencyOutcome =
+  /** The upstream run SUCCEEDED or FAILED. */
+  | 'ANY'
+  /** The upstream run FAILED. */
+  | 'FAILED'
+  /** The upstream run SUCCEEDED (the default). */
+  | 'SUCCEEDED';
+
 /** What daylight-saving time did to a slot. */
 export type DstMark =
   /** The slot's local time occurs twice that day (clocks go back); the note says which occurrence. */
@@ -185,6 +213,12 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;
@@ -290,6 +324,7 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'AFTER'
   | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
@@ -297,6 +332,7 @@ export type ScheduleType =
 export type TriggerType =
   | 'AD_HOC'
   | 'BACKFILL'
+  | 'DEPENDENCY'
   | 'MANUAL'
   | 'SCHEDULED';
 
@@ -364,7 +400,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -373,7 +409,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
 
 export type NotificationChannelsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -416,7 +452,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -479,21 +515,21 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
 
 export type CreateJobMutationVariables = Exact<{
   input: CreateJobInput;
 }>;
 
 
-export type CreateJobMutation = { createJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -501,7 +537,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteCalendarMutationVariables = Exact<{
   name: string;
@@ -538,21 +574,21 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RetireJobMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RetireJobMutation = { retireJob: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RunJobNowMutationVariables = Exact<{
   id: string | number;
@@ -560,7 +596,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
 
 export type SetCalendarMutationVariables = Exact<{
   input: CalendarInput;
@@ -599,7 +635,7 @@ export type SkipNextRunsMutationVariables = Exact<{
 }>;
 
 
-export type SkipNextRunsMutation = { skipNextRuns: { anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type SkipNextRunsMutation = { skipNextRuns: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type TestNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -613,7 +649,7 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } } };
 
 export type RunLogsSubscriptionVariables = Exact<{
   runId: string | number;
@@ -817,6 +853,16 @@ export const InstancesDocument = new TypedDocumentString(`
 export const JobDocument = new TypedDocumentString(`
     query Job($id: ID!) {
   job(id: $id) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -895,6 +941,16 @@ export const JobsDocument = new TypedDocumentString(`
       hasNextPage
     }
     nodes {
+      after {
+        on
+        upstream {
+          id
+          key
+          version
+        }
+      }
+      afterMode
+      afterWindowSeconds
       anchorAt
       armedOn
       calendars
@@ -1041,6 +1097,10 @@ export const RunDocument = new TypedDocumentString(`
     triggeredBy
     triggerType
     updatedAt
+    upstreamRuns {
+      id
+      status
+    }
     waitingFor
   }
 }
@@ -1245,6 +1305,10 @@ export const CancelRunDocument = new TypedDocumentString(`
     triggeredBy
     triggerType
     updatedAt
+    upstreamRuns {
+      id
+      status
+    }
     waitingFor
   }
 }
@@ -1252,6 +1316,16 @@ export const CancelRunDocument = new TypedDocumentString(`
 export const CreateJobDocument = new TypedDocumentString(`
     mutation CreateJob($input: CreateJobInput!) {
   createJob(input: $input) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1324,6 +1398,16 @@ export const CreateJobDocument = new TypedDocumentString(`
 export const CreateJobsDocument = new TypedDocumentString(`
     mutation CreateJobs($inputs: [CreateJobInput!]!) {
   createJobs(inputs: $inputs) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1396,6 +1480,16 @@ export const CreateJobsDocument = new TypedDocumentString(`
 export const CreateJobVersionDocument = new TypedDocumentString(`
     mutation CreateJobVersion($id: ID!, $input: NewJobVersionInput!) {
   createJobVersion(id: $id, input: $input) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1488,6 +1582,16 @@ export const DeleteSecretDocument = new TypedDocumentString(`
 export const PauseJobDocument = new TypedDocumentString(`
     mutation PauseJob($id: ID!, $reason: String!, $until: DateTime) {
   pauseJob(id: $id, reason: $reason, until: $until) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1560,6 +1664,16 @@ export const PauseJobDocument = new TypedDocumentString(`
 export const ResumeJobDocument = new TypedDocumentString(`
     mutation ResumeJob($id: ID!) {
   resumeJob(id: $id) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1632,6 +1746,16 @@ export const ResumeJobDocument = new TypedDocumentString(`
 export const RetireJobDocument = new TypedDocumentString(`
     mutation RetireJob($id: ID!) {
   retireJob(id: $id) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1738,6 +1862,10 @@ export const RunJobNowDocument = new TypedDocumentString(`
     triggeredBy
     triggerType
     updatedAt
+    upstreamRuns {
+      id
+      status
+    }
     waitingFor
   }
 }
@@ -1817,6 +1945,16 @@ export const SetSecretDocument = new TypedDocumentString(`
 export const SkipNextRunsDocument = new TypedDocumentString(`
     mutation SkipNextRuns($count: Int!, $id: ID!, $reason: String!) {
   skipNextRuns(count: $count, id: $id, reason: $reason) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
     anchorAt
     armedOn
     calendars
@@ -1931,6 +2069,10 @@ export const RunChangedDocument = new TypedDocumentString(`
       triggeredBy
       triggerType
       updatedAt
+      upstreamRuns {
+        id
+        status
+      }
       waitingFor
     }
   }

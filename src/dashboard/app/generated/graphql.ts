@@ -4,6 +4,13 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How an AFTER job with several upstreams runs. */
+export type AfterMode =
+  /** Once every upstream ended as asked since the job’s last DEPENDENCY run (within afterWindowSeconds, when given). */
+  | 'ALL'
+  /** After each upstream run that ends as asked (the default). */
+  | 'ANY';
+
 /** Every field given must match (exact values). */
 export type AuditFilter = {
   /** Any of these actions (at most 50). */
@@ -79,6 +86,12 @@ export type CatchUpPolicy =
   | 'NONE';
 
 export type CreateJobInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
@@ -140,6 +153,21 @@ export type DailyWindowInput = {
   start: string;
 };
 
+/** An upstream of an AFTER job: its key, and which end of its runs starts this job. */
+export type DependencyInput = {
+  jobKey: string;
+  on?: DependencyOutcome | null | undefined;
+};
+
+/** Which end of an upstream run starts an AFTER job (the final attempt, after retries; CANCELED and SKIPPED runs start none). */
+export type DependencyOutcome =
+  /** The upstream run SUCCEEDED or FAILED. */
+  | 'ANY'
+  /** The upstream run FAILED. */
+  | 'FAILED'
+  /** The upstream run SUCCEEDED (the default). */
+  | 'SUCCEEDED';
+
 /** What daylight-saving time did to a slot. */
 export type DstMark =
   /** The slot's local time occurs twice that day (clocks go back); the note says which occurrence. */
@@ -163,6 +191,12 @@ export type JobStatus =
 
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = {
+  /** AFTER jobs: the upstream jobs, by key (at most 20; each must exist: UNKNOWN_JOB; no cycle: DEPENDENCY_CYCLE). Null: none. */
+  after?: Array<DependencyInput> | null | undefined;
+  /** AFTER jobs: ANY (the default) or ALL of the upstreams. */
+  afterMode?: AfterMode | null | undefined;
+  /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
+  afterWindowSeconds?: number | null | undefined;
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;
@@ -253,6 +287,7 @@ export type RunStatus =
   | 'SUCCEEDED';
 
 export type ScheduleType =
+  | 'AFTER'
   | 'INTERVAL'
   | 'ONE_TIME'
   | 'RECURRING';
@@ -260,10 +295,11 @@ export type ScheduleType =
 export type TriggerType =
   | 'AD_HOC'
   | 'BACKFILL'
+  | 'DEPENDENCY'
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, concurrencyPool: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, concurrencyPool: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type JobScheduleFieldsFragment = { cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string> };
 
@@ -271,9 +307,9 @@ export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
-export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
+export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -297,14 +333,19 @@ export type DashboardJobsQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+export type DashboardJobsQuery = { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null }> } };
+
+export type DashboardDependentsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardDependentsQuery = { jobs: { nodes: Array<{ id: string, key: string, version: number, status: JobStatus, afterMode: AfterMode, after: Array<{ on: DependencyOutcome, upstream: { key: string } }> }> } };
 
 export type DashboardJobQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -345,7 +386,7 @@ export type DashboardRunQueryVariables = Exact<{
 }>;
 
 
-export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, triggeredBy: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, job: { id: string } } | null };
+export type DashboardRunQuery = { run: { payloadSnapshot: unknown, output: unknown, failureDetails: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, nextAttemptAt: string | null, triggeredBy: string | null, createdAt: string, updatedAt: string, id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number, retryOf: { id: string, attempt: number } | null, upstreamRuns: Array<{ id: string, jobKey: string, status: RunStatus, finishedAt: string | null }>, job: { id: string } } | null };
 
 export type DashboardLogLineFragment = { sequence: number, at: string, level: string, message: string, fields: unknown };
 
@@ -602,6 +643,14 @@ export const DashboardJobRowFragmentDoc = new TypedDocumentString(`
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
   lastRun {
     id
     status
@@ -641,6 +690,16 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
   concurrencyPool
   consecutiveFailures
   status
@@ -716,6 +775,16 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
   concurrencyPool
   consecutiveFailures
   status
@@ -760,6 +829,14 @@ fragment DashboardJobRow on Job {
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
   lastRun {
     id
     status
@@ -898,6 +975,14 @@ export const DashboardJobsDocument = new TypedDocumentString(`
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
   lastRun {
     id
     status
@@ -905,6 +990,25 @@ export const DashboardJobsDocument = new TypedDocumentString(`
     finishedAt
   }
 }`) as unknown as TypedDocumentString<DashboardJobsQuery, DashboardJobsQueryVariables>;
+export const DashboardDependentsDocument = new TypedDocumentString(`
+    query DashboardDependents {
+  jobs(filter: {scheduleType: AFTER, status: [ACTIVE, PAUSED]}, first: 500) {
+    nodes {
+      id
+      key
+      version
+      status
+      afterMode
+      after {
+        on
+        upstream {
+          key
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardDependentsQuery, DashboardDependentsQueryVariables>;
 export const DashboardJobDocument = new TypedDocumentString(`
     query DashboardJob($id: ID!) {
   job(id: $id) {
@@ -941,6 +1045,16 @@ export const DashboardJobDocument = new TypedDocumentString(`
   notify
   expectSuccessWithinSeconds
   calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
   concurrencyPool
   consecutiveFailures
   status
@@ -985,6 +1099,14 @@ fragment DashboardJobRow on Job {
   pauseReason
   nextRunAt
   consecutiveFailures
+  afterMode
+  after {
+    on
+    upstream {
+      id
+      key
+    }
+  }
   lastRun {
     id
     status
@@ -1092,6 +1214,12 @@ export const DashboardRunDocument = new TypedDocumentString(`
     retryOf {
       id
       attempt
+    }
+    upstreamRuns {
+      id
+      jobKey
+      status
+      finishedAt
     }
     nextAttemptAt
     triggeredBy
