@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freshDatabase, log, report } from './lib/bench.js';
-import { BENCH_ADMIN_TOKEN, graphqlClient, startServer } from './lib/process.js';
+import { BENCH_ADMIN_TOKEN, cpuMsOf, graphqlClient, startServer } from './lib/process.js';
 import { benchServer } from './server.js';
 
 const CREATE_JOBS = Number(process.env.BENCH_CREATE_JOBS ?? 5_000);
@@ -79,9 +79,13 @@ async function createBench(serverUrl: string): Promise<void> {
   try {
     const cronqlRates: number[] = [];
     const baselines: number[] = [];
+    const cpuPerJob: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       baselines.push(await plainInserts(db.url, `plain-${r}`, CREATE_JOBS));
+      const cpu0 = await cpuMsOf(server.child.pid);
       cronqlRates.push(await createJobs(server.url, `gql-${r}`, CREATE_JOBS));
+      const cpu1 = await cpuMsOf(server.child.pid);
+      if (cpu0 !== undefined && cpu1 !== undefined) cpuPerJob.push((cpu1 - cpu0) / CREATE_JOBS);
       // Every job created is armed by the server (one process, role all): the next round starts from more.
     }
     const value = median(cronqlRates);
@@ -98,6 +102,8 @@ async function createBench(serverUrl: string): Promise<void> {
       met: value >= goal,
     });
     console.log(`  rounds: cronql ${cronqlRates.map((x) => Math.round(x)).join(' / ')} jobs/s; baseline ${baselines.map((x) => Math.round(x)).join(' / ')} jobs/s`);
+    // Steadier than the rates on a shared machine (the first round includes loading the job store).
+    if (cpuPerJob.length) console.log(`  server CPU per createJob: ${cpuPerJob.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(cpuPerJob).toFixed(2)})`);
   } finally {
     await server.stop();
     await db.drop();

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { RUN_COLUMNS } from '../src/db/runs/vocabulary.js';
 import { freshDatabase, log, report } from './lib/bench.js';
-import { graphqlClient, startServer } from './lib/process.js';
+import { cpuMsOf, graphqlClient, startServer } from './lib/process.js';
 import { benchServer } from './server.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2_000);
@@ -67,14 +67,18 @@ try {
     if (first.errors || first.data!.runs.edges.length !== 50) throw new Error(`the page query failed: ${JSON.stringify(first.errors)}`);
     const gqlRates: number[] = [];
     const sqlRates: number[] = [];
+    const cpuPerPage: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       sqlRates.push(await concurrently(PAGES, CLIENTS, async () => void (await pool.query(sql, [51]))));
+      const cpu0 = await cpuMsOf(cronql.child.pid);
       gqlRates.push(
         await concurrently(PAGES, CLIENTS, async () => {
           const res = await client.post(query);
           if (res.errors) throw new Error(JSON.stringify(res.errors));
         }),
       );
+      const cpu1 = await cpuMsOf(cronql.child.pid);
+      if (cpu0 !== undefined && cpu1 !== undefined) cpuPerPage.push((cpu1 - cpu0) / PAGES);
     }
     await client.close();
     const value = median(gqlRates);
@@ -90,6 +94,8 @@ try {
       met: value >= baseline / 4,
     });
     console.log(`  rounds: GraphQL ${gqlRates.map(Math.round).join(' / ')} pages/s; SQL ${sqlRates.map(Math.round).join(' / ')} pages/s`);
+    // Steadier than the rates on a shared machine: what one page costs the server's process.
+    if (cpuPerPage.length) console.log(`  server CPU per page: ${cpuPerPage.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(cpuPerPage).toFixed(2)})`);
   } finally {
     await pool.end();
     await cronql.stop();

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { machine } from './lib/bench.js';
 
-const SCENARIOS = ['co-due', 'tracing', 'lifecycle', 'startup', 'job-writes', 'reads', 'fanout', 'operate', 'scale', 'slots', 'dashboard', 'upcoming'];
+const SCENARIOS = ['co-due', 'tracing', 'lifecycle', 'startup', 'job-writes', 'reads', 'fanout', 'operate', 'scale', 'slots', 'dashboard', 'upcoming', 'labels'];
 const only = process.env.BENCH_ONLY?.split(',');
 console.log(`cronql benchmarks — ${machine()}; PostgreSQL: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}\n`);
 let failed = false;

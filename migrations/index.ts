@@ -21,6 +21,8 @@ import { Migration20261127040000_run_logs } from './Migration20261127040000_run_
 import { Migration20261127050000_heartbeats } from './Migration20261127050000_heartbeats.js';
 import { Migration20261127060000_trace_ids } from './Migration20261127060000_trace_ids.js';
 import { Migration20261127070000_notification_channels } from './Migration20261127070000_notification_channels.js';
+import { Migration20261128000000_labels } from './Migration20261128000000_labels.js';
+import { Migration20261128010000_api_tokens } from './Migration20261128010000_api_tokens.js';
 import { Migration20261128020000_audit_log } from './Migration20261128020000_audit_log.js';
 import { Migration20261128030000_dependencies } from './Migration20261128030000_dependencies.js';
 import { Migration20261128040000_concurrency_pools } from './Migration20261128040000_concurrency_pools.js';
@@ -55,6 +57,8 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261127050000_heartbeats,
   Migration20261127060000_trace_ids,
   Migration20261127070000_notification_channels,
+  Migration20261128000000_labels,
+  Migration20261128010000_api_tokens,
   Migration20261128020000_audit_log,
   Migration20261128030000_dependencies,
   Migration20261128040000_concurrency_pools,

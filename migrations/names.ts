@@ -27,6 +27,8 @@ export const MIGRATION_NAMES = [
   'Migration20261127050000_heartbeats',
   'Migration20261127060000_trace_ids',
   'Migration20261127070000_notification_channels',
+  'Migration20261128000000_labels',
+  'Migration20261128010000_api_tokens',
   'Migration20261128020000_audit_log',
   'Migration20261128030000_dependencies',
   'Migration20261128040000_concurrency_pools',

@@ -41,6 +41,7 @@ import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { CalendarService } from './services/calendar.service.js';
 import { PoolService } from './services/pool.service.js';
+import { TokenService } from './services/token.service.js';
 import { StartupTiming } from './startup-timing.js';
 import { loadTracing, type Tracing } from './tracing/tracing.js';
 
@@ -86,6 +87,7 @@ export class Cronql {
   private _secrets?: SecretService;
   private _calendars?: CalendarService;
   private _pools?: PoolService;
+  private _tokens?: TokenService;
   private _backfills?: BackfillService;
   private _audit?: AuditService;
   private _runtime?: Runtime;
@@ -153,6 +155,10 @@ export class Cronql {
   /** The outbox's deliverer of this process: `test(name)` sends a test alert now; `idle()` waits for a round. */
   get notifications(): Deliverer {
     return this.need(this.deliverer);
+  }
+  /** Named API tokens: create, list, revoke, and the check of a bearer secret (docs/security.md). */
+  get tokens(): TokenService {
+    return this.need(this._tokens);
   }
   /** Exclusion calendars: set, delete, list. */
   get calendars(): CalendarService {
@@ -246,6 +252,8 @@ export class Cronql {
           this._upcoming?.invalidate();
           void this.ownBook?.loadAll().catch((err: unknown) => this.log.warn({ err }, 'could not re-read the calendars after a lost notification connection'));
           void this._runtime?.resync();
+          // Revocations sent while the connection was away: every verdict dropped, open sockets' tokens re-read.
+          void this._tokens?.resync();
         },
         { bounds },
       );
@@ -255,6 +263,8 @@ export class Cronql {
       this.logRelay = new RunLogRelay(this._pool, this.runLogEvents, this.notifier, this.instanceId, this.log);
       this.logRelay.start();
     }
+    const tokens = (this._tokens = new TokenService({ pool: this._pool, clock: this.clock, log: this.log }));
+    this.notifier?.on(Channel.TOKEN_REVOKED, (id) => tokens.forget(id));
     // With secrets stored, the key must be theirs: a start with another key stops here, in one line.
     this._secrets = new SecretService({ pool: this._pool, clock: this.clock, secretsKey: o.secretsKey, dataDir: o.dataDir });
     await this._secrets.init();
@@ -363,7 +373,7 @@ export class Cronql {
       runtime: this._runtime,
       tracing: this._tracing,
     });
-    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents });
+    this._runLogs = new RunLogService({ pool: this._pool, runEvents: this.events, logEvents: this.runLogEvents, runs: this._runs });
     const runtime = this._runtime;
     const notifyCreated = async (ids: string[]) => {
       for (const id of ids) await notify(pool, Channel.RUN_CREATED, id);
@@ -459,6 +469,7 @@ export class Cronql {
       // The lines of the runs drained are stored already; anything a stray handler wrote later is written now.
       await bounded(this.logWriter?.stop() ?? Promise.resolve(), 2_000);
       await this.deliverer?.stop();
+      await bounded(this._tokens?.stop() ?? Promise.resolve(), 1_000);
       // The spans of the drained runs are exported before the process goes (bounded: a collector
       // that does not answer must not hold the stop).
       if (this._tracing) await bounded(this._tracing.shutdown().catch((err: unknown) => this.log.warn({ err }, 'could not export the last spans')), TRACE_FLUSH_MS);

@@ -43,7 +43,14 @@ export type ErrorCode =
   | 'UNKNOWN_JOB'
   /** A job version whose upstreams (`after`) would lead back to itself, through any number of jobs. */
   | 'DEPENDENCY_CYCLE'
-
+  /** A job's labels are not a flat object of valid keys to valid values, or too many (domain/label-selector.ts). */
+  | 'INVALID_LABELS'
+  /** A label selector does not parse, or is over its caps; or a bulk action's selector is empty. */
+  | 'INVALID_SELECTOR'
+  /** A named token that was revoked (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
+  | 'TOKEN_REVOKED'
+  /** A named token past its expiresAt (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
+  | 'TOKEN_EXPIRED'
   /** A job names a concurrency pool that does not exist. */
   | 'UNKNOWN_POOL'
   /** deleteConcurrencyPool while a live job names the pool. */

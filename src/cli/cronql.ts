@@ -12,6 +12,8 @@ import {
   JobsDocument,
   LiveJobsDocument,
   PauseJobDocument,
+  PauseJobsDocument,
+  ResumeJobsDocument,
   PreviewScheduleDocument,
   ParseScheduleDocument,
   ResumeJobDocument,
@@ -34,6 +36,12 @@ import {
   ConcurrencyPoolsDocument,
   SetConcurrencyPoolDocument,
   DeleteConcurrencyPoolDocument,
+  ApiTokensDocument,
+  CreateApiTokenDocument,
+  RevokeApiTokenDocument,
+  WhoamiDocument,
+  type ApiTokenFieldsFragment,
+  type TokenRole,
   type BackfillFieldsFragment,
   type BackfillScope,
   type JobFieldsFragment,
@@ -53,7 +61,7 @@ import { calendarDefinition, calendarSpec, canonical, changedFields, definitionS
 const program = new Command('cronql').description('cronql: cron jobs for application backends').showHelpAfterError();
 program
   .option('--url <url>', 'the cronql server', process.env.CRONQL_URL ?? 'http://127.0.0.1:4000')
-  .option('--token <token>', 'bearer token (ADMIN or VIEWER)', process.env.CRONQL_TOKEN)
+  .option('--token <token>', 'bearer token (the admin or viewer token, or a named one)', process.env.CRONQL_TOKEN)
   .option('--json', 'print JSON');
 
 /** Several failures at once (every bad job of a file): one `error CODE: message` line each. */
@@ -93,6 +101,7 @@ const jobRow = (j: ListedJob) => ({
   schedule: j.cronExpressions && j.cronExpressions.length > 1 ? j.cronExpressions.join(' | ') : j.cronExpression ?? (j.every ? `every ${j.every}` : j.runAt ?? j.scheduleDescription),
   tz: j.timezone, next: j.nextRunAt,
   description: j.scheduleDescription,
+  labels: Object.entries((j.labels ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',') || null,
 });
 const json = (text: string | undefined, what: string): unknown => {
   if (text === undefined) return undefined;
@@ -102,6 +111,23 @@ const json = (text: string | undefined, what: string): unknown => {
     throw new CliError('BAD_USER_INPUT', `${what} must be JSON`);
   }
 };
+
+/** `--label k=v` values as a labels object (the server checks keys and values: INVALID_LABELS). */
+function labelsOf(pairs: string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError('INVALID_LABELS', `--label ${pair}: write key=value, e.g. --label team=billing`);
+    labels[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return labels;
+}
+
+/** A job action takes one job's id or a label selector (-l), not both, not neither. */
+function oneOrSelector(id: string | undefined, selector: string | undefined): 'one' | 'selector' {
+  if ((id === undefined) === (selector === undefined)) throw new CliError('BAD_USER_INPUT', 'give a job id or -l <selector>, not both');
+  return id === undefined ? 'selector' : 'one';
+}
 
 // --- server side -------------------------------------------------------------------------------
 program
@@ -123,10 +149,11 @@ jobs
   .option('--status <status...>', 'ACTIVE, PAUSED, RETIRED')
   .option('--key <key>')
   .option('--target <target>')
+  .option('-l, --selector <selector>', 'only jobs whose labels match: team=billing,env!=dev,tier in (a,b),!legacy')
   .option('--first <n>', 'at most this many', '50')
-  .action(async (o: { status?: string[]; key?: string; target?: string; first: string }) => {
+  .action(async (o: { status?: string[]; key?: string; target?: string; selector?: string; first: string }) => {
     const data = await request(endpoint(), JobsDocument, {
-      filter: { status: o.status as JobStatus[] | undefined, key: o.key, target: o.target },
+      filter: { status: o.status as JobStatus[] | undefined, key: o.key, target: o.target, labelSelector: o.selector },
       first: Number(o.first),
     });
     const nodes = data.jobs.edges.map((e) => e.node);
@@ -152,7 +179,10 @@ jobs
   .option('--payload <json>')
   .option('--timeout <seconds>')
   .option('--calendar <name...>', 'exclusion calendars: their excluded slots are SKIPPED (CALENDAR)')
-  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; every?: string; anchorAt?: string; startAt?: string; endAt?: string; maxRuns?: string; tz: string; payload?: string; timeout?: string; calendar?: string[] }) => {
+  .option('--label <key=value...>', 'labels, e.g. --label team=billing env=prod')
+  .option('--description <text>', 'what the job is for')
+  .option('--owner <who>', 'who answers for the job')
+  .action(async (o: { key: string; target: string; cron?: string; runAt?: string; every?: string; anchorAt?: string; startAt?: string; endAt?: string; maxRuns?: string; tz: string; payload?: string; timeout?: string; calendar?: string[]; label?: string[]; description?: string; owner?: string }) => {
     const data = await request(endpoint(), CreateJobDocument, {
       input: {
         key: o.key,
@@ -169,16 +199,27 @@ jobs
         payload: json(o.payload, '--payload'),
         timeoutSeconds: o.timeout === undefined ? undefined : Number(o.timeout),
         calendars: o.calendar,
+        labels: o.label === undefined ? undefined : labelsOf(o.label),
+        description: o.description,
+        owner: o.owner,
       },
     });
     output(data.createJob, [jobRow(data.createJob)]);
   });
 jobs
-  .command('pause <id>')
+  .command('pause [id]')
+  .description('pause one job, or with -l every ACTIVE job whose labels match')
+  .option('-l, --selector <selector>', 'every ACTIVE job whose labels match, e.g. team=billing (one statement; prints how many)')
   .requiredOption('--reason <reason>')
   .option('--until <when>', 'resume by itself then: an ISO 8601 instant, or from now: +30m, +12h, +2d')
-  .action(async (id: string, o: { reason: string; until?: string }) => {
-    const data = await request(endpoint(), PauseJobDocument, { id, reason: o.reason, until: o.until ? moment(o.until, '--until') : undefined });
+  .action(async (id: string | undefined, o: { selector?: string; reason: string; until?: string }) => {
+    const until = o.until ? moment(o.until, '--until') : undefined;
+    if (oneOrSelector(id, o.selector) === 'selector') {
+      const data = await request(endpoint(), PauseJobsDocument, { labelSelector: o.selector!, reason: o.reason, until });
+      output({ paused: data.pauseJobs }, [{ paused: data.pauseJobs }]);
+      return;
+    }
+    const data = await request(endpoint(), PauseJobDocument, { id: id!, reason: o.reason, until });
     output(data.pauseJob, [jobRow(data.pauseJob)]);
   });
 jobs
@@ -190,10 +231,19 @@ jobs
     const data = await request(endpoint(), SkipNextRunsDocument, { id, count: Number(o.count), reason: o.reason });
     output(data.skipNextRuns, [{ ...jobRow(data.skipNextRuns), skipRemaining: data.skipNextRuns.skipRemaining }]);
   });
-jobs.command('resume <id>').action(async (id: string) => {
-  const data = await request(endpoint(), ResumeJobDocument, { id });
-  output(data.resumeJob, [jobRow(data.resumeJob)]);
-});
+jobs
+  .command('resume [id]')
+  .description('resume one job, or with -l every PAUSED job whose labels match')
+  .option('-l, --selector <selector>', 'every PAUSED job whose labels match (one statement; prints how many)')
+  .action(async (id: string | undefined, o: { selector?: string }) => {
+    if (oneOrSelector(id, o.selector) === 'selector') {
+      const data = await request(endpoint(), ResumeJobsDocument, { labelSelector: o.selector! });
+      output({ resumed: data.resumeJobs }, [{ resumed: data.resumeJobs }]);
+      return;
+    }
+    const data = await request(endpoint(), ResumeJobDocument, { id: id! });
+    output(data.resumeJob, [jobRow(data.resumeJob)]);
+  });
 jobs.command('retire <id>').action(async (id: string) => {
   const data = await request(endpoint(), RetireJobDocument, { id });
   output(data.retireJob, [jobRow(data.retireJob)]);
@@ -688,6 +738,50 @@ program
     }
     output({ ok: true, jobId: job.id, runNow: manual.id, scheduled: scheduled?.id ?? null }, [{ ok: 'yes', job: job.id, run: manual.id, slot: scheduled?.id ?? null }]);
   });
+
+// --- tokens --------------------------------------------------------------------------------------
+const tokens = program.command('tokens').description('named API tokens (ADMIN): one per person or service, each revocable alone');
+const tokenRow = (t: ApiTokenFieldsFragment) => ({
+  id: t.id, name: t.name, role: t.role, selector: t.labelSelector ?? null, created: t.createdAt, expires: t.expiresAt ?? null,
+  lastUsed: t.lastUsedAt ?? null, revoked: t.revokedAt ?? null,
+});
+tokens
+  .command('create')
+  .description('creates a token and prints its secret, once: keep it now')
+  .requiredOption('--name <name>', 'what createdBy and the audit log will record for its calls')
+  .requiredOption('--role <role>', 'ADMIN, OPERATOR (pause, resume, run, cancel, skip, backfill; no job changes) or VIEWER')
+  .option('--selector <selector>', 'only the jobs with these labels, e.g. team=billing (OPERATOR and VIEWER only)')
+  .option('--expires <instant>', 'refused from this instant (ISO 8601)')
+  .action(async (o: { name: string; role: string; selector?: string; expires?: string }) => {
+    const role = o.role.toUpperCase();
+    if (!['ADMIN', 'OPERATOR', 'VIEWER'].includes(role)) throw new CliError('BAD_USER_INPUT', `--role: ADMIN, OPERATOR or VIEWER, not ${o.role}`);
+    const data = await request(endpoint(), CreateApiTokenDocument, {
+      name: o.name,
+      role: role as TokenRole,
+      labelSelector: o.selector,
+      expiresAt: o.expires ? instant(o.expires, '--expires') : undefined,
+    });
+    const { token, secret } = data.createApiToken;
+    if (asJson()) {
+      output({ token, secret });
+      return;
+    }
+    output(token, [tokenRow(token)]);
+    console.log(`\nsecret (shown only this once): ${secret}`);
+  });
+tokens.command('list').description('every named token, revoked ones included (never a secret)').action(async () => {
+  const data = await request(endpoint(), ApiTokensDocument, {});
+  output(data.apiTokens, data.apiTokens.map(tokenRow));
+});
+tokens.command('revoke <id>').description('refused from its next request on every instance; its open WebSockets closed').action(async (id: string) => {
+  const data = await request(endpoint(), RevokeApiTokenDocument, { id });
+  output(data.revokeApiToken, [tokenRow(data.revokeApiToken)]);
+});
+program.command('whoami').description('the token in use: its name, role and scope').action(async () => {
+  const data = await request(endpoint(), WhoamiDocument, {});
+  if (!data.whoami) throw new CliError('NOT_FOUND', 'the server does not know this token');
+  output(data.whoami, [tokenRow(data.whoami)]);
+});
 
 // --- audit ---------------------------------------------------------------------------------------
 program

@@ -103,7 +103,11 @@ function wsError(err: unknown, wsUrl: string): CronqlApiError {
   if (close && typeof close.code === 'number') {
     const reason = typeof close.reason === 'string' && close.reason ? `: ${close.reason}` : '';
     const details = { closeCode: close.code, reason: close.reason };
-    if (close.code === 4401) return new CronqlApiError('UNAUTHENTICATED', `the server refused the token (WebSocket closed ${close.code}${reason})`, { details, cause: err });
+    if (close.code === 4401 || close.code === 4403) {
+      // 4401 at connect, 4403 when the socket's named token is revoked or expires; the reason names which.
+      const code = close.reason === 'TOKEN_REVOKED' || close.reason === 'TOKEN_EXPIRED' ? close.reason : 'UNAUTHENTICATED';
+      return new CronqlApiError(code, `the server refused the token (WebSocket closed ${close.code}${reason})`, { details, cause: err });
+    }
     return new CronqlApiError('NETWORK', `the WebSocket to ${wsUrl} closed (${close.code}${reason})`, { details, cause: err });
   }
   return new CronqlApiError('NETWORK', `the WebSocket to ${wsUrl} failed (${err instanceof Error ? err.message : String(err)})`, { cause: err });

@@ -39,9 +39,12 @@ export async function loadJobs(pool: Pool, jobIds: readonly string[]): Promise<J
  * A job record's columns beyond the snapshot's, and its last success (read from the runs, as the
  * entity's formula does), for a query over `cron_job_definitions j`.
  */
-const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_at, j.pause_reason, j.skip_remaining, j.skip_reason, j.supersedes_job_id,
+export const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_at, j.pause_reason, j.skip_remaining, j.skip_reason, j.supersedes_job_id,
   j.created_by, j.updated_by, j.created_at,
   (SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.status = ${S.SUCCEEDED}) AS last_success_at`;
+
+/** Every column of a job record, for a query over `cron_job_definitions j`. */
+export const RECORD_SELECT = `${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, ${RECORD_COLUMNS}`;
 
 /**
  * The records of these job versions (uuids), in no particular order: one plain statement, what
@@ -50,7 +53,7 @@ const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_
  */
 export async function loadJobRecords(pool: Pool, jobIds: readonly string[]): Promise<JobRecord[]> {
   const res = await pool.query(
-    `SELECT ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, ${RECORD_COLUMNS} FROM cron_job_definitions j WHERE j.id = ANY($1::uuid[])`,
+    `SELECT ${RECORD_SELECT} FROM cron_job_definitions j WHERE j.id = ANY($1::uuid[])`,
     [jobIds],
   );
   return res.rows.map(rowToJobRecord);

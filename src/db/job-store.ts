@@ -10,6 +10,9 @@ import { Channel } from './notifier.js';
 import { auditFromRows, writeAuditOrm, type AuditBy } from './audit.js';
 import { dependencyRefusalIn, JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
 import { loadJobRecords, loadNewestByKeys, rowToJobRecord } from './job-loading.js';
+import { listJobs, type JobQuery } from './job-list.js';
+import { changeJobsBySelector, type BulkChange } from './bulk-job-changes.js';
+import type { LabelSelector } from '../domain/label-selector.js';
 import type { Pool } from './pool.js';
 
 /** The fields of a new job version that the services validated. */
@@ -34,20 +37,13 @@ const storedExpressions = (list: readonly string[] | null | undefined): string[]
 /** A state change of a job the caller asked for (its status, and what goes with it). */
 export type JobChange = Partial<Pick<JobRecord, 'status' | 'pauseReason' | 'pausedUntil' | 'consecutiveFailures' | 'skipRemaining' | 'skipReason'>>;
 
+export type { JobQuery } from './job-list.js';
+
 /** The audit entry a job write records with its change (db/audit.ts): who, by which mutation, and what changed. */
 export interface JobAudit extends AuditBy {
   details?: Record<string, unknown> | null;
 }
 
-/** Which job versions a list shows (the caller checked the text). */
-export interface JobQuery {
-  status?: JobStatus[] | null;
-  target?: string | null;
-  key?: string | null;
-  /** Keys containing this text, ignoring case. */
-  keyContains?: string | null;
-  scheduleType?: ScheduleType | null;
-}
 
 /**
  * Every property of the entity is a field of the record, but for the relation (its id) and the
@@ -131,22 +127,7 @@ export class JobStore {
    * and how many match in all.
    */
   async list(query: JobQuery, position: { at: Date; id: string } | undefined, limit: number): Promise<{ rows: JobRecord[]; total: number }> {
-    const where: FilterQuery<JobDefinition> = {};
-    if (query.status?.length) where.status = { $in: query.status };
-    if (query.target) where.target = query.target;
-    if (query.key) where.jobKey = query.key;
-    // A search box's text: LIKE's own wildcards in it are literal characters.
-    if (query.keyContains) where.jobKey = { ...(query.key ? { $eq: query.key } : {}), $ilike: `%${query.keyContains.replace(/[\\%_]/g, '\\$&')}%` };
-    if (query.scheduleType) where.scheduleType = query.scheduleType;
-    const em = this.em();
-    const paged: FilterQuery<JobDefinition> = position
-      ? { $and: [where, { $or: [{ createdAt: { $lt: position.at } }, { createdAt: position.at, id: { $lt: position.id } }] }] }
-      : where;
-    const [rows, total] = await Promise.all([
-      em.find(JobDefinition, paged, { orderBy: { createdAt: 'desc', id: 'desc' }, limit }),
-      em.count(JobDefinition, where),
-    ]);
-    return { rows: rows.map(toJobRecord), total };
+    return listJobs(this.pool, query, position, limit);
   }
 
   /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
@@ -218,6 +199,16 @@ export class JobStore {
   }
 
   /**
+   * Changes every version in `from` whose labels match `selector`, in one statement with the
+   * notifications that tell every instance (db/bulk-job-changes.ts); returns the changed records.
+   */
+  async changeBySelector(selector: LabelSelector, from: JobStatus[], change: BulkChange, actor: string | null, now: Date, audit: JobAudit): Promise<JobRecord[]> {
+    const records = await changeJobsBySelector(this.pool, selector, from, change, actor, now, audit);
+    if (records.length) this.publish(records);
+    return records;
+  }
+
+  /**
    * `change` if the job's status is one of `from` (and, with `pausedUntil`, its pause still ends
    * then: a pause that ends by itself is resumed only if nobody changed it meanwhile); the updated
    * row, or null when it was not. The change's audit entry is written in its transaction.
@@ -280,6 +271,7 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
     }
     // jsonb: the JSON text, so that an array is not taken for a PostgreSQL array.
     if (spec.kind === 'json' || spec.kind === 'dependencies') return [[spec.column, (r: NewJobRow) => (r.fields[name] == null ? null : JSON.stringify(r.fields[name]))]];
+    if (spec.kind === 'labels') return [[spec.column, (r: NewJobRow) => JSON.stringify(r.fields[name] ?? {})]];
     return [[spec.column, (r: NewJobRow) => r.fields[name]]];
   }),
   ['created_by', (_, actor) => actor],

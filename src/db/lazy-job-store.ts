@@ -23,5 +23,6 @@ export function lazyJobStore(open: () => Promise<JobStore>): JobStoreApi {
     createMany: (...a) => store().then((s) => s.createMany(...a)),
     supersede: (...a) => store().then((s) => s.supersede(...a)),
     transition: (...a) => store().then((s) => s.transition(...a)),
+    changeBySelector: (...a) => store().then((s) => s.changeBySelector(...a)),
   };
 }

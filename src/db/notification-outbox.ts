@@ -66,16 +66,9 @@ export class OutboxStore {
   /**
    * A new row (a test delivery, sent at once) written already claimed for its first attempt of at
    * most `attemptMs`: no other instance's deliverer can take it between the write and the attempt.
+   * With `audit` (a test an admin asked for), its entry is written by the same statement.
    */
-  async insertClaimed(
-    channel: string,
-    event: string,
-    data: Record<string, unknown>,
-    at: Date,
-    attemptMs: number,
-    audit: AuditEntryInput | null = null,
-  ): Promise<ClaimedDelivery | null> {
-    // With `audit` (a test an admin asked for), its entry is written by the same statement.
+  async insertClaimed(channel: string, event: string, data: Record<string, unknown>, at: Date, attemptMs: number, audit: AuditEntryInput | null = null): Promise<ClaimedDelivery | null> {
     const params: unknown[] = [attemptMs, channel, event, JSON.stringify(data), at];
     const res = await this.pool.query(
       `WITH won AS (

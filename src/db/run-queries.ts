@@ -3,6 +3,8 @@ import type { RunRecord } from '../domain/run.js';
 import { rowToRun } from './runs/record.js';
 import { RUN_COLUMNS } from './runs/vocabulary.js';
 import type { Pool } from './pool.js';
+import type { LabelSelector } from '../domain/label-selector.js';
+import { labelSelectorSql } from './label-selector-sql.js';
 
 /**
  * The reads of run history the API serves (lists, counts, pages per job, latest run per job).
@@ -17,7 +19,19 @@ export interface RunFilter {
   triggerType?: TriggerType[] | null;
   scheduledAfter?: Date | null;
   scheduledBefore?: Date | null;
+  /** Runs of the job versions whose labels match (parsed by the caller); none or no terms: every run. */
+  selector?: LabelSelector | null;
 }
+
+/**
+ * A selector's runs are read by job: when it matches at most this many job versions, a page reads
+ * each one's newest runs through the (job, scheduled_at) index and merges them (bounded by this
+ * many times a page, wherever in time the runs are); beyond, the history is read newest first and
+ * filtered by the versions' ids (a hashed list, up to SELECTOR_JOBS_LISTED; a semi-join past it):
+ * the runs of that many versions are dense enough in the history that a page is found soon.
+ */
+export const SELECTOR_JOBS_BY_INDEX = 200;
+export const SELECTOR_JOBS_LISTED = 20_000;
 
 /** Where a page resumes: after the run at (scheduledAt, id), newest first. */
 export interface RunPosition {
@@ -44,6 +58,10 @@ export function runFilterSql(filter: RunFilter, params: unknown[]): string[] {
   if (filter.triggerType?.length) add('trigger_type = ANY(?::text[])', filter.triggerType);
   if (filter.scheduledAfter) add('scheduled_at > ?', filter.scheduledAfter);
   if (filter.scheduledBefore) add('scheduled_at < ?', filter.scheduledBefore);
+  // A run's labels are its job version's: the versions found through the labels' GIN index.
+  if (filter.selector?.terms.length) {
+    where.push(`job_definition_id IN (SELECT d.id FROM cron_job_definitions d WHERE ${labelSelectorSql('d.labels', filter.selector, params)})`);
+  }
   return where;
 }
 
@@ -69,8 +87,26 @@ export async function pageRuns(
   position: RunPosition | undefined,
   limit: number,
 ): Promise<RunRecord[]> {
+  // A selector that matches few job versions: those versions' runs by the (job, time) index.
+  let versions: string[] | undefined;
+  let listed: string[] | undefined;
+  if (!byKey && !filter.jobId && filter.selector?.terms.length) {
+    const params: unknown[] = [];
+    const res = await pool.query(
+      `SELECT d.id FROM cron_job_definitions d WHERE ${labelSelectorSql('d.labels', filter.selector, params)} LIMIT ${SELECTOR_JOBS_LISTED + 1}`,
+      params,
+    );
+    const ids = res.rows.map((r) => r.id as string);
+    if (ids.length === 0) return [];
+    if (ids.length <= SELECTOR_JOBS_BY_INDEX) versions = ids;
+    else if (ids.length <= SELECTOR_JOBS_LISTED) listed = ids;
+  }
   const params: unknown[] = [];
-  const where = runFilterSql(byKey ? { ...filter, jobKey: undefined } : filter, params);
+  const where = runFilterSql(byKey ? { ...filter, jobKey: undefined } : versions || listed ? { ...filter, selector: null } : filter, params);
+  if (listed) {
+    params.push(listed);
+    where.push(`job_definition_id = ANY($${params.length}::uuid[])`);
+  }
   if (position) {
     params.push(position.at, position.id);
     where.push(`(scheduled_at, id) < ($${params.length - 1}, $${params.length}::uuid)`);
@@ -78,9 +114,10 @@ export async function pageRuns(
   params.push(limit);
   const limitParam = `$${params.length}`;
   let text: string;
-  if (byKey) {
-    params.push(byKey);
-    text = `SELECT r.* FROM (SELECT id FROM cron_job_definitions WHERE job_key = $${params.length}) v
+  if (byKey || versions) {
+    params.push(byKey ?? versions);
+    const jobs = byKey ? `SELECT id FROM cron_job_definitions WHERE job_key = $${params.length}` : `SELECT unnest($${params.length}::uuid[]) AS id`;
+    text = `SELECT r.* FROM (${jobs}) v
       CROSS JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM cron_job_runs WHERE ${['job_definition_id = v.id', ...where].join(' AND ')}
         ORDER BY scheduled_at DESC, id DESC LIMIT ${limitParam}) r
       ORDER BY r.scheduled_at DESC, r.id DESC LIMIT ${limitParam}`;

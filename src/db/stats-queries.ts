@@ -1,6 +1,8 @@
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { Pool } from './pool.js';
 import { lit, litList } from './sql.js';
+import type { Scope } from '../domain/scope.js';
+import { runFilterSql } from './run-queries.js';
 
 /** One grouping of the runs of a window: by status, by target or by trigger (the other two null). */
 export interface RunGroupRow {
@@ -25,18 +27,23 @@ export interface WindowStatsRows {
  * both driven by the index on `scheduled_at`, so the cost follows the window, not the table:
  * counts by status, target and trigger; lateness percentiles; the `mostFailing` jobs failing most.
  */
-export async function windowStats(pool: Pool, since: Date, until: Date, mostFailing: number): Promise<WindowStatsRows> {
+export async function windowStats(pool: Pool, since: Date, until: Date, mostFailing: number, scope: Scope = null): Promise<WindowStatsRows> {
   const FAILED = lit(RunStatus.FAILED);
+  // A scoped caller's stats count its jobs' runs only (domain/scope.ts).
+  const groupParams: unknown[] = [since, until];
+  const inScopeOfGroups = ['TRUE', ...runFilterSql({ selector: scope }, groupParams)].join(' AND ');
+  const extraParams: unknown[] = [since, until, mostFailing];
+  const inScopeOfExtra = ['TRUE', ...runFilterSql({ selector: scope }, extraParams)].join(' AND ');
   const [groups, extra] = await Promise.all([
     pool.query(
       `SELECT status, target, trigger_type, count(*)::int AS n, count(*) FILTER (WHERE status = ${FAILED})::int AS failures,
          count(*) FILTER (WHERE status IN (${litList([RunStatus.SUCCEEDED, RunStatus.FAILED])}))::int AS ended
-       FROM cron_job_runs WHERE scheduled_at >= $1 AND scheduled_at <= $2
+       FROM cron_job_runs WHERE scheduled_at >= $1 AND scheduled_at <= $2 AND ${inScopeOfGroups}
        GROUP BY GROUPING SETS ((status), (target), (trigger_type))`,
-      [since, until],
+      groupParams,
     ),
     pool.query(
-      `WITH w AS (SELECT * FROM cron_job_runs WHERE scheduled_at >= $1 AND scheduled_at <= $2),
+      `WITH w AS (SELECT * FROM cron_job_runs WHERE scheduled_at >= $1 AND scheduled_at <= $2 AND ${inScopeOfExtra}),
        late AS (
          SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - coalesce(due_at, scheduled_at))) AS p,
                 max(extract(epoch FROM started_at - coalesce(due_at, scheduled_at))) AS mx
@@ -47,7 +54,7 @@ export async function windowStats(pool: Pool, since: Date, until: Date, mostFail
          ORDER BY failures DESC, runs DESC, job_definition_id LIMIT $3
        )
        SELECT (SELECT row_to_json(late) FROM late) AS late, (SELECT coalesce(json_agg(failing), '[]') FROM failing) AS failing`,
-      [since, until, mostFailing],
+      extraParams,
     ),
   ]);
   return { groups: groups.rows, late: extra.rows[0].late, failing: extra.rows[0].failing };

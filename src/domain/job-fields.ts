@@ -4,6 +4,7 @@ import type { RetryPolicy } from './job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
 import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
 import { POOL_NAME } from './pools.js';
+import type { Labels } from './label-selector.js';
 
 /**
  * A job's settings — what it does and how, beside its schedule — each written once, here: name,
@@ -123,8 +124,27 @@ export interface NameSetting extends SettingBase {
   code: ErrorCode;
 }
 
+/**
+ * A job's labels (domain/label-selector.ts: `validateLabels`): jsonb NOT NULL DEFAULT '{}', `JSON`
+ * on the `Job` type (never null) and the inputs (omitted: `{}`, or on a new version the replaced
+ * version's labels; null: none). Code INVALID_LABELS.
+ */
+export interface LabelsSetting extends SettingBase {
+  kind: 'labels';
+  nullable: false;
+  default: Readonly<Labels>;
+}
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | DependenciesSetting | NameSetting;
+/** A free text (text NULL): null or omitted is none; at most `max` characters. */
+export interface TextSetting extends SettingBase {
+  kind: 'text';
+  nullable: true;
+  default: null;
+  max: number;
+  code: ErrorCode;
+}
+
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | DependenciesSetting | LabelsSetting | TextSetting | NameSetting;
 
 /** The most calendars one job names. */
 export const MAX_JOB_CALENDARS = 10;
@@ -146,8 +166,27 @@ export const MAX_CATCH_UP_LIMIT = 1_000;
 /** The longest `expectSuccessWithinSeconds`: 31 days. */
 export const MAX_EXPECT_SUCCESS_SECONDS = 31 * 86_400;
 
+/** The longest `description` and `owner`. */
+export const MAX_DESCRIPTION_LENGTH = 2_000;
+export const MAX_OWNER_LENGTH = 200;
+
 /** The settings, in the order the jobs file and the CLI show them. */
 export const JOB_SETTINGS = {
+  labels: {
+    kind: 'labels', column: 'labels', nullable: false, default: Object.freeze({}),
+    description: {
+      job: 'Labels: a flat object of string keys to string values, e.g. {"team": "billing"}; what labelSelector filters and bulk actions match.',
+      input: 'Labels, e.g. {"team": "billing"}: keys [a-z0-9][a-z0-9._/-]{0,62}, values at most 63 of A-Z a-z 0-9 . _ / : @ + -, at most 32 (INVALID_LABELS). Null: none.',
+    },
+  },
+  description: {
+    kind: 'text', column: 'description', nullable: true, default: null, max: MAX_DESCRIPTION_LENGTH, code: 'BAD_USER_INPUT',
+    description: { job: 'What the job is for, in words.', input: 'What the job is for, in words (at most 2000 characters); null: none.' },
+  },
+  owner: {
+    kind: 'text', column: 'owner', nullable: true, default: null, max: MAX_OWNER_LENGTH, code: 'BAD_USER_INPUT',
+    description: { job: 'Who answers for the job (a team, a person, an address).', input: 'Who answers for the job (at most 200 characters); null: none.' },
+  },
   payload: { kind: 'json', column: 'payload', nullable: true, default: null, description: {} },
   timeoutSeconds: {
     kind: 'int', column: 'timeout_seconds', nullable: true, default: null, min: 1, max: MAX_TIMEOUT_SECONDS, code: 'BAD_USER_INPUT', description: {},
@@ -288,9 +327,13 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
           ? string[]
           : S extends { kind: 'dependencies' }
             ? Dependency[]
-            : S extends { kind: 'name' }
-              ? string | null
-            : unknown;
+            : S extends { kind: 'labels' }
+              ? Labels
+              : S extends { kind: 'text' }
+                ? string | null
+                : S extends { kind: 'name' }
+                  ? string | null
+                  : unknown;
 
 /** A job's settings, valid. */
 export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };

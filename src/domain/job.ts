@@ -136,6 +136,7 @@ export function settingsOf(read: JobReader): JobSettings {
     const value = read(name, spec.column);
     if (spec.kind === 'names') settings[name] = value == null ? [] : [...(value as string[])];
     else if (spec.kind === 'dependencies') settings[name] = value == null ? [] : (typeof value === 'string' ? JSON.parse(value) : value).map((d: object) => ({ ...d }));
+    else if (spec.kind === 'labels') settings[name] = value == null ? {} : { ...(value as Record<string, string>) };
     else settings[name] = value == null ? spec.default : spec.kind === 'int' ? Number(value) : value;
   }
   return settings as JobSettings;

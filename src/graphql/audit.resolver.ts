@@ -4,11 +4,12 @@ import { AuditFilterInput } from './audit.input.js';
 import { AuditConnection } from './audit.type.js';
 import { toConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 
 /** The audit log: ADMIN only, and never scoped (it names every team's jobs and tokens). */
 @Resolver()
 export class AuditResolver {
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Query.auditLog'))
   @Query(() => AuditConnection, { description: 'Every change, newest first (ADMIN).' })
   async auditLog(
     @Arg('first', () => Int, { nullable: true, defaultValue: 50 }) first: number | null,

@@ -1,18 +1,19 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { BackfillRecord } from '../domain/backfill.js';
 import type { JobRecord } from '../domain/job.js';
-import { BACKFILL_ROLES } from './auth.js';
+import { rolesFor } from './auth.js';
 import { Backfill, BackfillScope } from './backfill.type.js';
 import type { GraphQLContext } from './context.type.js';
 import { Job } from './job.type.js';
 import { DateTimeScalar } from './scalars.js';
+import { scopeOf } from '../domain/scope.js';
 
 /** The most backfills `backfills` returns. */
 const MAX_LISTED = 100;
 
 @Resolver(() => Backfill)
 export class BackfillResolver {
-  @Authorized(...BACKFILL_ROLES)
+  @Authorized(...rolesFor('Mutation.backfillJob'))
   @Mutation(() => Backfill, {
     description:
       'Plans the slots of [from, to] of the job (this version\'s schedule) by scope and, unless dryRun, runs them oldest first, one at a time, ' +
@@ -27,30 +28,31 @@ export class BackfillResolver {
     @Arg('reason', () => String) reason: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason }, ctx.principal.name);
+    return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason }, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized(...BACKFILL_ROLES)
+  @Authorized(...rolesFor('Mutation.cancelBackfill'))
   @Mutation(() => Backfill, { description: 'No slot of the backfill starts from now on; its run already RUNNING finishes, its waiting attempts are CANCELED.' })
   cancelBackfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.cancel(id, ctx.principal.name);
+    return ctx.cronql.backfills.cancel(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.backfill'))
   @Query(() => Backfill, { nullable: true })
   backfill(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BackfillRecord | null> {
-    return ctx.cronql.backfills.get(id);
+    return ctx.cronql.backfills.get(id, scopeOf(ctx.principal));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.backfills'))
   @Query(() => [Backfill], { description: `The backfills of a job (every version of its key), newest first; first ≤ ${MAX_LISTED}.` })
   async backfills(
     @Arg('jobId', () => ID) jobId: string,
     @Arg('first', () => Int, { nullable: true, defaultValue: 20 }) first: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<BackfillRecord[]> {
-    const job = await ctx.cronql.jobs.getOrThrow(jobId);
-    return ctx.cronql.backfills.ofJob(job.jobKey, Math.max(0, Math.min(first ?? 20, MAX_LISTED)));
+    const callerScope = scopeOf(ctx.principal);
+    const job = await ctx.cronql.jobs.getOrThrow(jobId, callerScope);
+    return ctx.cronql.backfills.ofJob(job.jobKey, Math.max(0, Math.min(first ?? 20, MAX_LISTED)), callerScope);
   }
 
   @FieldResolver(() => Job, { description: 'The job version whose slots were planned.' })

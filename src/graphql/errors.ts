@@ -53,6 +53,10 @@ const API_CODES = new Set<string>(
     DEPENDENCY_CYCLE: true,
     UNKNOWN_POOL: true,
     POOL_IN_USE: true,
+    INVALID_LABELS: true,
+    INVALID_SELECTOR: true,
+    TOKEN_REVOKED: true,
+    TOKEN_EXPIRED: true,
   } satisfies Record<ErrorCode, true>),
 );
 
@@ -69,6 +73,10 @@ export function graphQLError(code: ErrorCode | RequestErrorCode, message: string
 
 export const unauthenticated = (): GraphQLError =>
   graphQLError('UNAUTHENTICATED', 'Unauthenticated: send "Authorization: Bearer <token>" with a known token');
+
+/** A named token known but no longer valid: refused like an unknown one, with the reason. */
+export const tokenEnded = (code: 'TOKEN_REVOKED' | 'TOKEN_EXPIRED'): GraphQLError =>
+  graphQLError(code, code === 'TOKEN_REVOKED' ? 'Unauthenticated: this token was revoked' : 'Unauthenticated: this token has expired');
 
 export const forbidden = (message: string): GraphQLError => graphQLError('FORBIDDEN', `Forbidden: ${message}`);
 

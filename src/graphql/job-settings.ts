@@ -19,8 +19,9 @@ export function settingFields(prototype: object, side: 'output' | 'input', retry
 }
 
 function isNullable(spec: JobSettingSpec): boolean {
-  // A list of names is never null, but the contract writes it `[String!]` (docs/api.md).
-  if (spec.kind === 'names' || spec.kind === 'dependencies') return true;
+  // A list of names is never null, but the contract writes it `[String!]` (docs/api.md); labels,
+  // never null either, are `JSON` as the contract writes them.
+  if (spec.kind === 'names' || spec.kind === 'dependencies' || spec.kind === 'labels') return true;
   return spec.kind === 'enum' ? false : spec.nullable;
 }
 
@@ -41,5 +42,9 @@ function graphqlType(spec: JobSettingSpec, retryType: Function, dependencyType?:
       return retryType;
     case 'dependencies':
       return [dependencyType];
+    case 'labels':
+      return JSONScalar;
+    case 'text':
+      return String;
   }
 }

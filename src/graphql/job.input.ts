@@ -21,6 +21,9 @@ export class JobFilterInput {
 
   @Field(() => ScheduleType, { nullable: true })
   scheduleType?: ScheduleType | null;
+
+  @Field(() => String, { nullable: true, description: 'Jobs whose labels match this label selector ("team=billing,env!=dev,tier in (a,b),!legacy"; empty: every job; INVALID_SELECTOR).' })
+  labelSelector?: string | null;
 }
 
 @InputType('RetryPolicyInput', { description: 'Retries with backoff; out-of-range values fail with INVALID_POLICY.' })

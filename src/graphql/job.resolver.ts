@@ -4,6 +4,7 @@ import type { RunRecord } from '../domain/run.js';
 import type { NewJobVersionInput as ServiceNewJobVersionInput } from '../services/job.service.js';
 import { toConnection, JobConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { JobStatus, RunStatus, ScheduleType } from './enums.js';
 import { ownersOf, partitionOfKey } from '../domain/partitions.js';
 import { describeJobSchedules } from '../services/schedule-words.js';
@@ -14,6 +15,7 @@ import type { DependencyOutcome } from '../domain/enums.js';
 import { Run } from './run.type.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 import { forRole } from './redact.js';
+import { scopeOf } from '../domain/scope.js';
 
 /**
  * Only the fields the client sent: the service copies omitted ones from the replaced version.
@@ -26,7 +28,7 @@ function sentFields(input: NewJobVersionInput): ServiceNewJobVersionInput {
 
 @Resolver(() => Job)
 export class JobResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.jobs'))
   @Query(() => JobConnection, { description: 'Newest first.' })
   async jobs(
     @Arg('filter', () => JobFilterInput, { nullable: true }) filter: JobFilterInput | null,
@@ -34,18 +36,18 @@ export class JobResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<Connection<JobRecord>> {
-    const page = await ctx.cronql.jobs.list({ ...filter }, first, after);
+    const page = await ctx.cronql.jobs.list({ ...filter }, first, after, scopeOf(ctx.principal));
     ctx.loaders.primeJobs(page.nodes);
     return toConnection(page);
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.job'))
   @Query(() => Job, { nullable: true })
   async job(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord | null> {
     return ctx.loaders.job.load(id);
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.createJob'))
   @Mutation(() => Job)
   async createJob(@Arg('input', () => CreateJobInput) input: CreateJobInput, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
     const job = await ctx.cronql.jobs.create(
@@ -56,7 +58,7 @@ export class JobResolver {
     return job;
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.createJobs'))
   @Mutation(() => [Job], {
     description:
       'Creates several jobs, all or none (at most 1,000 a call), each by the rules of createJob, in one transaction: ' +
@@ -71,7 +73,7 @@ export class JobResolver {
     return jobs;
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.pauseJob'))
   @Mutation(() => Job)
   async pauseJob(
     @Arg('id', () => ID) id: string,
@@ -79,10 +81,10 @@ export class JobResolver {
     @Arg('until', () => DateTimeScalar, { nullable: true, description: 'The job resumes by itself at this instant (in the future); the slot at it runs.' }) until: Date | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null);
+    return ctx.cronql.jobs.pause(id, reason, ctx.principal.name, until ?? null, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.skipNextRuns'))
   @Mutation(() => Job, { description: 'The next `count` slots of the job are recorded SKIPPED (code SKIPPED_BY_ADMIN, the reason as message) when they come, instead of running; replaces an earlier request (0 cancels it; at most 1000).' })
   async skipNextRuns(
     @Arg('id', () => ID) id: string,
@@ -90,29 +92,52 @@ export class JobResolver {
     @Arg('reason', () => String) reason: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name);
+    return ctx.cronql.jobs.skipNext(id, count, reason, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.resumeJob'))
   @Mutation(() => Job)
   async resumeJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
-    return ctx.cronql.jobs.resume(id, ctx.principal.name);
+    return ctx.cronql.jobs.resume(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.pauseJobs'))
+  @Mutation(() => Int, {
+    description:
+      'Pauses every ACTIVE job whose labels match the selector, each as pauseJob does (reason; with `until`, the pause ends by itself then), ' +
+      'in one transaction; returns how many were paused (jobs not ACTIVE are left as they are). An empty selector is refused (INVALID_SELECTOR).',
+  })
+  async pauseJobs(
+    @Arg('labelSelector', () => String) labelSelector: string,
+    @Arg('reason', () => String) reason: string,
+    @Arg('until', () => DateTimeScalar, { nullable: true, description: 'The jobs resume by themselves at this instant (in the future).' }) until: Date | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<number> {
+    return (await ctx.cronql.jobs.pauseMatching(labelSelector, reason, until ?? null, ctx.principal.name, scopeOf(ctx.principal))).length;
+  }
+
+  @Authorized(...rolesFor('Mutation.resumeJobs'))
+  @Mutation(() => Int, {
+    description: 'Resumes every PAUSED job whose labels match the selector, each as resumeJob does, in one transaction; returns how many were resumed. An empty selector is refused (INVALID_SELECTOR).',
+  })
+  async resumeJobs(@Arg('labelSelector', () => String) labelSelector: string, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.cronql.jobs.resumeMatching(labelSelector, ctx.principal.name, scopeOf(ctx.principal))).length;
+  }
+
+  @Authorized(...rolesFor('Mutation.createJobVersion'))
   @Mutation(() => Job, { description: 'Retires the job and activates a new version of it; returns the new version.' })
   async createJobVersion(
     @Arg('id', () => ID) id: string,
     @Arg('input', () => NewJobVersionInput) input: NewJobVersionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
-    return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name);
+    return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.retireJob'))
   @Mutation(() => Job)
   async retireJob(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<JobRecord> {
-    return ctx.cronql.jobs.retire(id, ctx.principal.name);
+    return ctx.cronql.jobs.retire(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @FieldResolver(() => [String], { description: 'The scheduler instances arming it now (ids): the CRONQL_JOB_REPLICAS live schedulers its partition falls to; none unless ACTIVE.' })

@@ -6,6 +6,7 @@ import type { RunRecord } from '../domain/run.js';
 import type { Page } from '../services/pagination.js';
 import type { RunLogPage, RunLogsRequest } from '../services/run-log.service.js';
 import type { PoolRow } from '../services/pool.service.js';
+import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
 
 export interface JobRunsKey {
   jobId: string;
@@ -17,7 +18,9 @@ export interface JobRunsKey {
 /**
  * Per-request batching, so a page of N runs asking for `job { lastRun }` costs one query per
  * relation rather than N: every `load` made while resolving one level of the response goes to
- * the database together. Never shared between requests (each caller sees fresh data).
+ * the database together. Never shared between requests (each caller sees fresh data). Jobs and
+ * runs by id are those of the caller's scope: outside it a lookup answers null, as for an id that
+ * does not exist (docs/teams.md), whichever field asked.
  */
 export class Loaders {
   /** Job versions by id. */
@@ -41,13 +44,19 @@ export class Loaders {
   /** Concurrency pools by name (`Run.waitingFor`): a page of waiting runs costs one query in all. */
   readonly pool: DataLoader<string, PoolRow | null>;
 
-  constructor(cronql: Cronql) {
-    this.job = new DataLoader((ids) => cronql.jobs.getMany(ids));
-    this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids));
-    this.jobByKey = new DataLoader((keys) => cronql.jobs.newestByKeys(keys));
-    this.upstreamRuns = new DataLoader((ids) => cronql.runs.upstreamsOf(ids));
+  constructor(cronql: Cronql, scope: Scope = EVERY_JOB) {
+    this.job = new DataLoader((ids) => cronql.jobs.getMany(ids, scope));
+    this.successor = new DataLoader((ids) => cronql.jobs.getSuccessors(ids, scope));
+    // An AFTER job's upstreams and a run's upstream runs: those outside the scope do not exist for the caller.
+    this.jobByKey = new DataLoader(async (keys) => (await cronql.jobs.newestByKeys(keys)).map((job) => (job && inScope(scope, job.labels) ? job : null)));
+    this.upstreamRuns = new DataLoader(async (ids) => {
+      const lists = await cronql.runs.upstreamsOf(ids);
+      if (scope === EVERY_JOB) return lists;
+      return Promise.all(lists.map((runs) => cronql.runs.visible(runs, scope)));
+    });
+    // A job's runs are its own: the job was found in scope.
     this.lastRun = new DataLoader((ids) => cronql.runs.lastRuns(ids));
-    this.run = new DataLoader((ids) => cronql.runs.getMany(ids));
+    this.run = new DataLoader((ids) => cronql.runs.getMany(ids, scope));
     this.schedulers = new DataLoader(async (keys) => {
       const members = await cronql.liveSchedulers();
       return keys.map(() => members);

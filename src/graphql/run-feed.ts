@@ -1,5 +1,13 @@
 import type { RunEvents, RunChange } from '../runtime/run-events.js';
-import { runMatches, type RunFilter } from '../services/run.service.js';
+import { runMatches, selectorOf, type RunFilter } from '../services/run.service.js';
+import { matchesSelector, type Labels } from '../domain/label-selector.js';
+import { EVERY_JOB, within, type Scope } from '../domain/scope.js';
+
+/** The labels of job versions by id (a version's labels never change: a new version is a new id). */
+export type LabelsOf = (jobIds: readonly string[]) => Promise<ReadonlyMap<string, Readonly<Labels>>>;
+
+/** Job versions whose labels a feed remembers; past it, it forgets them all and reads again. */
+const LABELS_REMEMBERED = 10_000;
 
 /**
  * Changes a subscription's feed may have waiting before its subscribers are dropped (4429). The
@@ -14,10 +22,40 @@ export const MAX_BUFFERED_CHANGES = 50_000;
 /**
  * The run changes matching `filter`, from now on, as an async iterator. Changes are queued in
  * the order `events` emitted them, which is the order they happened per run. Ends (completes)
- * when the consumer returns, or when more than `MAX_BUFFERED_CHANGES` pile up unread.
+ * when the consumer returns, or when more than `MAX_BUFFERED_CHANGES` pile up unread. With a
+ * `scope` (the caller's token's selector), only the changes of the runs of its job versions:
+ * the filter's selector narrowed to it, matched the same way.
  */
-export function runChangeFeed(events: RunEvents, filter: RunFilter | null | undefined, onOverflow?: () => void): AsyncIterableIterator<RunChange> {
-  const queue: RunChange[] = [];
+export function runChangeFeed(
+  events: RunEvents,
+  filter: RunFilter | null | undefined,
+  onOverflow?: () => void,
+  labelsOf?: LabelsOf,
+  scope: Scope = EVERY_JOB,
+): AsyncIterableIterator<RunChange> {
+  // Parsed before anything is subscribed: a bad selector fails the subscription (INVALID_SELECTOR).
+  const selector = within(scope, selectorOf(filter));
+  // A scope without a way to read labels would show every run: refused, not ignored.
+  if (scope !== null && labelsOf === undefined) throw new Error('runChangeFeed: a scoped feed needs labelsOf');
+  const selecting = selector !== null && selector.terms.length > 0 && labelsOf !== undefined;
+  const known = new Map<string, Readonly<Labels>>();
+  // Whether a change's job version matches the selector: at once when its labels are known, else
+  // once read (the queue keeps the order: the reader waits on the head).
+  const selected = (change: RunChange): boolean | Promise<boolean> => {
+    if (!selecting) return true;
+    const labels = known.get(change.run.jobId);
+    if (labels) return matchesSelector(selector, labels);
+    return labelsOf([change.run.jobId]).then(
+      (found) => {
+        if (known.size >= LABELS_REMEMBERED) known.clear();
+        const l = found.get(change.run.jobId);
+        if (l) known.set(change.run.jobId, l);
+        return l !== undefined && matchesSelector(selector, l);
+      },
+      () => false,
+    );
+  };
+  const queue: { change: RunChange; selected: boolean | Promise<boolean> }[] = [];
   let wake: (() => void) | undefined;
   let done = false;
   const finish = () => {
@@ -33,7 +71,7 @@ export function runChangeFeed(events: RunEvents, filter: RunFilter | null | unde
       finish();
       return;
     }
-    queue.push(change);
+    queue.push({ change, selected: selected(change) });
     wake?.();
   });
   return {
@@ -41,10 +79,13 @@ export function runChangeFeed(events: RunEvents, filter: RunFilter | null | unde
       return this;
     },
     async next(): Promise<IteratorResult<RunChange>> {
-      while (queue.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      const change = queue.shift();
-      return change ? { value: change, done: false } : { value: undefined, done: true };
+      for (;;) {
+        while (queue.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        const head = queue.shift();
+        if (!head) return { value: undefined, done: true };
+        if (head.selected === true || (head.selected !== false && (await head.selected))) return { value: head.change, done: false };
+      }
     },
     async return(): Promise<IteratorResult<RunChange>> {
       queue.length = 0;

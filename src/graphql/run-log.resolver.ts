@@ -4,10 +4,12 @@ import { RUN_LOG_PAGE_SIZE } from '../domain/run-log.js';
 import type { RunRecord } from '../domain/run.js';
 import type { RunLogPage } from '../services/run-log.service.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { forRole } from './redact.js';
 import { RunLogConnection, RunLogLine } from './run-log.type.js';
 import { Run } from './run.type.js';
 import { JSONScalar } from './scalars.js';
+import { scopeOf } from '../domain/scope.js';
 
 /** Run logs (docs/run-logs.md): `Run.logs` pages them, `runLogs` streams them. */
 @Resolver(() => Run)
@@ -30,10 +32,10 @@ export class RunLogLineResolver {
     return forRole(ctx, line.fields);
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Subscription.runLogs'))
   @Subscription(() => RunLogLine, {
     description: "The run's log lines as they are written, from the moment of subscribing (earlier ones: Run.logs), in order; completes once the run has ended and its last line is sent. A run already ended completes at once.",
-    subscribe: ({ args, context }) => (context as GraphQLContext).cronql.runLogs.follow(args.runId as string),
+    subscribe: ({ args, context }) => (context as GraphQLContext).cronql.runLogs.follow(args.runId as string, scopeOf((context as GraphQLContext).principal)),
   })
   runLogs(@Root() line: RunLogLineRecord, @Arg('runId', () => ID) _runId: string): RunLogLineRecord {
     return line;

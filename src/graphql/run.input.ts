@@ -25,4 +25,7 @@ export class RunFilterInput {
 
   @Field(() => DateTimeScalar, { nullable: true })
   scheduledBefore?: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Runs of job versions whose labels match this label selector (empty: every run; INVALID_SELECTOR).' })
+  labelSelector?: string | null;
 }

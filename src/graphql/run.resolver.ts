@@ -5,6 +5,7 @@ import { runDurationMs, type RunRecord } from '../domain/run.js';
 import { waitingForPool } from '../domain/pools.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { Job } from './job.type.js';
 import { RunFilterInput } from './run.input.js';
 import { Run } from './run.type.js';
@@ -12,10 +13,11 @@ import { DateTimeScalar, JSONScalar } from './scalars.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import { forRole } from './redact.js';
 import { traceIdOf } from '../tracing/traceparent.js';
+import { scopeOf } from '../domain/scope.js';
 
 @Resolver(() => Run)
 export class RunResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.runs'))
   @Query(() => RunConnection, { description: 'Newest scheduledAt first.' })
   async runs(
     @Arg('filter', () => RunFilterInput, { nullable: true }) filter: RunFilterInput | null,
@@ -24,16 +26,17 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<Connection<RunRecord>> {
     const runs = ctx.cronql.runs;
-    return toConnection(await runs.page({ ...filter }, first, after), () => runs.count({ ...filter }));
+    const scope = scopeOf(ctx.principal);
+    return toConnection(await runs.page({ ...filter }, first, after, scope), () => runs.count({ ...filter }, scope));
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.run'))
   @Query(() => Run, { nullable: true })
   async run(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord | null> {
-    return ctx.cronql.runs.get(id);
+    return ctx.cronql.runs.get(id, scopeOf(ctx.principal));
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.runJobNow'))
   @Mutation(() => Run, {
     description: 'MANUAL; AD_HOC when payload is given; SKIPPED (OVERLAP) when a run of the job is active.',
   })
@@ -43,13 +46,13 @@ export class RunResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<RunRecord> {
     // The run's span continues the operation's (tracing on).
-    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, actor: ctx.principal.name });
+    return ctx.cronql.runs.runNow(id, payload, { traceparent: ctx.traceparent, actor: ctx.principal.name, scope: scopeOf(ctx.principal) });
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.cancelRun'))
   @Mutation(() => Run, { description: 'PENDING or RUNNING → CANCELED; a handler in flight sees its signal fire.' })
   async cancelRun(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RunRecord> {
-    return ctx.cronql.runs.cancel(id, ctx.principal.name);
+    return ctx.cronql.runs.cancel(id, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @FieldResolver(() => JSONScalar, { nullable: true, description: 'The payload it ran with. A VIEWER reads credential-looking values as "[redacted]".' })

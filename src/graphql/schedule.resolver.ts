@@ -4,6 +4,7 @@ import { parseSchedulePhrase } from '../schedule/parse-english.js';
 import { CronqlError } from '../errors.js';
 import { canonicalTimezone, nextSlots, nextSlotsExplained, parseCronExpression } from '../schedule/index.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { DstMark, ScheduleType } from './enums.js';
 import { slotsBetween, UNBOUNDED } from '../schedule/job-schedule.js';
 import { describeEvery, formatEvery } from '../schedule/interval.js';
@@ -57,7 +58,7 @@ export class PreviewedSlot {
 
 @Resolver()
 export class ScheduleResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.describeSchedule'))
   @Query(() => String, { description: 'An English sentence for a cron expression in a zone, with what DST does to it where it matters.' })
   describeSchedule(
     @Arg('cronExpression', () => String) cronExpression: string,
@@ -67,7 +68,7 @@ export class ScheduleResolver {
     return describeSchedule(cronExpression, timezone ?? 'UTC', ctx.cronql.clock.now());
   }
 
-  @Authorized()
+  @Authorized(...rolesFor('Query.parseSchedule'))
   @Query(() => ParsedSchedule, { description: 'Plain English ("every weekday at 9am", "every 5 minutes", "… in Europe/Berlin") to a cron expression; UNPARSEABLE_SCHEDULE with examples otherwise.' })
   parseSchedule(
     @Arg('text', () => String) text: string,
@@ -102,7 +103,7 @@ export class ScheduleResolver {
   }
 
   /** The same slot math and DST policy as the runtime (src/schedule), without creating a job. */
-  @Authorized()
+  @Authorized(...rolesFor('Query.previewSchedule'))
   @Query(() => [DateTimeScalar], {
     description:
       `The next \`count\` slots (at most ${MAX_PREVIEW_COUNT}) strictly after \`from\` (default: now), as UTC instants, of one ` +
@@ -128,7 +129,7 @@ export class ScheduleResolver {
   }
 
   /** previewSchedule's slots, each with what DST did to it (from the same walk of the schedule). */
-  @Authorized()
+  @Authorized(...rolesFor('Query.previewScheduleSlots'))
   @Query(() => [PreviewedSlot], {
     description: `previewSchedule's slots (at most ${MAX_PREVIEW_COUNT}), each marked where daylight-saving time moved it (a gap) or repeated its local time.`,
   })

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { JobRecord } from '../domain/job.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { Job } from './job.type.js';
 import { Secret } from './secret.type.js';
 
@@ -14,19 +15,19 @@ interface SecretRecord {
 /** Secrets are ADMIN-only, both ways; no field ever carries a value. */
 @Resolver(() => Secret)
 export class SecretResolver {
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Query.secrets'))
   @Query(() => [Secret], { description: 'Every secret, by name (ADMIN). Values are never returned.' })
   secrets(@Ctx() ctx: GraphQLContext): Promise<SecretRecord[]> {
     return ctx.cronql.secrets.list();
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.setSecret'))
   @Mutation(() => Secret, { description: 'Creates or rotates a secret (ADMIN); the next run of every job referencing it uses the new value.' })
   setSecret(@Arg('name', () => String) name: string, @Arg('value', () => String) value: string, @Ctx() ctx: GraphQLContext): Promise<SecretRecord> {
     return ctx.cronql.secrets.set(name, value, ctx.principal.name);
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.deleteSecret'))
   @Mutation(() => Boolean, { description: 'Deletes a secret (ADMIN); runs referencing it then fail UNKNOWN_SECRET. False when there was none.' })
   deleteSecret(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     return ctx.cronql.secrets.delete(name, ctx.principal.name);

@@ -148,8 +148,9 @@ class Channel {
  * Subscriptions shared by everyone who asked the same thing. Without it every subscriber's
  * selection was executed, its loaders queried and its result serialised once per change: 100
  * subscribers of the same document did the same work 100 times, and a busy feed starved the
- * API. Here a subscription is keyed by its printed document, operation name, variables and the
- * caller's role (the one fact of the context that changes a result: redaction). The first
+ * API. Here a subscription is keyed by its printed document, operation name, variables, the
+ * caller's role (redaction) and scope (the jobs it sees): the facts of the context that change a
+ * result. The first
  * subscriber of a key opens a channel that executes the document once per change and serialises
  * the result once; each subscriber gets those bytes written to its socket (a reader whose socket
  * backs up past the limit is closed, the others go on). The channel closes with its last
@@ -181,7 +182,7 @@ export class SharedSubscriptions {
     const context = args.contextValue as GraphQLContext;
     const delivery = context.delivery;
     if (!delivery) return subscribe(args) as Promise<AsyncIterableIterator<Result> | Result>;
-    const key = JSON.stringify([print(args.document), args.operationName ?? null, args.variableValues ?? null, context.principal.role]);
+    const key = JSON.stringify([print(args.document), args.operationName ?? null, args.variableValues ?? null, context.principal.role, context.principal.scope]);
     let channel = this.channels.get(key);
     if (!channel) {
       const opened = new Channel(this, key);

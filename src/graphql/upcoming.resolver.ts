@@ -3,14 +3,16 @@ import type { JobRecord } from '../domain/job.js';
 import type { UpcomingSlot as UpcomingSlotRecord } from '../services/upcoming.service.js';
 import { UPCOMING_PAGE_SIZE } from '../services/upcoming.service.js';
 import type { GraphQLContext } from './context.type.js';
+import { rolesFor } from './auth.js';
 import { JobFilterInput } from './job.input.js';
 import { Job } from './job.type.js';
 import { DateTimeScalar } from './scalars.js';
 import { UpcomingConnection, UpcomingSlot } from './upcoming.type.js';
+import { scopeOf } from '../domain/scope.js';
 
 @Resolver(() => UpcomingSlot)
 export class UpcomingResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.upcoming'))
   @Query(() => UpcomingConnection, {
     description:
       'Every ACTIVE job\'s slots in [from, to] that will run (and those of jobs paused until an instant, from then on), in time order (slot, then job id): bounds, calendars, pauses that end, skipped slots and maxRuns applied. `first` ≤ 500.',
@@ -23,7 +25,7 @@ export class UpcomingResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<{ nodes: UpcomingSlotRecord[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }> {
-    const page = await ctx.cronql.upcoming.page({ from, to, filter: filter ? { ...filter } : null, first, after });
+    const page = await ctx.cronql.upcoming.page({ from, to, filter: filter ? { ...filter } : null, first, after, scope: scopeOf(ctx.principal) });
     return { nodes: page.nodes, pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor } };
   }
 

@@ -8,7 +8,6 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express, { type ErrorRequestHandler, type IRouter, type RequestHandler } from 'express';
 import {
@@ -27,13 +26,15 @@ import { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
 import { WebSocketServer } from 'ws';
 import type { Cronql } from '../app.js';
 import type { Logger } from '../logger.js';
-import { TokenAuthenticator, type Tokens } from '../graphql/auth.js';
+import { authenticationError, TokenAuthenticator, type Tokens } from '../graphql/auth.js';
 import type { GraphQLContext, Principal } from '../graphql/context.type.js';
-import { forbidden, formatError, formatWsResultError, graphQLError, unauthenticated } from '../graphql/errors.js';
+import { formatError, formatWsResultError, graphQLError, unauthenticated } from '../graphql/errors.js';
 import { LIMIT_RULES, LIMITS, costError } from '../graphql/limits.js';
 import { Loaders } from '../graphql/loaders.js';
+import { scopeOf } from '../domain/scope.js';
 import { cronqlSchema } from '../graphql/schema.js';
 import { exceedsBytes, tooLargeError } from '../graphql/response-size.js';
+import { apolloMiddleware } from './apollo-middleware.js';
 import { requestErrorStatusPlugin } from './response-status.js';
 import { WsOperationSpans, tracingPlugin } from './graphql-tracing.js';
 
@@ -56,6 +57,27 @@ export interface GraphqlApiOptions extends Tokens {
 
 /** What may wait unsent on one WebSocket before its reader is judged too slow and closed (4429). */
 export const MAX_SOCKET_BACKLOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Calls `fn` at an instant, however far (a timer holds at most 2^31-1 ms: longer waits are made of
+ * several); unref'd, so it never holds the process open.
+ */
+function at(when: Date, fn: () => void): { cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const wait = when.getTime() - Date.now();
+    if (wait <= 0) return fn();
+    timer = setTimeout(arm, Math.min(wait, 2 ** 31 - 1));
+    timer.unref();
+  };
+  arm();
+  return { cancel: () => clearTimeout(timer) };
+}
+
+/** What ends a named token's sockets: its revocation, on any instance (services/token.service.ts). */
+interface TokenWatch {
+  watch(tokenId: string, onEnd: () => void): () => void;
+}
 
 /** WebSocket limits, resolved. */
 interface WsLimits {
@@ -82,17 +104,18 @@ export interface GraphqlApi {
  * The GraphQL API on `/graphql` (or `options.path`): Apollo Server over HTTP (POST, and GET for
  * queries) and graphql-ws over WebSocket, for the HTTP server that passes its upgrades to `upgrade`. Both paths enforce the same things, in the
  * same order: a known token before anything is parsed (so unauthenticated callers learn nothing
- * of the schema), the limits of limits.ts, ADMIN for mutations, and the error masking of
+ * of the schema), the limits of limits.ts, the role rules of graphql/auth.ts, and the error masking of
  * graphql/errors.ts. graphql-ws runs outside Apollo, hence the explicit hooks below.
  */
 export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: GraphqlApiOptions): Promise<GraphqlApi> {
   const path = options.path ?? GRAPHQL_PATH;
   const schema = await cronqlSchema();
-  const auth = new TokenAuthenticator(options);
+  // Reached per request, not now: the API may be mounted before cronql has started (attachCronql).
+  const auth = new TokenAuthenticator(options, { check: (secret) => cronql.tokens.check(secret) });
   const log = cronql.log.child({ component: 'graphql' });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const maxResponseBytes = options.maxResponseBytes ?? 8_388_608;
-  const contextFor = (principal: Principal): GraphQLContext => ({ cronql, principal, loaders: new Loaders(cronql), log });
+  const contextFor = (principal: Principal): GraphQLContext => ({ cronql, principal, loaders: new Loaders(cronql, scopeOf(principal)), log });
 
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
@@ -143,13 +166,13 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
     requireJsonBody(),
     express.json({ limit: maxBodyBytes }),
     bodyErrors(maxBodyBytes),
-    expressMiddleware(apollo, { context: async ({ res }) => contextFor(res.locals.principal as Principal) }),
+    apolloMiddleware(apollo, async (_req, res) => contextFor(res.locals.principal as Principal)),
   );
 
   // Not `{ server, path }`: that form answers 400 to an upgrade on any other path, which would
   // break a host application's own WebSocket routes (attachCronql). The path is matched as ws does.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes });
-  const ws = useWebSocketApi(wss, schema, auth, contextFor, log, new WsOperationSpans(cronql), {
+  const ws = useWebSocketApi(wss, schema, auth, { watch: (id, onEnd) => cronql.tokens.watch(id, onEnd) }, contextFor, log, new WsOperationSpans(cronql), {
     maxSubscriptions: options.maxSubscriptionsPerConnection ?? 50,
     maxConnections: options.maxConnections ?? 5_000,
     maxResponseBytes,
@@ -176,19 +199,29 @@ export async function mountGraphqlApi(app: IRouter, cronql: Cronql, options: Gra
   };
 }
 
-/** Turns away requests without a known token before Apollo parses anything. */
+/**
+ * Turns away requests without a valid token before Apollo parses anything: 401, with
+ * UNAUTHENTICATED for an unknown token, TOKEN_REVOKED or TOKEN_EXPIRED for a named token that
+ * was valid once.
+ */
 function requireToken(auth: TokenAuthenticator): RequestHandler {
-  return (req, res, next) => {
-    const principal = auth.fromAuthorization(req.headers.authorization);
-    if (!principal) {
-      const error = unauthenticated();
+  return async (req, res, next) => {
+    let result;
+    try {
+      result = await auth.fromAuthorization(req.headers.authorization);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (!result.ok) {
+      const error = authenticationError(result.code);
       res
         .status(401)
         .set('WWW-Authenticate', 'Bearer')
         .json({ errors: [{ message: error.message, extensions: error.extensions }] });
       return;
     }
-    res.locals.principal = principal;
+    res.locals.principal = result.principal;
     next();
   };
 }
@@ -281,13 +314,15 @@ export function stringifyWithin(limit: number): (result: FormattedExecutionResul
 /**
  * graphql-ws on the API's path. The token travels in `connectionParams` and is
  * checked at connect: an unknown one closes the socket (4401) before any operation is read. Each
- * operation is then parsed and validated here with the same limits as HTTP, mutations need
- * ADMIN, and results go through the same masking.
+ * operation is then parsed and validated here with the same limits as HTTP, the role rules
+ * apply in the resolvers (graphql/auth.ts) as over HTTP, and results go through the same masking.
+ * A named token's socket is closed (4403) when the token is revoked, on any instance, or expires.
  */
 function useWebSocketApi(
   wss: WebSocketServer,
   schema: GraphQLSchema,
   auth: TokenAuthenticator,
+  tokens: TokenWatch,
   contextFor: (principal: Principal) => GraphQLContext,
   log: Logger,
   spans: WsOperationSpans,
@@ -315,15 +350,28 @@ function useWebSocketApi(
     {
       schema,
       subscribe: (args) => shared.subscribe(args),
-      onConnect(ctx) {
+      async onConnect(ctx) {
         const params = ctx.connectionParams ?? {};
-        const principal = auth.fromAuthorization(params.authorization ?? params.Authorization);
-        if (!principal) {
+        const socket = ctx.extra.socket;
+        const result = await auth.fromAuthorization(params.authorization ?? params.Authorization);
+        if (!result.ok) {
           // graphql-ws would close with 4403 "Forbidden"; the caller is unauthenticated, not forbidden.
-          ctx.extra.socket.close(4401, 'UNAUTHENTICATED');
+          socket.close(4401, result.code);
           return false;
         }
-        principals.set(ctx, principal);
+        principals.set(ctx, result.principal);
+        const { tokenId } = result.principal;
+        if (tokenId !== null) {
+          // A named token's socket ends with the token: 4403, which clients do not retry
+          // (the dashboard's feed stops, see dashboard/app/live.ts).
+          const end = (code: 'TOKEN_REVOKED' | 'TOKEN_EXPIRED') => socket.readyState <= socket.OPEN && socket.close(4403, code);
+          const unwatch = tokens.watch(tokenId, () => end('TOKEN_REVOKED'));
+          const expiry = result.expiresAt ? at(result.expiresAt, () => end('TOKEN_EXPIRED')) : undefined;
+          socket.once('close', () => {
+            unwatch();
+            expiry?.cancel();
+          });
+        }
         return true;
       },
       onSubscribe(ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] {
@@ -345,9 +393,6 @@ function useWebSocketApi(
         }
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return [graphQLError('BAD_REQUEST', 'Could not pick the operation to run; name it with operationName')];
-        if (operation.operation === 'mutation' && principal.role !== 'ADMIN') {
-          return [forbidden(`the ${principal.role} role may not run mutations`)];
-        }
         // A subscription's selection is executed again for every event: its own, lower ceiling.
         const subscription = operation.operation === 'subscription';
         const tooCostly = costError(schema, document, payload.variables, payload.operationName, subscription ? LIMITS.maxEventCost : LIMITS.maxCost);

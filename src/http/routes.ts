@@ -4,11 +4,10 @@ import express, { type Router } from 'express';
 import type { Cronql } from '../app.js';
 import type { Role } from '../config.js';
 import type { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
-import { mountDashboard } from './dashboard.js';
 import { lastErrorHandler, notFound } from './errors.js';
-import { mountGraphiql } from './graphiql.js';
 import { GRAPHQL_PATH, mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
+import { lazyRoutes } from './lazy-routes.js';
 import { mountMetrics } from './metrics.js';
 
 /** What cronql serves over HTTP, wherever it is mounted (its own server or a host application's). */
@@ -62,8 +61,11 @@ export async function mountCronqlRoutes(cronql: Cronql, options: CronqlHttpOptio
   let api: GraphqlApi | undefined;
   if (options.role !== 'scheduler') {
     if (!options.adminToken) throw new Error('cronql: adminToken is required to serve the GraphQL API');
-    mountGraphiql(router, { path: `${base}/graphiql`, endpoint: graphqlPath });
-    mountDashboard(router, { path: `${base}/dashboard`, endpoint: graphqlPath });
+    // The pages' bundles are imported on their first request: a start does not need them.
+    const graphiql = `${base}/graphiql`;
+    const dashboard = `${base}/dashboard`;
+    router.use(lazyRoutes(graphiql, async (r) => void (await import('./graphiql.js')).mountGraphiql(r, { path: graphiql, endpoint: graphqlPath })));
+    router.use(lazyRoutes(dashboard, async (r) => void (await import('./dashboard.js')).mountDashboard(r, { path: dashboard, endpoint: graphqlPath })));
     api = await mountGraphqlApi(router, cronql, {
       path: graphqlPath,
       adminToken: options.adminToken,

@@ -13,6 +13,7 @@ import { exclusionAmong, type CalendarRules } from '../schedule/calendar.js';
 import { jobScheduleOf } from '../domain/job-schedule.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validateReason } from './job-rules.js';
+import { EVERY_JOB, type Scope } from '../domain/scope.js';
 
 /** What a backfill is asked for with (the API's `backfillJob`). */
 export interface BackfillRequest {
@@ -57,7 +58,7 @@ export class BackfillService {
    * @throws NOT_FOUND, INVALID_STATE (the key has no live version), REASON_REQUIRED,
    *   BAD_USER_INPUT (the range), BACKFILL_TOO_LARGE (more than 10,000 slots in the range)
    */
-  async backfill(req: BackfillRequest, requestedBy: string | null): Promise<BackfillRecord> {
+  async backfill(req: BackfillRequest, requestedBy: string | null, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord> {
     const reason = validateReason(req.reason, 'a backfill');
     const scope = req.scope ?? BackfillScope.NOT_SUCCEEDED;
     if (!Object.values(BackfillScope).includes(scope)) throw new CronqlError('BAD_USER_INPUT', `scope must be one of ${Object.values(BackfillScope).join(', ')}`);
@@ -68,9 +69,14 @@ export class BackfillService {
     }
     if (from.getTime() > to.getTime()) throw new CronqlError('BAD_USER_INPUT', 'from must not be after to', { from, to });
     if (to.getTime() > now.getTime()) throw new CronqlError('BAD_USER_INPUT', 'a backfill runs past slots: to must not be in the future', { to, now });
-    const job = await this.d.jobs.getOrThrow(req.jobId);
-    if (!(await liveVersionOf(this.d.pool, job.jobKey))) {
+    const job = await this.d.jobs.getOrThrow(req.jobId, callerScope);
+    const live = await liveVersionOf(this.d.pool, job.jobKey);
+    if (!live) {
       throw new CronqlError('INVALID_STATE', `job ${job.jobKey} is RETIRED: no version is left to run a backfill`, { status: job.status });
+    }
+    // The runs are the live version's: one that left the caller's scope (new labels) is not theirs to run.
+    if (callerScope && live !== job.id && !(await this.d.jobs.get(live, callerScope))) {
+      throw new CronqlError('NOT_FOUND', `no job with id ${req.jobId}`, { id: req.jobId });
     }
     // A slot the job's calendars exclude (as they stand now) is left out: the calendar said no, and
     // counts in neither `slots` nor `skippedExisting`. The 10,000 cap counts the range's slots.
@@ -90,7 +96,9 @@ export class BackfillService {
    * that have not started are CANCELED; a run already RUNNING finishes (cancel it with cancelRun).
    * @throws NOT_FOUND, INVALID_STATE (DONE or CANCELED already)
    */
-  async cancel(id: string, actor: string | null = null): Promise<BackfillRecord> {
+  async cancel(id: string, actor: string | null = null, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord> {
+    // Outside the caller's scope: NOT_FOUND before anything is written (a backfill's job never changes).
+    if (callerScope) await this.getOrThrow(id, callerScope);
     const audit = { actor: auditActor(actor), action: 'cancelBackfill' };
     const done = isUuid(id) ? await cancelBackfill(this.d.pool, id, this.d.clock.now(), audit) : null;
     if (!done) {
@@ -101,19 +109,29 @@ export class BackfillService {
     return (await getBackfill(this.d.pool, id)) ?? done.backfill;
   }
 
-  async get(id: string): Promise<BackfillRecord | null> {
-    return isUuid(id) ? getBackfill(this.d.pool, id) : null;
+  /** A backfill by id; null when there is none, or when its job is outside `callerScope` (the same answer). */
+  async get(id: string, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord | null> {
+    const found = isUuid(id) ? await getBackfill(this.d.pool, id) : null;
+    return found && (await this.visible([found], callerScope)).length > 0 ? found : null;
   }
 
-  async getOrThrow(id: string): Promise<BackfillRecord> {
-    const found = await this.get(id);
+  async getOrThrow(id: string, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord> {
+    const found = await this.get(id, callerScope);
     if (!found) throw new CronqlError('NOT_FOUND', `no backfill with id ${id}`, { id });
     return found;
   }
 
-  /** A job key's backfills, newest first. */
-  ofJob(jobKey: string, limit = 20): Promise<BackfillRecord[]> {
-    return backfillsOfJob(this.d.pool, jobKey, limit);
+  /** A job key's backfills, newest first: those of versions in `callerScope`. */
+  async ofJob(jobKey: string, limit = 20, callerScope: Scope = EVERY_JOB): Promise<BackfillRecord[]> {
+    return this.visible(await backfillsOfJob(this.d.pool, jobKey, limit), callerScope);
+  }
+
+  /** The backfills whose job version is in scope: a backfill is its job's. */
+  private async visible(backfills: BackfillRecord[], callerScope: Scope): Promise<BackfillRecord[]> {
+    if (callerScope === null || backfills.length === 0) return backfills;
+    const jobs = await this.d.jobs.getMany([...new Set(backfills.map((b) => b.jobId))], callerScope);
+    const seen = new Set(jobs.flatMap((j) => (j ? [j.id] : [])));
+    return backfills.filter((b) => seen.has(b.jobId));
   }
 }
 

@@ -1,8 +1,9 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, JobStatus, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
-import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NameSetting, type NamesSetting } from '../domain/job-fields.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NameSetting, type NamesSetting, type TextSetting } from '../domain/job-fields.js';
 import { validateAfterSettings, validateDependencies } from './dependency-rules.js';
+import { validateLabels } from '../domain/label-selector.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
 import { checkJson, checkText } from './stored-input.js';
 import { canonicalTimezone, nextSlot as nextCronSlot, parseCronExpression } from '../schedule/index.js';
@@ -287,6 +288,8 @@ export function validateSettings(input: SettingsInput): JobSettings {
     else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
     else if (spec.kind === 'name') valid[name] = validateName(name, spec, value);
     else if (spec.kind === 'dependencies') valid[name] = validateDependencies(name, spec, value);
+    else if (spec.kind === 'labels') valid[name] = value === undefined || value === null ? {} : validateLabels(value);
+    else if (spec.kind === 'text') valid[name] = validateText(name, spec, value);
     else if (value === undefined || value === null) valid[name] = spec.default;
     else if (spec.kind === 'enum') {
       if (!Object.values(spec.values).includes(value as string)) {
@@ -329,6 +332,15 @@ function validateName(name: string, spec: NameSetting, value: unknown): string |
     throw new CronqlError(spec.code, `${name} must be a ${spec.of} name (letters, digits and . _ -, at most 64 characters), or null`, { field: name });
   }
   return value;
+}
+
+/** A free text: null, omitted or blank is none; at most `spec.max` characters, storable (stored-input.ts). */
+function validateText(name: string, spec: TextSetting, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new CronqlError(spec.code, `${name} must be a string`, { field: name });
+  if (value.length > spec.max) throw new CronqlError(spec.code, `${name} is at most ${spec.max} characters (got ${value.length})`, { field: name, max: spec.max });
+  checkText(name, value);
+  return value.trim() === '' ? null : value;
 }
 
 const oneOf = (values: string[]) => `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;

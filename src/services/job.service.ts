@@ -14,9 +14,13 @@ import { assertNotOwnUpstream } from './dependency-rules.js';
 import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
+import { toJobQuery, type JobFilter } from './job-filter.js';
+import { formatSelector, parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { formatEvery } from '../schedule/interval.js';
 import { secretNames } from '../secrets/references.js';
 import type { RuntimePort } from './runtime-port.js';
+import { EVERY_JOB, inScope, within, type Scope } from '../domain/scope.js';
+import type { Labels } from '../domain/label-selector.js';
 
 export interface CreateJobInput extends DefinitionInput {
   key: string;
@@ -25,7 +29,7 @@ export interface CreateJobInput extends DefinitionInput {
 /** Omitted fields are copied from the version being replaced. */
 export type NewJobVersionInput = Partial<DefinitionInput>;
 
-export type JobFilter = JobQuery;
+export type { JobFilter };
 
 export interface ServiceDeps {
   /** Opens the data layer's job store (plain records in and out), told of every job row a write changed. */
@@ -72,27 +76,32 @@ export class JobService {
     });
   }
 
-  async get(id: string): Promise<JobRecord | null> {
+  /** A job version by id; null when there is none, or when it is outside `scope` (the same answer). */
+  async get(id: string, scope: Scope = EVERY_JOB): Promise<JobRecord | null> {
     if (!isUuid(id)) return null;
-    return this.store.get(id);
+    const job = await this.store.get(id);
+    return job && inScope(scope, job.labels) ? job : null;
   }
 
-  async getOrThrow(id: string): Promise<JobRecord> {
-    const job = await this.get(id);
+  /** @throws NOT_FOUND when there is no such job version, or it is outside `scope` (the same error: docs/teams.md). */
+  async getOrThrow(id: string, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    const job = await this.get(id, scope);
     if (!job) throw new CronqlError('NOT_FOUND', `no job with id ${id}`, { id });
     return job;
   }
 
-  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing. */
-  async getMany(ids: readonly string[]): Promise<(JobRecord | null)[]> {
-    const byId = new Map((await this.store.getMany(ids.filter(isUuid))).map((j) => [j.id, j]));
+  /** Batched lookup (GraphQL dataloaders): jobs in the order of `ids`, null where missing or outside `scope`. */
+  async getMany(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(JobRecord | null)[]> {
+    const jobs = await this.store.getMany(ids.filter(isUuid));
+    for (const job of jobs) this.rememberLabels(job);
+    const byId = new Map(jobs.filter((j) => inScope(scope, j.labels)).map((j) => [j.id, j]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
-  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched. */
-  async getSuccessors(ids: readonly string[]): Promise<(JobRecord | null)[]> {
+  /** The versions that replaced the given ones (GraphQL `supersededBy`), batched; null where none, or outside `scope`. */
+  async getSuccessors(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(JobRecord | null)[]> {
     const rows = await this.store.successorsOf(ids.filter(isUuid));
-    const bySupersedes = new Map(rows.map((j) => [j.supersedesId!, j]));
+    const bySupersedes = new Map(rows.filter((j) => inScope(scope, j.labels)).map((j) => [j.supersedesId!, j]));
     return ids.map((id) => bySupersedes.get(id) ?? null);
   }
 
@@ -102,12 +111,36 @@ export class JobService {
     return keys.map((k) => byKey.get(k) ?? null);
   }
 
-  async list(filter: JobFilter = {}, first?: number | null, after?: string | null): Promise<Page<JobRecord>> {
+  /**
+   * The labels of these job versions (those that exist), for the scope of runs (services/run.service.ts):
+   * a version's labels never change, so they are kept once read (bounded), and a feed of run
+   * changes asks the database once per job version, not once per change.
+   */
+  async labelsOf(ids: readonly string[]): Promise<Map<string, Labels>> {
+    const missing = [...new Set(ids)].filter((id) => !this.labels.has(id));
+    if (missing.length > 0) await this.getMany(missing);
+    const out = new Map<string, Labels>();
+    for (const id of ids) {
+      const labels = this.labels.get(id);
+      if (labels) out.set(id, labels);
+    }
+    return out;
+  }
+
+  /** Labels of job versions read so far (immutable per version), oldest evicted first past MAX_KEPT_LABELS. */
+  private readonly labels = new Map<string, Labels>();
+
+  private rememberLabels(job: JobRecord): void {
+    if (this.labels.has(job.id)) return;
+    if (this.labels.size >= MAX_KEPT_LABELS) this.labels.delete(this.labels.keys().next().value!);
+    this.labels.set(job.id, job.labels);
+  }
+
+  /** A page of the job versions matching `filter` in the caller's `scope` (both in the same statement), and how many match. */
+  async list(filter: JobFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Page<JobRecord>> {
     const size = pageSize(first);
-    checkText('filter.target', filter.target);
-    checkText('filter.key', filter.key);
-    checkText('filter.keyContains', filter.keyContains);
-    const { rows, total } = await this.store.list(filter, decodeCursor(after), size + 1);
+    const query = toJobQuery(filter);
+    const { rows, total } = await this.store.list({ ...query, selector: within(scope, query.selector) }, decodeCursor(after), size + 1);
     return toPage(rows, size, (j) => ({ at: j.createdAt, id: j.id }), total);
   }
 
@@ -228,17 +261,44 @@ export class JobService {
   }
 
   /** Pauses an ACTIVE job; with `until` (a future instant) it resumes by itself then (`resumeEnded`). */
-  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null): Promise<JobRecord> {
+  async pause(id: string, reason: unknown, actor: string | null = null, until: Date | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const why = validateReason(reason);
     const end = validatePauseEnd(until, this.d.clock.now());
     return this.transition(id, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, 'pause', {
       action: 'pauseJob',
       details: { reason: why, until: end?.toISOString() ?? null },
+    }, scope);
+  }
+
+  async resume(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume', { action: 'resumeJob' }, scope);
+  }
+
+  /**
+   * Pauses every ACTIVE job whose labels match `labelSelector` (and `scope`, the caller's token's
+   * selector, when it has one), each exactly as `pause` does — reason, optional end, the NOTIFY
+   * every instance acts on — in one statement; jobs not ACTIVE are left as they are. Returns the
+   * jobs paused. @throws CronqlError INVALID_SELECTOR (an empty selector too), REASON_REQUIRED
+   */
+  async pauseMatching(labelSelector: unknown, reason: unknown, until: Date | null, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    const selector = bulkSelector(labelSelector, scope);
+    const why = validateReason(reason);
+    const end = validatePauseEnd(until, this.d.clock.now());
+    return this.store.changeBySelector(selector, [JobStatus.ACTIVE], { status: JobStatus.PAUSED, pauseReason: why, pausedUntil: end }, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'pauseJobs',
+      details: { reason: why, until: end?.toISOString() ?? null, labelSelector: formatSelector(selector) },
     });
   }
 
-  async resume(id: string, actor: string | null = null): Promise<JobRecord> {
-    return this.transition(id, [JobStatus.PAUSED], RESUMED, actor, 'resume', { action: 'resumeJob' });
+  /** Resumes every PAUSED job whose labels match, each as `resume` does, in one statement (see `pauseMatching`). */
+  async resumeMatching(labelSelector: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    const selector = bulkSelector(labelSelector, scope);
+    return this.store.changeBySelector(selector, [JobStatus.PAUSED], { ...RESUMED }, actor, this.d.clock.now(), {
+      actor: auditActor(actor),
+      action: 'resumeJobs',
+      details: { labelSelector: formatSelector(selector) },
+    });
   }
 
   /**
@@ -257,16 +317,16 @@ export class JobService {
    * come, instead of running; replaces an earlier request (0 cancels it). ACTIVE or PAUSED jobs
    * (a paused job skips the slots after its resume).
    */
-  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null): Promise<JobRecord> {
+  async skipNext(id: string, count: unknown, reason: unknown, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const n = validateSkipCount(count);
     const why = validateReason(reason, 'skipping slots');
     return this.transition(id, [JobStatus.ACTIVE, JobStatus.PAUSED], { skipRemaining: n, skipReason: n === 0 ? null : why }, actor, 'skip the next runs of', {
       action: 'skipNextRuns',
       details: { count: n, reason: n === 0 ? null : why },
-    });
+    }, scope);
   }
 
-  async retire(id: string, actor: string | null = null): Promise<JobRecord> {
+  async retire(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     return this.transition(
       id,
       [JobStatus.ACTIVE, JobStatus.PAUSED],
@@ -274,12 +334,13 @@ export class JobService {
       actor,
       'retire',
       { action: 'retireJob' },
+      scope,
     );
   }
 
   /** Atomically retires the job and activates a new version of it; returns the new version. */
-  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null): Promise<JobRecord> {
-    const old = await this.getOrThrow(id);
+  async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
+    const old = await this.getOrThrow(id, scope);
     if (old.status === JobStatus.RETIRED) {
       throw new CronqlError('INVALID_STATE', `job ${old.jobKey} v${old.version} is RETIRED; versions are made from the live one`, {
         status: old.status,
@@ -335,8 +396,10 @@ export class JobService {
     actor: string | null,
     action: string,
     audit: Omit<JobAudit, 'actor'>,
+    scope: Scope,
   ): Promise<JobRecord> {
-    const job = await this.getOrThrow(id);
+    // Outside the caller's scope: NOT_FOUND, before anything is written.
+    const job = await this.getOrThrow(id, scope);
     const updated = await this.store.transition(id, from, change, actor, this.d.clock.now(), { ...audit, actor: auditActor(actor) });
     if (!updated) {
       const current = (await this.get(id)) ?? job;
@@ -344,6 +407,24 @@ export class JobService {
     }
     return updated;
   }
+}
+
+/** How many job versions' labels the service keeps (a few MB at most). */
+const MAX_KEPT_LABELS = 50_000;
+
+/**
+ * The selector of a bulk action: parsed, and refused when empty — "every job" must not be what a
+ * typo or a missing variable does (docs/api.md, "Label selectors"). A scope (the token's own
+ * selector) narrows it: both must hold.
+ */
+function bulkSelector(text: unknown, scope: Scope): LabelSelector {
+  const selector = parseLabelSelector(text as string);
+  if (selector.terms.length === 0) {
+    throw new CronqlError('INVALID_SELECTOR', 'a bulk action needs a non-empty label selector: say `team` (every job with a team label) or another selector; an empty one would change every job', {
+      field: 'labelSelector',
+    });
+  }
+  return within(scope, selector)!;
 }
 
 /** The audit log's action for a pause that ended by itself (`until`), by cronql. */

@@ -7,6 +7,8 @@ import { RUN_LOG_PAGE_SIZE, type RunLogLine } from '../domain/run-log.js';
 import type { RunLogEvents } from '../runtime/run-log-events.js';
 import type { RunEvents } from '../runtime/run-events.js';
 import { pageSize } from './pagination.js';
+import { EVERY_JOB, type Scope } from '../domain/scope.js';
+import type { RunRecord } from '../domain/run.js';
 
 export interface RunLogsRequest {
   runId: string;
@@ -28,6 +30,8 @@ export interface RunLogServiceDeps {
   runEvents: RunEvents;
   /** Lines stored, by run (this instance's, and other instances' through the relay). */
   logEvents: RunLogEvents;
+  /** Runs by id as a caller of a scope sees them (null outside it): services/run.service.ts. */
+  runs?: { get(id: string, scope: Scope): Promise<RunRecord | null> };
 }
 
 /** `after` of `Run.logs`: the sequence of the last line read, as the API returned it. */
@@ -83,10 +87,12 @@ export class RunLogService {
    * that receives them was away) is filled from the table, and at the run's end whatever has not
    * arrived yet is read: the stream misses nothing written after it started. Bounded by
    * construction: a run keeps at most 1,001 lines, so the queue never holds more.
-   * @throws NOT_FOUND when there is no such run
+   * @throws NOT_FOUND when there is no such run, or it is outside `scope`
    */
-  async follow(runId: string): Promise<AsyncIterableIterator<RunLogLine>> {
+  async follow(runId: string, scope: Scope = EVERY_JOB): Promise<AsyncIterableIterator<RunLogLine>> {
     if (!isUuid(runId)) throw new CronqlError('NOT_FOUND', `no run with id ${runId}`, { id: runId });
+    // A run outside the caller's scope does not exist for it (a run's job never changes: checked once).
+    if (scope && !(await this.d.runs?.get(runId, scope))) throw new CronqlError('NOT_FOUND', `no run with id ${runId}`, { id: runId });
     const { pool, runEvents, logEvents } = this.d;
     const queue: RunLogLine[] = [];
     let wake: (() => void) | undefined;

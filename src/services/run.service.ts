@@ -5,7 +5,8 @@ import type { Tracing } from '../tracing/tracing.js';
 import { Channel, notify } from '../db/notifier.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
-import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter } from '../db/run-queries.js';
+import { countRuns, lastRunsOfJobs, pageRuns, runPagesOfJobs, type RunFilter as RunQuery } from '../db/run-queries.js';
+import { parseLabelSelector, type LabelSelector } from '../domain/label-selector.js';
 import { loadRuns, loadUpstreamRuns } from '../db/run-loading.js';
 import type { RunStore } from '../db/run-store.js';
 import { isUuid, type JobService } from './job.service.js';
@@ -13,8 +14,10 @@ import { validatePayload } from './job-rules.js';
 import { checkText } from './stored-input.js';
 import { decodeCursor, pageSize, toPage, type Page, type Position } from './pagination.js';
 import type { RuntimePort } from './runtime-port.js';
+import { EVERY_JOB, inScope, within, type Scope } from '../domain/scope.js';
 
-export type { RunFilter };
+/** A filter of runs as the API takes it (`RunFilter`): the label selector as text. */
+export type RunFilter = Omit<RunQuery, 'selector'> & { labelSelector?: string | null };
 
 export interface JobRunsRequest {
   jobId: string;
@@ -42,21 +45,34 @@ export interface RunNowOptions {
   traceparent?: string;
   /** Who asks (the principal's name): the run's `triggeredBy` and its audit entry's actor. */
   actor?: string | null;
+  /** The caller's scope: a job outside it is NOT_FOUND (docs/teams.md). */
+  scope?: Scope;
 }
 
 /**
  * The filter as the data layer takes it: its text checked; a job id that is not a uuid matches
- * nothing (the nil uuid) rather than failing.
+ * nothing (the nil uuid) rather than failing; its selector narrowed to the caller's scope (the
+ * runs of the scope's job versions only, in the same statement).
  */
-function checkedFilter(filter: RunFilter): RunFilter {
+function checkedFilter(filter: RunFilter, scope: Scope): RunQuery {
   checkText('filter.jobKey', filter.jobKey);
   checkText('filter.target', filter.target);
-  return filter.jobId && !isUuid(filter.jobId) ? { ...filter, jobId: NIL_UUID } : filter;
+  const { labelSelector, ...rest } = filter;
+  const query: RunQuery = { ...rest, selector: within(scope, selectorOf(filter)) };
+  return filter.jobId && !isUuid(filter.jobId) ? { ...query, jobId: NIL_UUID } : query;
 }
+
+/** The filter's label selector, parsed (INVALID_SELECTOR); null when it has none. */
+export const selectorOf = (filter: RunFilter | null | undefined): LabelSelector | null =>
+  filter?.labelSelector == null ? null : parseLabelSelector(filter.labelSelector);
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** In-memory form of the same filter, for run events (subscriptions filter on the server). */
+/**
+ * In-memory form of the same filter, for run events (subscriptions filter on the server), but for
+ * the label selector: the run does not carry its job version's labels, graphql/run-feed.ts
+ * matches them (`matchesSelector`).
+ */
 export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boolean {
   if (!f) return true;
   if (f.jobId && run.jobId !== f.jobId) return false;
@@ -73,14 +89,16 @@ export function runMatches(run: RunRecord, f: RunFilter | null | undefined): boo
 export class RunService {
   constructor(private readonly d: RunServiceDeps) {}
 
-  async get(id: string): Promise<RunRecord | null> {
+  /** A run by id; null when there is none, or when its job is outside `scope` (the same answer). */
+  async get(id: string, scope: Scope = EVERY_JOB): Promise<RunRecord | null> {
     if (!isUuid(id)) return null;
-    return this.d.store.get(id);
+    const run = await this.d.store.get(id);
+    return run && (await this.visible([run], scope)).length > 0 ? run : null;
   }
 
-  /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing. */
-  async getMany(ids: readonly string[]): Promise<(RunRecord | null)[]> {
-    const byId = new Map((await loadRuns(this.d.pool, ids.filter(isUuid))).map((run) => [run.id, run]));
+  /** Batched lookup (GraphQL dataloaders): runs in the order of `ids`, null where missing or outside `scope`. */
+  async getMany(ids: readonly string[], scope: Scope = EVERY_JOB): Promise<(RunRecord | null)[]> {
+    const byId = new Map((await this.visible(await loadRuns(this.d.pool, ids.filter(isUuid)), scope)).map((run) => [run.id, run]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
@@ -90,20 +108,32 @@ export class RunService {
     return ids.map((id) => byRun.get(id) ?? []);
   }
 
-  async getOrThrow(id: string): Promise<RunRecord> {
-    const run = await this.get(id);
+  /** @throws NOT_FOUND when there is no such run, or its job is outside `scope` (the same error). */
+  async getOrThrow(id: string, scope: Scope = EVERY_JOB): Promise<RunRecord> {
+    const run = await this.get(id, scope);
     if (!run) throw new CronqlError('NOT_FOUND', `no run with id ${id}`, { id });
     return run;
   }
 
-  async list(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Page<RunRecord>> {
-    const [page, totalCount] = await Promise.all([this.page(filter, first, after), this.count(filter)]);
+  /**
+   * The runs whose job version is in `scope` (docs/teams.md): a run is its job's. The labels of
+   * job versions are kept once read (they never change), so a feed of run changes filters each
+   * change without a query.
+   */
+  async visible(runs: readonly RunRecord[], scope: Scope): Promise<RunRecord[]> {
+    if (scope === null || runs.length === 0) return [...runs];
+    const labels = await this.d.jobs.labelsOf(runs.map((r) => r.jobId));
+    return runs.filter((r) => labels.has(r.jobId) && inScope(scope, labels.get(r.jobId)));
+  }
+
+  async list(filter: RunFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Page<RunRecord>> {
+    const [page, totalCount] = await Promise.all([this.page(filter, first, after, scope), this.count(filter, scope)]);
     return { ...page, totalCount };
   }
 
   /** The runs matching `filter` (what `totalCount` says; counting a large history costs, so it is asked for apart). */
-  async count(filter: RunFilter = {}): Promise<number> {
-    return countRuns(this.d.pool, checkedFilter(filter));
+  async count(filter: RunFilter = {}, scope: Scope = EVERY_JOB): Promise<number> {
+    return countRuns(this.d.pool, checkedFilter(filter, scope));
   }
 
   /**
@@ -111,10 +141,10 @@ export class RunService {
    * all its versions) are read newest first per version and merged: a page reads at most a page
    * per version, however long the job's history is.
    */
-  async page(filter: RunFilter = {}, first?: number | null, after?: string | null): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
+  async page(filter: RunFilter = {}, first?: number | null, after?: string | null, scope: Scope = EVERY_JOB): Promise<Omit<Page<RunRecord>, 'totalCount'>> {
     const size = pageSize(first);
     const byKey = filter.jobKey && !filter.jobId ? filter.jobKey : undefined;
-    const rows = await pageRuns(this.d.pool, checkedFilter(filter), byKey, decodeCursor(after), size + 1);
+    const rows = await pageRuns(this.d.pool, checkedFilter(filter, scope), byKey, decodeCursor(after), size + 1);
     const { totalCount: _, ...page } = toPage(rows, size, (r) => ({ at: r.scheduledAt, id: r.id }), 0);
     return page;
   }
@@ -126,6 +156,8 @@ export class RunService {
    */
   async runNow(jobId: string, payload?: unknown, options: RunNowOptions = {}): Promise<RunRecord> {
     if (payload !== undefined && payload !== null) validatePayload(payload, this.d.maxPayloadBytes);
+    // Outside the caller's scope: NOT_FOUND before anything is written (a version's labels never change).
+    if (options.scope) await this.d.jobs.getOrThrow(jobId, options.scope);
     const traceparent = this.d.tracing?.continueOrStart(options.traceparent) ?? null;
     const made = isUuid(jobId) ? await this.d.store.insertManual(jobId, payload === null ? undefined : payload, traceparent, { actor: auditActor(options.actor), action: 'runJobNow' }) : null;
     // Replaced runs running here stop now; those elsewhere were told by the store (NOTIFY).
@@ -146,7 +178,9 @@ export class RunService {
   }
 
   /** PENDING|RUNNING → CANCELED; a handler in flight sees its AbortSignal fire. */
-  async cancel(id: string, actor: string | null = null): Promise<RunRecord> {
+  async cancel(id: string, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<RunRecord> {
+    // Outside the caller's scope: NOT_FOUND before anything is written (a run's job never changes).
+    if (scope) await this.getOrThrow(id, scope);
     const change = isUuid(id) ? await this.d.store.cancel(id, { actor: auditActor(actor), action: 'cancelRun' }) : null;
     if (!change) {
       const existing = await this.getOrThrow(id);

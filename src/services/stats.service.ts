@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool.js';
 import { windowStats } from '../db/stats-queries.js';
 import { CronqlError } from '../errors.js';
 import { RunStatus, TriggerType } from '../domain/enums.js';
+import { EVERY_JOB, type Scope } from '../domain/scope.js';
 
 /** `stats(window)` in hours: at least 1, at most 30 days. */
 export const MAX_STATS_WINDOW_HOURS = 720;
@@ -22,15 +23,16 @@ export interface Stats {
 /**
  * The operational signals (docs/product.md) over a window of run history (runs scheduled in it: a slot in the window, or a run-now made in it): counts by
  * status, target (with the failure rate: FAILED among finished-or-failed runs) and trigger;
- * fire-lateness percentiles; the jobs failing most (db/stats-queries.ts).
+ * fire-lateness percentiles; the jobs failing most (db/stats-queries.ts). A scoped caller's
+ * stats are those of the runs of its jobs (docs/teams.md).
  */
-export async function runStats(pool: Pool, now: Date, windowHours: number | null | undefined): Promise<Stats> {
+export async function runStats(pool: Pool, now: Date, windowHours: number | null | undefined, scope: Scope = EVERY_JOB): Promise<Stats> {
   const hours = windowHours ?? 24;
   if (!Number.isInteger(hours) || hours < 1 || hours > MAX_STATS_WINDOW_HOURS) {
     throw new CronqlError('BAD_USER_INPUT', `window must be a whole number of hours from 1 to ${MAX_STATS_WINDOW_HOURS}`, { field: 'window' });
   }
   const since = new Date(now.getTime() - hours * 3_600_000);
-  const { groups, late, failing } = await windowStats(pool, since, now, MOST_FAILING);
+  const { groups, late, failing } = await windowStats(pool, since, now, MOST_FAILING, scope);
   const byStatus: Stats['byStatus'] = [];
   const byTarget: Stats['byTarget'] = [];
   const byTrigger: Stats['byTrigger'] = [];

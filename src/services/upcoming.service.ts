@@ -11,7 +11,8 @@ import { decodeCursor, encodeCursor, pageSize, type Page } from './pagination.js
 
 /** A page of the timeline (no total: the window may hold any number of slots). */
 export type UpcomingPage = Omit<Page<UpcomingSlot>, 'totalCount'>;
-import { checkText } from './stored-input.js';
+import { filtersNothing, jobMatches, toJobQuery, type JobFilter } from './job-filter.js';
+import { EVERY_JOB, within, type Scope } from '../domain/scope.js';
 
 /** One slot of one job in the upcoming timeline. */
 export interface UpcomingSlot {
@@ -25,9 +26,11 @@ export interface UpcomingQuery {
   /** Default: now. */
   from?: Date | null;
   to: Date;
-  filter?: JobQuery | null;
+  filter?: JobFilter | null;
   first?: number | null;
   after?: string | null;
+  /** The caller's scope: the jobs outside it are left out (docs/teams.md). */
+  scope?: Scope;
 }
 
 /** The page size of `upcoming` when `first` is omitted or null. */
@@ -93,10 +96,9 @@ export class UpcomingService {
     if (q.to.getTime() < from.getTime()) {
       throw new CronqlError('BAD_USER_INPUT', `to (${q.to.toISOString()}) is before from (${from.toISOString()})`, { field: 'to' });
     }
-    const filter = q.filter ?? {};
-    checkText('filter.target', filter.target);
-    checkText('filter.key', filter.key);
-    checkText('filter.keyContains', filter.keyContains);
+    const query = toJobQuery(q.filter ?? {});
+    // The caller's scope narrows the filter's selector: its jobs only.
+    const filter = { ...query, selector: within(q.scope ?? EVERY_JOB, query.selector) };
     const position = decodeCursor(q.after);
     await this.refresh();
     const groups = await this.withCounts(filtered(this.groupsNow(), this.entries!, filter));
@@ -186,14 +188,8 @@ function groupsOf(entries: Iterable<Entry>): Group[] {
 
 /** The groups narrowed to the jobs the filter lets through (a group is kept whole when the filter says nothing). */
 function filtered(groups: Group[], entries: Map<string, Entry>, f: JobQuery): Group[] {
-  if (!f.status?.length && !f.target && !f.key && !f.keyContains && !f.scheduleType) return groups;
-  const contains = f.keyContains?.toLowerCase();
-  const keep = (j: JobSnapshot) =>
-    (!f.status?.length || f.status.includes(j.status)) &&
-    (!f.target || j.target === f.target) &&
-    (!f.key || j.jobKey === f.key) &&
-    (!contains || j.jobKey.toLowerCase().includes(contains)) &&
-    (!f.scheduleType || j.scheduleType === f.scheduleType);
+  if (filtersNothing(f)) return groups;
+  const keep = (j: JobSnapshot) => jobMatches(j, f);
   const out: Group[] = [];
   for (const g of groups) {
     const ids = g.ids.filter((id) => keep(entries.get(id)!.job));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardLink } from '../../src/auth/admin-token.js';
 import { ScheduleType } from '../../src/domain/enums.js';
+import { TokenRole } from '../../src/domain/token-role.js';
 import { startApi, type Api } from '../graphql/support.js';
 import { browserTestsRun, launchChromium, patient, recordingContext, type Recorder } from '../support/chromium.js';
 
@@ -519,6 +520,31 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
       await viewer.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
       expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
       expect(viewerRecorder.problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('an OPERATOR sees the everyday actions, not creating, versioning nor retiring', async () => {
+    const { secret } = await api.cronql.tokens.create({ name: 'dashboard-operator', role: TokenRole.OPERATOR }, 'admin');
+    const job = await api.cronql.jobs.create({ key: 'operator-page', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 9 * * *' });
+    const operatorRecorder: Recorder = { requests: [], websockets: [], problems: [] };
+    const ctx = await recordingContext(browser, base, operatorRecorder, { viewport: { width: 1440, height: 900 } });
+    try {
+      const operator = await ctx.newPage();
+      await operator.goto(dashboardLink(base, secret), { waitUntil: 'load' });
+      await operator.locator('[data-testid=jobs-table] tbody tr[data-job-id]').first().waitFor();
+      expect(await operator.locator('[data-testid=role]').innerText()).toBe('OPERATOR');
+      const adminOnly = /New job|New version|Retire/;
+      expect(await operator.getByRole('button', { name: adminOnly }).count()).toBe(0);
+      expect(await operator.getByRole('link', { name: adminOnly }).count()).toBe(0);
+      await operator.evaluate(`location.hash = '#/jobs/${job.id}'`);
+      const actions = operator.locator('article[data-job-id] [role=group]').first();
+      await actions.getByRole('button', { name: /Run now/ }).waitFor();
+      expect(await actions.getByRole('button', { name: /Pause|Resume/ }).count()).toBe(1);
+      expect(await operator.getByRole('button', { name: adminOnly }).count()).toBe(0);
+      expect(await operator.getByRole('link', { name: adminOnly }).count()).toBe(0);
+      expect(operatorRecorder.problems).toEqual([]);
     } finally {
       await ctx.close();
     }

@@ -80,6 +80,8 @@ describe('run store: one writer, one change per transition', () => {
     expect(result.kind).toBe('claimed');
     expect(changes[0].run.id).toBe(changes[1].run.id);
     expect(changes[1].run.runnerInstanceId).toBe('store-test');
+    // A scheduled run was asked for by nobody.
+    expect((await store.get(changes[1].run.id))!.triggeredBy).toBeNull();
     // The same slot again: someone has it; nothing changed, nothing published.
     expect((await transitions(() => fire(id, 1), [])).result.kind).toBe('taken');
     // The next slot while the run is active: SKIPPED/OVERLAP.
@@ -254,6 +256,9 @@ describe('run store: one writer, one change per transition', () => {
       [null, RunStatus.PENDING],
     ]);
     expect(changes[1].run).toMatchObject({ triggerType: 'MANUAL', attempt: 2, retryOf: manual.id });
+    // Who asked for it is the run's, and its retry's.
+    expect(manual.triggeredBy).toBe('admin');
+    expect(changes[1].run.triggeredBy).toBe('admin');
 
     const replacing = await job({ overlap: OverlapPolicy.CANCEL_PREVIOUS });
     const active = await fire(replacing, 60);

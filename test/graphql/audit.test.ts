@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ScheduleType } from '../../src/domain/enums.js';
+import { TokenRole } from '../../src/domain/token-role.js';
 import { cronqlSchema } from '../../src/graphql/schema.js';
 import { writeAudit } from '../../src/db/audit.js';
 import { createLogger } from '../../src/logger.js';
@@ -168,6 +169,24 @@ const CASES: Record<string, Case> = {
   setCalendar: {
     valid: async () => ({ query: `mutation { setCalendar(input: { name: "${key('cal')}", dates: ["2030-12-25"] }) { name } }` }),
     bad: async () => ({ query: `mutation { setCalendar(input: { name: "${key('cal')}", timezone: "Mars/Olympus", dates: ["2030-12-25"] }) { name } }` }),
+  },
+  createApiToken: {
+    valid: async () => ({ query: `mutation { createApiToken(name: "${key('tok')}", role: OPERATOR, labelSelector: "team=audit") { token { id } secret } }` }),
+    bad: async () => ({ query: `mutation { createApiToken(name: "${key('tok')}", role: ADMIN, labelSelector: "team=audit") { token { id } } }` }),
+    // The secret is in the answer only: not in the entry.
+    check: (entries, data) => {
+      const { secret } = data.createApiToken as { secret: string };
+      expect(JSON.stringify(entries)).not.toContain(secret.slice(3));
+      expect(entries[0].details).toMatchObject({ role: 'OPERATOR', labelSelector: 'team=audit' });
+    },
+  },
+  revokeApiToken: {
+    valid: async () => {
+      const { token } = await api.cronql.tokens.create({ name: key('tok'), role: TokenRole.VIEWER }, 'fixture');
+      return { query: `mutation { revokeApiToken(id: "${token.id}") { id revokedAt } }` };
+    },
+    bad: async () => ({ query: `mutation { revokeApiToken(id: "${randomUUID()}") { id } }` }),
+    check: (entries) => expect(entries[0].subject).toMatch(/^audit-tok-/),
   },
   deleteCalendar: {
     valid: async () => {
@@ -374,6 +393,20 @@ describe('auditLog', () => {
       expect(res.data!.auditLog.nodes.length).toBe(Math.min(first ?? 50, 7));
     }
     expect(codes(await gql(api.url, ENTRIES, { first: -1 }, api.adminToken))).toEqual(['BAD_USER_INPUT']);
+  });
+});
+
+describe("cronql's own changes", () => {
+  test('a pause that ends by itself is recorded as pauseEnded by cronql; one already resumed by hand records nothing more', async () => {
+    const j = await job('until');
+    const until = new Date(Date.now() + 3_600_000);
+    await api.cronql.jobs.pause(j.id, 'until lunch', 'alice', until);
+    const before = await lastId();
+    expect(await api.cronql.jobs.resumeEnded(j.id, until)).not.toBeNull();
+    expect(await entriesSince(before)).toMatchObject([{ actor: 'cronql', action: 'pauseEnded', jobKey: j.key, details: { until: until.toISOString(), status: 'ACTIVE' } }]);
+    const again = await lastId();
+    expect(await api.cronql.jobs.resumeEnded(j.id, until)).toBeNull();
+    expect(await entriesSince(again)).toEqual([]);
   });
 });
 

@@ -1,6 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  print,
+  type DocumentNode,
+  type GraphQLFormattedError,
+  type GraphQLInputType,
+  type GraphQLScalarType,
+} from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createCronql, type Cronql, type CronqlOptions } from '../../src/app.js';
@@ -174,4 +184,35 @@ export async function snapshot(cronql: Cronql): Promise<string> {
   const runs = await cronql.pool.query('SELECT * FROM cron_job_runs ORDER BY id');
   const secrets = await cronql.pool.query('SELECT * FROM cron_secrets ORDER BY name');
   return JSON.stringify({ jobs: jobs.rows, runs: runs.rows, secrets: secrets.rows });
+}
+
+/** A well-typed value for an input type: required fields only, first enum value, a random id. */
+export function sample(type: GraphQLInputType): unknown {
+  if (type instanceof GraphQLNonNull) return sample(type.ofType);
+  if (type instanceof GraphQLList) return [sample(type.ofType)];
+  if (type instanceof GraphQLEnumType) return type.getValues()[0].value;
+  if (type instanceof GraphQLInputObjectType) {
+    return Object.fromEntries(
+      Object.values(type.getFields())
+        .filter((f) => f.type instanceof GraphQLNonNull)
+        .map((f) => [f.name, sample(f.type)]),
+    );
+  }
+  const scalar = type as GraphQLScalarType;
+  switch (scalar.name) {
+    case 'ID':
+      return randomUUID();
+    case 'Int':
+      return 1;
+    case 'Float':
+      return 1.5;
+    case 'Boolean':
+      return true;
+    case 'DateTime':
+      return new Date(Date.now() + 86_400_000).toISOString();
+    case 'JSON':
+      return {};
+    default:
+      return 'made-up';
+  }
 }

@@ -44,6 +44,14 @@ describe('Apollo Server, configured explicitly', () => {
     expect(JSON.parse(answers[0].text)).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('sends an answer whole, with its exact length and no ETag (nothing to revalidate: no-store)', async () => {
+    const { res, text } = await post({ query: '{ targets { name description } }' });
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    expect(res.headers.get('etag')).toBeNull();
+    expect(res.headers.get('content-type')).toMatch(/^application\/(graphql-response\+)?json/);
+  });
+
   it('keeps stack traces out of error answers', async () => {
     const { text } = await post({ query: '{ nope }' });
     expect(text).not.toMatch(/stacktrace|\bat .*\.js:\d+/);

@@ -90,6 +90,41 @@ describe('the cronql CLI', { timeout: 180_000 }, () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
   }, 60_000);
 
+  it('labels: jobs create --label, list -l, pause -l and resume -l (one call each), and labels in a jobs file round-trip', async () => {
+    const made = await runJson(['jobs', 'create', '--key', 'cli.labelled', '--target', 'log', '--cron', '0 3 * * *', '--label', 'team=cli', 'env=prod', '--owner', 'cli-team']);
+    expect(made).toMatchObject({ labels: { team: 'cli', env: 'prod' }, owner: 'cli-team' });
+    expect((await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', '0 3 * * *', '--label', 'Team=x'])).stderr).toMatch(/INVALID_LABELS/);
+    expect((await runJson(['jobs', 'list', '-l', 'team=cli'])).map((j: { key: string }) => j.key)).toEqual(['cli.labelled']);
+    expect((await run(['jobs', 'list', '-l', 'team in ('])).stderr).toMatch(/INVALID_SELECTOR/);
+    expect(await runJson(['jobs', 'pause', '-l', 'team=cli,env', '--reason', 'window', '--until', '+2h'])).toEqual({ paused: 1 });
+    expect(await runJson(['jobs', 'get', made.id])).toMatchObject({ status: 'PAUSED', pauseReason: 'window' });
+    expect((await run(['jobs', 'pause', made.id, '-l', 'team=cli', '--reason', 'x'])).stderr).toMatch(/not both/);
+    expect(await runJson(['jobs', 'resume', '-l', 'team=cli'])).toEqual({ resumed: 1 });
+    expect((await run(['jobs', 'list', '-l', 'team=cli'])).stdout).toMatch(/env=prod,team=cli|team=cli,env=prod/);
+
+    const file = join(dir, 'labels.yaml');
+    await writeFile(file, `namespace: teams
+jobs:
+  - key: teams.report
+    target: log
+    cron: "0 4 * * *"
+    labels: { team: reports, tier: gold }
+    description: The nightly report
+    owner: reports@example.com
+`);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['create']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('tier: gold', 'tier: silver'));
+    expect((await runJson(['apply', file, '--dry-run'])).plan).toEqual([{ action: 'version', key: 'teams.report', fields: ['labels'] }]);
+    await runJson(['apply', file]);
+    const exported = join(dir, 'labels-export.yaml');
+    await run(['export', '--namespace', 'teams', '--out', exported]);
+    expect(parseYaml(await readFile(exported, 'utf8')).jobs[0]).toMatchObject({
+      labels: { team: 'reports', tier: 'silver' }, description: 'The nightly report', owner: 'reports@example.com',
+    });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+  });
+
   it('backfill: --dry-run prints the plan and writes nothing; without it the slots run; a range too large is BACKFILL_TOO_LARGE', async () => {
     await runJson(['jobs', 'create', '--key', 'cli.backfill', '--target', 'log', '--cron', '0 * * * *']);
     const range = ['--from', '2026-10-01T00:00:00Z', '--to', '2026-10-01T05:30:00Z'];
@@ -105,6 +140,26 @@ describe('the cronql CLI', { timeout: 180_000 }, () => {
     expect(large.code).toBe(1);
     expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
   }, 60_000);
+
+  it('audit: who changed what, filtered by job, action and time, newest first; --limit; a VIEWER is FORBIDDEN', async () => {
+    const job = await runJson(['jobs', 'create', '--key', 'cli.audited', '--target', 'log', '--cron', '0 4 * * *']);
+    await runJson(['jobs', 'pause', job.id, '--reason', 'from the CLI test']);
+    const mine = await runJson(['audit', '--job', 'cli.audited', '--since', '1h']);
+    expect(mine).toMatchObject({
+      totalCount: 2,
+      entries: [
+        { actor: 'admin', action: 'pauseJob', jobKey: 'cli.audited', details: { reason: 'from the CLI test' } },
+        { actor: 'admin', action: 'createJob', jobKey: 'cli.audited' },
+      ],
+    });
+    const one = await runJson(['audit', '--action', 'pauseJob', 'createJob', '--limit', '1']);
+    expect(one.entries).toHaveLength(1);
+    expect(one.totalCount).toBeGreaterThanOrEqual(2);
+    const table = await run(['audit', '--job', 'cli.audited', '--actor', 'admin']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+JOB\s+SUBJECT\s+DETAILS\s*$/);
+    expect((await run(['audit'], api.viewerToken)).stderr.trim()).toMatch(/^error FORBIDDEN: /);
+    expect((await run(['audit', '--since', 'yesterday'])).stderr.trim()).toMatch(/^error BAD_USER_INPUT: /);
+  });
 
   it('prints the API error code and exits 1', async () => {
     const bad = await run(['jobs', 'create', '--key', 'cli.bad', '--target', 'log', '--cron', 'not a cron']);
@@ -418,6 +473,27 @@ jobs:
     expect(await rows()).toEqual(first);
     for (const key of keys(7, 100)) expect(api.cronql.runtime!.nextRunAt((await api.cronql.jobs.list({ key }, 1)).nodes[0].id)).toBeInstanceOf(Date);
   }, 60_000);
+
+  it('tokens: create prints the secret once, whoami names it, list never shows it, revoke ends it (TOKEN_REVOKED)', async () => {
+    const created = await run(['tokens', 'create', '--name', 'cli-ops', '--role', 'operator', '--selector', 'team=cli']);
+    expect(created.code, created.stderr).toBe(0);
+    const secret = /secret \(shown only this once\): (cq_\S+)/.exec(created.stdout)?.[1];
+    expect(secret).toMatch(/^cq_[A-Za-z0-9_-]{43}$/);
+    const whoami = await run(['--json', 'whoami'], secret);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    const me = JSON.parse(whoami.stdout);
+    expect(me).toMatchObject({ name: 'cli-ops', role: 'OPERATOR', labelSelector: 'team=cli' });
+    const list = await run(['--json', 'tokens', 'list']);
+    expect(JSON.parse(list.stdout).map((t: { name: string }) => t.name)).toContain('cli-ops');
+    expect(list.stdout).not.toContain(secret!.slice(3));
+    expect(await runJson(['tokens', 'revoke', me.id])).toMatchObject({ id: me.id, revokedAt: expect.any(String) });
+    const refused = await run(['whoami'], secret);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error TOKEN_REVOKED: /);
+    const bad = await run(['tokens', 'create', '--name', 'x', '--role', 'root']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error BAD_USER_INPUT: --role/);
+  });
 
   it('verify: creates the */5 acceptance job, runs it once, and confirms it SUCCEEDED', async () => {
     const res = await runJson(['verify', '--timeout', '20']);

@@ -59,21 +59,18 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
     let live: LiveFeed | undefined;
     let cancelled = false;
     (async () => {
-      // Which role the token has: `instances` answers ADMIN only (docs/api.md).
-      let role: Session['role'] = 'ADMIN';
-      try {
-        await api.request(Q.role);
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'FORBIDDEN') role = 'VIEWER';
-        else throw err;
-      }
+      // Who the token is: `whoami` answers every token its name and role (docs/api.md).
+      const { whoami } = await api.request(Q.role);
+      const role: Session['role'] = whoami?.role ?? 'VIEWER';
+      const name = whoami?.name ?? '';
       const { targets } = await api.request(Q.targets);
       if (cancelled) return;
       live = createLiveFeed(endpoint, token, (reason) => onSignOut(inputError(reason, 'UNAUTHENTICATED')));
-      setSession({ api, live, role, targets });
+      setSession({ api, live, role, name, targets });
     })().catch((err: unknown) => {
       if (cancelled) return;
-      if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') onSignOut(err);
+      // A revoked or expired named token is refused like an unknown one: sign in again.
+      if (err instanceof ApiError && (err.code === 'UNAUTHENTICATED' || err.code === 'TOKEN_REVOKED' || err.code === 'TOKEN_EXPIRED')) onSignOut(err);
       else setError(err);
     });
     return () => {
@@ -142,7 +139,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
           )}
         </nav>
         <LiveIndicator live={session.live} />
-        <span class={`role role-${session.role.toLowerCase()}`} data-testid="role">
+        <span class={`role role-${session.role.toLowerCase()}`} data-testid="role" title={session.name ? `signed in as ${session.name}` : undefined}>
           {session.role}
         </span>
         <button type="button" class="link" onClick={onSignOut}>

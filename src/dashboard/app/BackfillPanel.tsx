@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { Q, type BackfillRow, type BackfillScope } from './queries.js';
-import { useSession } from './session-context.js';
+import { mayOperate, useSession } from './session-context.js';
 import { Dialog, ErrorBox, FieldError, Time } from './ui.js';
 
 const SCOPES: { value: BackfillScope; label: string }[] = [
@@ -37,7 +37,7 @@ export function BackfillPanel({ job }: { job: { id: string; key: string; status:
   const [started, setStarted] = useState<BackfillRow | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  if (role !== 'ADMIN' || job.status === 'RETIRED') return null;
+  if (!mayOperate(role) || job.status === 'RETIRED') return null;
 
   const ask = async (dryRun: boolean) => {
     setBusy(true);
@@ -168,7 +168,7 @@ export function RunSlotAgain({ run }: { run: { job: { id: string }; jobKey: stri
   const [done, setDone] = useState<BackfillRow | null>(null);
   const [busy, setBusy] = useState(false);
   const ofSlot = run.triggerType === 'SCHEDULED' || run.triggerType === 'BACKFILL';
-  if (role !== 'ADMIN' || !ofSlot || (run.status !== 'FAILED' && run.status !== 'CANCELED')) return null;
+  if (!mayOperate(role) || !ofSlot || (run.status !== 'FAILED' && run.status !== 'CANCELED')) return null;
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);

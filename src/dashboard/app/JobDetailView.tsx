@@ -8,7 +8,7 @@ import { useLiveRuns, useQuery, useResync, useThrottled } from './hooks.js';
 import { Q, type JobDetail, type JobVersion, type PreviewedSlot } from './queries.js';
 import { href } from './router.js';
 import { RunsTable } from './RunsTable.js';
-import { ErrorBox, Json, Status, Time } from './ui.js';
+import { ErrorBox, Json, Labels, Status, Time } from './ui.js';
 
 /**
  * A job's place among jobs that follow jobs: the upstreams it runs after (each at its current
@@ -98,6 +98,22 @@ export function JobDetailView({ id }: { id: string }) {
         <section aria-labelledby="def-title">
           <h2 id="def-title">Definition</h2>
           <dl class="props">
+            <dt>Labels</dt>
+            <dd data-testid="labels">
+              <Labels value={job.labels} />
+            </dd>
+            {job.owner && (
+              <>
+                <dt>Owner</dt>
+                <dd>{job.owner}</dd>
+              </>
+            )}
+            {job.description && (
+              <>
+                <dt>Description</dt>
+                <dd>{job.description}</dd>
+              </>
+            )}
             <dt>Target</dt>
             <dd class="mono">{job.target}</dd>
             <dt>Schedule</dt>

@@ -45,6 +45,9 @@ interface Values {
   after: string; // AFTER: upstream keys, comma-separated; "key:FAILED" or "key:ANY" for another outcome
   afterMode: 'ANY' | 'ALL';
   afterWindowSeconds: string;
+  labels: string; // key=value, comma- or line-separated
+  description: string;
+  owner: string;
 }
 
 type FieldName = keyof Values;
@@ -63,6 +66,7 @@ const FIELD_OF_CODE: Record<string, FieldName> = {
   UNKNOWN_CHANNEL: 'notify',
   UNKNOWN_JOB: 'after',
   DEPENDENCY_CYCLE: 'after',
+  INVALID_LABELS: 'labels',
 };
 
 /** The API names a policy field (`retry.maxAttempts`); the form's own name for it. */
@@ -127,6 +131,9 @@ const EMPTY: Values = {
   after: '',
   afterMode: 'ANY',
   afterWindowSeconds: '',
+  labels: '',
+  description: '',
+  owner: '',
 };
 
 /** The upstreams as the form writes them: "key" (on SUCCEEDED) or "key:FAILED" / "key:ANY". */
@@ -179,7 +186,20 @@ function fromJob(job: JobDetail): Values {
     after: afterText(job.after),
     afterMode: job.afterMode,
     afterWindowSeconds: job.afterWindowSeconds?.toString() ?? '',
+    labels: Object.entries((job.labels ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(', '),
+    description: job.description ?? '',
+    owner: job.owner ?? '',
   };
+}
+
+/** "team=billing, env=prod" as a labels object; a part without "=" is sent as is, for the API to refuse (INVALID_LABELS). */
+function labelsOf(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of text.split(/[\n,]+/).map((p) => p.trim()).filter(Boolean)) {
+    const at = part.indexOf('=');
+    labels[at < 0 ? part : part.slice(0, at).trim()] = at < 0 ? (null as never) : part.slice(at + 1).trim();
+  }
+  return labels;
 }
 
 /** `createJob` (no `versionOf`) or `createJobVersion` of an existing job, prefilled from it. */
@@ -276,6 +296,9 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
       input.calendars = values.calendars.split(/[\s,]+/).filter(Boolean);
       input.notify = values.notify.split(/[\s,]+/).filter(Boolean);
       input.expectSuccessWithinSeconds = int('expectSuccessWithinSeconds', values.expectSuccessWithinSeconds);
+      input.labels = labelsOf(values.labels);
+      input.description = values.description.trim() ? values.description : null;
+      input.owner = values.owner.trim() ? values.owner : null;
     } catch (err) {
       setError(err);
       return;
@@ -495,6 +518,16 @@ function JobForm({ initial, job }: { initial: Values; job?: JobDetail }) {
               <input {...aria('expectSuccessWithinSeconds')} inputMode="numeric" placeholder="no deadline" value={values.expectSuccessWithinSeconds} onInput={set('expectSuccessWithinSeconds')} />,
               'no SUCCEEDED run this long after a slot alerts JOB_LATE',
             )}
+          </div>
+          <div class="field-row">
+            {field(
+              'labels',
+              'Labels',
+              <input {...aria('labels')} class="mono" placeholder="team=billing, env=prod" value={values.labels} onInput={set('labels')} />,
+              'key=value pairs, comma-separated: what label selectors match',
+            )}
+            {field('owner', 'Owner', <input {...aria('owner')} placeholder="a team, a person, an address" value={values.owner} onInput={set('owner')} />)}
+            {field('description', 'Description', <input {...aria('description')} placeholder="what the job is for" value={values.description} onInput={set('description')} />)}
           </div>
         </fieldset>
         {error && !errorField && <ErrorBox error={error} />}

@@ -6,7 +6,8 @@ import { usePaging } from './paging.js';
 import { JOB_STATUSES, Q, type Connection, type JobFilter, type JobRow, type JobStatus } from './queries.js';
 import { href } from './router.js';
 import { useSession } from './session-context.js';
-import { CheckboxGroup, ErrorBox, Pager, Status, Time } from './ui.js';
+import { CheckboxGroup, ErrorBox, Labels, Pager, Status, Time } from './ui.js';
+import { BulkActions } from './BulkActions.js';
 
 /** How often a page of jobs is reloaded at most while their runs change (next run, failures). */
 const RELOAD_EVERY_MS = 2_000;
@@ -14,7 +15,8 @@ const RELOAD_EVERY_MS = 2_000;
 /**
  * View A, Scheduled Jobs: docs/product.md's columns (key, version, target, schedule type and
  * expression, status, last run status and time, next run) plus time zone, a description of the
- * expression, pause reason and consecutive failures. Filters: status, target, key search.
+ * expression, pause reason, consecutive failures and labels. Filters: status, target, key search,
+ * label selector (with "Pause matching…" / "Resume matching…", BulkActions.tsx).
  * Live: a run change of a listed job updates its last run at once, and the page is reloaded (at
  * most every 2 s) so "next run" and the failure count follow.
  */
@@ -24,10 +26,18 @@ export function JobsView() {
   const [target, setTarget] = useState('');
   const [search, setSearch] = useState('');
   const [keyContains, setKeyContains] = useState('');
+  const [selectorText, setSelectorText] = useState('');
+  const [labelSelector, setLabelSelector] = useState('');
   const searchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const selectorTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const filter: JobFilter = useMemo(
-    () => ({ ...(status.length ? { status } : {}), ...(target ? { target } : {}), ...(keyContains ? { keyContains } : {}) }),
-    [status, target, keyContains],
+    () => ({
+      ...(status.length ? { status } : {}),
+      ...(target ? { target } : {}),
+      ...(keyContains ? { keyContains } : {}),
+      ...(labelSelector ? { labelSelector } : {}),
+    }),
+    [status, target, keyContains, labelSelector],
   );
   const filterKey = JSON.stringify(filter);
   const paging = usePaging(filterKey);
@@ -98,7 +108,24 @@ export function JobsView() {
             }}
           />
         </label>
+        <label>
+          Labels{' '}
+          <input
+            type="search"
+            name="labelSelector"
+            class="mono"
+            value={selectorText}
+            placeholder="team=billing,env!=dev"
+            onInput={(e) => {
+              const value = (e.target as HTMLInputElement).value;
+              setSelectorText(value);
+              clearTimeout(selectorTimer.current);
+              selectorTimer.current = setTimeout(() => setLabelSelector(value.trim()), 300);
+            }}
+          />
+        </label>
       </form>
+      {role !== 'VIEWER' && <BulkActions selector={labelSelector} onDone={reload} />}
       <ErrorBox error={error} />
       <div class="table-wrap">
         <table class="grid" data-testid="jobs-table" aria-busy={loading}>
@@ -107,6 +134,7 @@ export function JobsView() {
               <th scope="col">Job key</th>
               <th scope="col">Version</th>
               <th scope="col">Target</th>
+              <th scope="col">Labels</th>
               <th scope="col">Schedule</th>
               <th scope="col">Time zone</th>
               <th scope="col">Status</th>
@@ -128,6 +156,9 @@ export function JobsView() {
                   </td>
                   <td class="num">v{job.version}</td>
                   <td class="mono">{job.target}</td>
+                  <td class="labels">
+                    <Labels value={job.labels} />
+                  </td>
                   <td>
                     {job.scheduleType === 'RECURRING' ? (
                       <>
@@ -172,7 +203,7 @@ export function JobsView() {
             })}
             {rows.length === 0 && !loading && (
               <tr>
-                <td colSpan={9} class="empty">
+                <td colSpan={10} class="empty">
                   No jobs match.
                 </td>
               </tr>

@@ -2,12 +2,12 @@ import { useState } from 'preact/hooks';
 import { ApiError, inputError } from './api.js';
 import { ACTIVE_RUN, Q, type JobRow, type RunRow, type TypedDocumentString } from './queries.js';
 import { href } from './router.js';
-import { useSession } from './session-context.js';
+import { mayOperate, useSession } from './session-context.js';
 import { Dialog, ErrorBox, FieldError } from './ui.js';
 
 /**
- * The everyday actions, for ADMIN only: this component renders nothing for a VIEWER (the API
- * would refuse with FORBIDDEN anyway). Every rule — a pause needs a reason, a retired job
+ * The everyday actions: pause, resume, skip, run now for ADMIN and OPERATOR, new version and
+ * retire for ADMIN only; nothing for a VIEWER (the API would refuse with FORBIDDEN anyway). Every rule — a pause needs a reason, a retired job
  * takes no action, a finished run cannot be canceled — is the API's; its error codes are shown
  * as they come.
  */
@@ -17,7 +17,7 @@ export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' 
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [started, setStarted] = useState<RunRow | null>(null);
-  if (role !== 'ADMIN') return null;
+  if (!mayOperate(role)) return null;
 
   const call = async <R, V>(query: TypedDocumentString<R, V>, variables: V) => {
     setBusy(true);
@@ -52,12 +52,16 @@ export function JobActions({ job, onChanged }: { job: Pick<JobRow, 'id' | 'key' 
           <button type="button" onClick={() => setDialog('run')}>
             Run now…
           </button>
-          <a class="button" href={href.newVersion(job.id)}>
-            New version…
-          </a>
-          <button type="button" class="danger" onClick={() => setDialog('retire')}>
-            Retire…
-          </button>
+          {role === 'ADMIN' && (
+            <>
+              <a class="button" href={href.newVersion(job.id)}>
+                New version…
+              </a>
+              <button type="button" class="danger" onClick={() => setDialog('retire')}>
+                Retire…
+              </button>
+            </>
+          )}
         </>
       )}
       <ErrorBox error={error} />
@@ -266,7 +270,7 @@ export function CancelRunButton({ run, onDone }: { run: Pick<RunRow, 'id' | 'sta
   const { api, role } = useSession();
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  if (role !== 'ADMIN' || !ACTIVE_RUN.includes(run.status)) return error ? <ErrorBox error={error} /> : null;
+  if (!mayOperate(role) || !ACTIVE_RUN.includes(run.status)) return error ? <ErrorBox error={error} /> : null;
   return (
     <>
       <button

@@ -23,6 +23,9 @@ import {
   DashboardPauseDocument,
   DashboardPreviewDocument,
   DashboardResumeDocument,
+  DashboardPauseJobsDocument,
+  DashboardResumeJobsDocument,
+  DashboardJobCountDocument,
   DashboardRetireDocument,
   DashboardRoleDocument,
   DashboardRunChangedDocument,
@@ -94,8 +97,8 @@ export type JobDetail = DashboardJobDetailFragment;
 export type JobVersion = DashboardJobVersionsQuery['jobs']['nodes'][number];
 export type InstanceRow = DashboardInstancesQuery['instances'][number];
 export type CalendarRow = DashboardCalendarFragment;
-export type AuditRow = DashboardAuditEntryFragment;
 export type DependentJob = DashboardDependentsQuery['jobs']['nodes'][number];
+export type AuditRow = DashboardAuditEntryFragment;
 export type LogLine = DashboardLogLineFragment;
 export type RunLogsAnswer = DashboardRunLogsQuery;
 export type PreviewedSlot = DashboardPreviewQuery['previewScheduleSlots'][number];
@@ -105,6 +108,7 @@ export interface JobFilter {
   status?: JobStatus[];
   target?: string;
   keyContains?: string;
+  labelSelector?: string;
 }
 
 /** What the runs views filter by (the live feed applies the same filter: run-filter.ts). */
@@ -143,6 +147,9 @@ export const Q = {
   skipNextRuns: DashboardSkipNextDocument,
   upcoming: DashboardUpcomingDocument,
   resumeJob: DashboardResumeDocument,
+  pauseJobs: DashboardPauseJobsDocument,
+  resumeJobs: DashboardResumeJobsDocument,
+  jobCount: DashboardJobCountDocument,
   retireJob: DashboardRetireDocument,
   runJobNow: DashboardRunNowDocument,
   cancelRun: DashboardCancelDocument,

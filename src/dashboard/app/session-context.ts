@@ -7,10 +7,19 @@ import type { LiveFeed } from './live.js';
 export interface Session {
   api: Api;
   live: LiveFeed;
-  /** ADMIN sees the actions; VIEWER does not (the API refuses them anyway). */
-  role: 'ADMIN' | 'VIEWER';
+  /** What the token may do (`whoami`): the views show the actions of its role only (the API refuses the others anyway). */
+  role: 'ADMIN' | 'OPERATOR' | 'VIEWER';
+  /** The token's name, as the API records it (`admin`, `viewer`, or a named token's). */
+  name: string;
   targets: { name: string; description: string | null }[];
 }
+
+/**
+ * Whether the role may act on existing jobs and runs — pause, resume, skip, run now, cancel,
+ * backfill: ADMIN and OPERATOR (the API's rule, src/graphql/auth.ts ROLE_RULES). Creating,
+ * versioning and retiring jobs, calendars and the admin pages stay ADMIN's.
+ */
+export const mayOperate = (role: Session['role']): boolean => role === 'ADMIN' || role === 'OPERATOR';
 
 export const SessionContext = createContext<Session | null>(null);
 

@@ -11,6 +11,21 @@ export function Status({ value }: { value: string | null | undefined }) {
 }
 
 /** An instant in the browser's zone; the exact UTC instant on hover. */
+/** A job's labels as `key=value` tags (none: a dash). */
+export function Labels({ value }: { value: unknown }) {
+  const entries = Object.entries((value ?? {}) as Record<string, string>);
+  if (entries.length === 0) return <span class="muted">—</span>;
+  return (
+    <>
+      {entries.map(([k, v]) => (
+        <span class="tag label mono" data-label={k}>
+          {k}={v}
+        </span>
+      ))}
+    </>
+  );
+}
+
 export function Time({ iso, zone }: { iso: string | null | undefined; zone?: string }) {
   if (!iso) return <span class="muted">—</span>;
   return (

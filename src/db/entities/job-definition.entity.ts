@@ -151,6 +151,10 @@ for (const [name, spec] of settingEntries()) {
     Property({ type: 'json', columnType: 'jsonb', nullable: true, fieldName: spec.column })(target, name);
   } else if (spec.kind === 'dependencies') {
     Property({ type: 'json', columnType: 'jsonb', fieldName: spec.column, default: '[]' })(target, name);
+  } else if (spec.kind === 'labels') {
+    Property({ type: 'json', columnType: 'jsonb', fieldName: spec.column, default: "'{}'" })(target, name);
+  } else if (spec.kind === 'text') {
+    Property({ type: 'text', nullable: true, fieldName: spec.column })(target, name);
   } else if (spec.kind === 'names') {
     Property({ type: ArrayType, columnType: 'text[]', fieldName: spec.column, default: '{}' })(target, name);
   } else if (spec.kind === 'name') {

@@ -19,10 +19,10 @@ export interface NewRunColumns {
   where?: string;
   /** The run's trace context (`Run.traceparent`). @default NULL (the column is not written) */
   traceparent?: string;
-  /** Who asked for the run (`Run.triggeredBy`: MANUAL, AD_HOC, BACKFILL). @default NULL (the column is not written) */
-  triggeredBy?: string;
   /** The new run's id, when the statement needs to know it beforehand (a dependent's links). @default gen_random_uuid() */
   id?: string;
+  /** Who asked for the run (`Run.triggeredBy`: MANUAL, AD_HOC, BACKFILL). @default NULL (the column is not written) */
+  triggeredBy?: string;
 }
 
 /**
