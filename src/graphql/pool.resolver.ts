@@ -4,23 +4,24 @@ import type { PoolRow } from '../services/pool.service.js';
 import type { GraphQLContext } from './context.type.js';
 import { Job } from './job.type.js';
 import { ConcurrencyPool } from './pool.type.js';
+import { rolesFor } from './auth.js';
 
 /** Concurrency pools: any token reads them; only ADMIN sets or deletes one. */
 @Resolver(() => ConcurrencyPool)
 export class ConcurrencyPoolResolver {
-  @Authorized()
+  @Authorized(...rolesFor('Query.concurrencyPools'))
   @Query(() => [ConcurrencyPool], { description: 'Every concurrency pool, by name, with its running and waiting runs.' })
   concurrencyPools(@Ctx() ctx: GraphQLContext): Promise<PoolRow[]> {
     return ctx.cronql.pools.list();
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.setConcurrencyPool'))
   @Mutation(() => ConcurrencyPool, { description: 'Creates a concurrency pool, or sets its limit (ADMIN): a higher limit starts waiting runs at once, a lower one lets running runs end.' })
   setConcurrencyPool(@Arg('name', () => String) name: string, @Arg('limit', () => Int) limit: number, @Ctx() ctx: GraphQLContext): Promise<PoolRow> {
     return ctx.cronql.pools.set(name, limit, ctx.principal.name);
   }
 
-  @Authorized('ADMIN')
+  @Authorized(...rolesFor('Mutation.deleteConcurrencyPool'))
   @Mutation(() => Boolean, { description: 'Deletes a concurrency pool (ADMIN); POOL_IN_USE while a live job names it. False when there was none.' })
   deleteConcurrencyPool(@Arg('name', () => String) name: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     return ctx.cronql.pools.delete(name, ctx.principal.name);
