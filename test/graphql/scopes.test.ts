@@ -247,7 +247,10 @@ async function state(): Promise<string> {
 async function settle(): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const { rows } = await cronql.pool.query(`SELECT count(*)::int AS n FROM cron_job_runs WHERE status IN ('PENDING', 'RUNNING')`);
+    // A backfill still RUNNING has slots to start (its next run may not exist yet): it counts as in flight.
+    const { rows } = await cronql.pool.query(
+      `SELECT (SELECT count(*)::int FROM cron_job_runs WHERE status IN ('PENDING', 'RUNNING')) + (SELECT count(*)::int FROM cron_backfills WHERE state = 'RUNNING') AS n`,
+    );
     if (rows[0].n === 0) return;
     if (Date.now() > deadline) throw new Error('runs still in flight after 30 s');
     await new Promise((resolve) => setImmediate(resolve));
