@@ -25,6 +25,7 @@ import { Migration20261128000000_labels } from './Migration20261128000000_labels
 import { Migration20261128010000_api_tokens } from './Migration20261128010000_api_tokens.js';
 import { Migration20261128020000_audit_log } from './Migration20261128020000_audit_log.js';
 import { Migration20261128030000_dependencies } from './Migration20261128030000_dependencies.js';
+import { Migration20261128040000_concurrency_pools } from './Migration20261128040000_concurrency_pools.js';
 import { Migration20261128060000_lean_fire } from './Migration20261128060000_lean_fire.js';
 
 import type { Migration } from '@mikro-orm/migrations';
@@ -60,6 +61,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261128010000_api_tokens,
   Migration20261128020000_audit_log,
   Migration20261128030000_dependencies,
+  Migration20261128040000_concurrency_pools,
   Migration20261128060000_lean_fire,
 };
 

@@ -31,6 +31,7 @@ export const MIGRATION_NAMES = [
   'Migration20261128010000_api_tokens',
   'Migration20261128020000_audit_log',
   'Migration20261128030000_dependencies',
+  'Migration20261128040000_concurrency_pools',
   'Migration20261128060000_lean_fire',
 ] as const;
 

@@ -15,6 +15,7 @@ import { CronqlMetrics } from './metrics/metrics.js';
 import { Deliverer } from './alerts/deliverer.js';
 import { NOTIFICATIONS } from './config.js';
 import { notificationMetrics } from './metrics/notifications.js';
+import { poolMetrics } from './metrics/pools.js';
 import { ChannelService } from './services/channel.service.js';
 import { bounded } from './domain/bounded.js';
 import { SystemClock, type Clock } from './runtime/clock.js';
@@ -39,6 +40,7 @@ import { AuditService } from './services/audit.service.js';
 import { Backfills } from './runtime/backfills.js';
 import { SecretService } from './services/secret.service.js';
 import { CalendarService } from './services/calendar.service.js';
+import { PoolService } from './services/pool.service.js';
 import { TokenService } from './services/token.service.js';
 import { StartupTiming } from './startup-timing.js';
 import { loadTracing, type Tracing } from './tracing/tracing.js';
@@ -84,6 +86,7 @@ export class Cronql {
   private logRelay?: RunLogRelay;
   private _secrets?: SecretService;
   private _calendars?: CalendarService;
+  private _pools?: PoolService;
   private _tokens?: TokenService;
   private _backfills?: BackfillService;
   private _audit?: AuditService;
@@ -160,6 +163,10 @@ export class Cronql {
   /** Exclusion calendars: set, delete, list. */
   get calendars(): CalendarService {
     return this.need(this._calendars);
+  }
+  /** Concurrency pools: set, delete, list with what each holds. */
+  get pools(): PoolService {
+    return this.need(this._pools);
   }
   get pool(): Pool {
     return this.need(this._pool);
@@ -354,6 +361,9 @@ export class Cronql {
       calendarsOf,
     };
     this._jobs = new JobService(deps);
+    this._pools = new PoolService({ pool: this._pool, clock: this.clock });
+    const pools = this._pools;
+    if (this._metrics) poolMetrics(this._metrics.registry, () => pools.list());
     this._calendars = new CalendarService({ pool: this._pool, clock: this.clock, changed: (name) => (this._runtime ? this._runtime.calendarChanged(name) : this.ownBook?.refresh(name)) });
     this._runs = new RunService({
       pool: this._pool,

@@ -50,7 +50,11 @@ export type ErrorCode =
   /** A named token that was revoked (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
   | 'TOKEN_REVOKED'
   /** A named token past its expiresAt (UNAUTHENTICATED's class: HTTP 401, WebSocket 4401/4403). */
-  | 'TOKEN_EXPIRED';
+  | 'TOKEN_EXPIRED'
+  /** A job names a concurrency pool that does not exist. */
+  | 'UNKNOWN_POOL'
+  /** deleteConcurrencyPool while a live job names the pool. */
+  | 'POOL_IN_USE';
 
 /**
  * Codes of errors about the request itself (a document that does not parse or validate, a limit,

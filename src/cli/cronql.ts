@@ -33,6 +33,9 @@ import {
   SetCalendarDocument,
   DeleteCalendarDocument,
   type CalendarFieldsFragment,
+  ConcurrencyPoolsDocument,
+  SetConcurrencyPoolDocument,
+  DeleteConcurrencyPoolDocument,
   ApiTokensDocument,
   CreateApiTokenDocument,
   RevokeApiTokenDocument,
@@ -292,6 +295,21 @@ calendars.command('delete <name>').description('refused while a live job names i
 const liveCalendar = (c: CalendarFieldsFragment): Required<CalendarSpec> =>
   calendarDefinition({ name: c.name, timezone: c.timezone, description: c.description, dates: c.dates, yearly: c.yearly, dailyWindows: c.dailyWindows, windows: c.windows });
 
+// --- pools ---------------------------------------------------------------------------------------
+const pools = program.command('pools').description('concurrency pools: a limit shared by the jobs that name one (also under "pools:" in a jobs file)');
+pools.command('list').action(async () => {
+  const data = await request(endpoint(), ConcurrencyPoolsDocument, {});
+  output(data.concurrencyPools, data.concurrencyPools.map((p) => ({ name: p.name, limit: p.limit, running: p.running, waiting: p.waiting, jobs: p.jobs.length })));
+});
+pools.command('set <name> <limit>').description('create the pool or set its limit').action(async (name: string, limit: string) => {
+  const p = (await request(endpoint(), SetConcurrencyPoolDocument, { name, limit: Number(limit) })).setConcurrencyPool;
+  output(p, [{ name: p.name, limit: p.limit, running: p.running, waiting: p.waiting, jobs: p.jobs.length }]);
+});
+pools.command('delete <name>').description('refused while a live job names it (POOL_IN_USE)').action(async (name: string) => {
+  const data = await request(endpoint(), DeleteConcurrencyPoolDocument, { name });
+  output({ deleted: data.deleteConcurrencyPool }, [{ name, deleted: data.deleteConcurrencyPool ? 'yes' : 'no (there was none)' }]);
+});
+
 // --- runs ----------------------------------------------------------------------------------------
 const runs = program.command('runs').description('run history');
 const runRow = (r: { id: string; jobKey: string; status: string; triggerType: string; scheduledAt: string; durationMs?: number | null; failureCode?: string | null }) => ({
@@ -548,7 +566,7 @@ program
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000) throw new CliError('BAD_USER_INPUT', '--batch-size must be an integer from 1 to 1000');
     const file = await checkedJobsFile(path);
     const live = await liveJobs();
-    const plan: { action: 'set-calendar' | 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
+    const plan: { action: 'set-calendar' | 'set-pool' | 'create' | 'version' | 'unchanged' | 'retire'; key: string; fields?: string[] }[] = [];
     // Calendars first: a job may name one the file defines. A name neither has is refused before any change.
     const serverCalendars = new Map((await request(endpoint(), CalendarsDocument, {})).calendars.map((c) => [c.name, liveCalendar(c)]));
     const fileCalendars = new Map((file.calendars ?? []).map((c) => [c.name, calendarDefinition(c)]));
@@ -559,6 +577,16 @@ program
     for (const spec of file.jobs) {
       const missing = (spec.calendars ?? []).filter((n) => !fileCalendars.has(n) && !serverCalendars.has(n));
       if (missing.length) throw new CliError('UNKNOWN_CALENDAR', `${path}: job "${spec.key}", field "calendars": calendar "${missing[0]}" does not exist; define it under "calendars:" in the file`);
+    }
+    // Pools too: a job may name one the file defines; a name neither has is refused before any change.
+    const serverPools = new Map((await request(endpoint(), ConcurrencyPoolsDocument, {})).concurrencyPools.map((p) => [p.name, p.limit]));
+    const filePools = new Map((file.pools ?? []).map((p) => [p.name, p.limit]));
+    for (const [name, limit] of filePools) if (serverPools.get(name) !== limit) plan.push({ action: 'set-pool', key: name });
+    for (const spec of file.jobs) {
+      const pool = spec.concurrencyPool;
+      if (typeof pool === 'string' && !filePools.has(pool) && !serverPools.has(pool)) {
+        throw new CliError('UNKNOWN_POOL', `${path}: job "${spec.key}", field "concurrencyPool": pool "${pool}" does not exist; define it under "pools:" in the file`);
+      }
     }
     // Upstreams first: an AFTER job's upstreams must exist when it is created.
     for (const spec of upstreamsFirst(file.jobs)) {
@@ -614,6 +642,17 @@ program
           done.push(...batch.map((b) => `create ${b.key}`));
           continue;
         }
+        if (step.action === 'set-pool') {
+          try {
+            await request(endpoint(), SetConcurrencyPoolDocument, { name: step.key, limit: filePools.get(step.key)! });
+          } catch (err) {
+            const e = err as CliError;
+            throw new CliError(e.code ?? 'BAD_FILE', `${path}: pool "${step.key}": ${e.message} (set-pool failed; ${done.length ? `applied before it: ${done.join(', ')}` : 'nothing was changed'})`);
+          }
+          done.push(`set-pool ${step.key}`);
+          i++;
+          continue;
+        }
         if (step.action === 'set-calendar') {
           try {
             await request(endpoint(), SetCalendarDocument, { input: fileCalendars.get(step.key)! });
@@ -648,7 +687,15 @@ program
     // The calendars the exported jobs name, so the file applies on an empty server.
     const named = new Set(live.flatMap((j) => j.calendars ?? []));
     const cals = named.size ? (await request(endpoint(), CalendarsDocument, {})).calendars.filter((c) => named.has(c.name)).map((c) => calendarSpec(liveCalendar(c))) : [];
-    const file = { ...(o.namespace ? { namespace: o.namespace } : {}), ...(cals.length ? { calendars: cals } : {}), jobs: live.map((j) => definitionSpec(j.key, liveDefinition(j))) };
+    // And the pools they name.
+    const pooled = new Set(live.map((j) => j.concurrencyPool).filter((p): p is string => typeof p === 'string'));
+    const pls = pooled.size ? (await request(endpoint(), ConcurrencyPoolsDocument, {})).concurrencyPools.filter((p) => pooled.has(p.name)).map((p) => ({ name: p.name, limit: p.limit })) : [];
+    const file = {
+      ...(o.namespace ? { namespace: o.namespace } : {}),
+      ...(cals.length ? { calendars: cals } : {}),
+      ...(pls.length ? { pools: pls } : {}),
+      jobs: live.map((j) => definitionSpec(j.key, liveDefinition(j))),
+    };
     const text = asJson() ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file);
     if (o.out) await writeFile(o.out, text);
     else process.stdout.write(text);

@@ -83,9 +83,16 @@ export interface CalendarSpec {
   windows?: { from: string; to: string; reason?: string | null }[];
 }
 
+/** A concurrency pool of a jobs file: set before the jobs that name it (docs/behaviour.md, "Concurrency pools"). */
+export interface PoolSpec {
+  name: string;
+  limit: number;
+}
+
 export interface JobsFile {
   namespace?: string;
   calendars?: CalendarSpec[];
+  pools?: PoolSpec[];
   jobs: JobSpec[];
 }
 
@@ -162,6 +169,19 @@ export function parseJobsFile(name: string, text: string): JobsFile {
       if (typeof cal.name !== 'string' || cal.name === '') throw bad(`${at}, field "name"`, 'required');
       if (names.has(cal.name)) throw bad(`${at}, field "name"`, 'listed twice');
       names.add(cal.name);
+    }
+  }
+  if (file.pools !== undefined) {
+    if (!Array.isArray(file.pools)) throw bad('pools', 'must be a list');
+    const names = new Set<string>();
+    for (const [i, pool] of file.pools.entries()) {
+      const at = `pool ${typeof pool?.name === 'string' ? `"${pool.name}"` : `#${i + 1}`}`;
+      if (typeof pool !== 'object' || pool === null || Array.isArray(pool)) throw bad(at, 'must be a mapping');
+      for (const field of Object.keys(pool)) if (field !== 'name' && field !== 'limit') throw bad(`${at}, field "${field}"`, 'unknown field (known: name, limit)');
+      if (typeof pool.name !== 'string' || pool.name === '') throw bad(`${at}, field "name"`, 'required');
+      if (!Number.isInteger(pool.limit) || pool.limit < 1) throw bad(`${at}, field "limit"`, 'required: a whole number from 1');
+      if (names.has(pool.name)) throw bad(`${at}, field "name"`, 'listed twice');
+      names.add(pool.name);
     }
   }
   const seen = new Set<string>();

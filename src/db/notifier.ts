@@ -18,6 +18,8 @@ export const Channel = {
   MEMBERSHIP: 'cronql_membership',
   /** payload: calendar name — a calendar was set or deleted; every runtime re-reads it. */
   CALENDAR_CHANGED: 'cronql_calendar_changed',
+  /** payload: pool name — a place in a concurrency pool freed (a run ended) or its limit rose; runtimes admit its waiting runs. */
+  POOL_FREED: 'cronql_pool_freed',
   /** payload: token id — a named API token was revoked; every instance forgets it and closes its sockets. */
   TOKEN_REVOKED: 'cronql_token_revoked',
   /** no payload — alerts were written to the outbox; a deliverer sends them. */

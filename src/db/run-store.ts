@@ -14,6 +14,7 @@ import type { Finish } from './runs/record.js';
 import { ProgressWrites, type ProgressReport, type Reported } from './runs/progress.js';
 import { HeldStarts } from './runs/started.js';
 import { retireExhausted } from './runs/end-rules.js';
+import { admit } from './runs/pool-admission.js';
 
 export type { ClaimedRun, DueSlot, FireOutcome, FiringJob, MissedSlot } from './runs/fire.js';
 export type { Finish, RunLimits } from './runs/record.js';
@@ -126,6 +127,14 @@ export class RunStore {
     this.wake = wake;
   }
 
+  /**
+   * Admits what the concurrency pools `names` have room for, oldest due first, claimed for this
+   * instance (`runs/pool-admission.ts`).
+   */
+  admit(names: string[], newTrace?: () => string): Promise<ClaimedRun[]> {
+    return admit(this.ctx, names, { newTrace });
+  }
+
   /** Records a due slot of an ACTIVE job and claims it for this instance if it is ours to run. */
   fire(due: DueSlot): Promise<FireOutcome> {
     return this.fires.add(due);
@@ -146,8 +155,9 @@ export class RunStore {
   }
 
   /**
-   * PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`). With tracing,
-   * `newTrace` gives the runs without a trace context one.
+   * PENDING → RUNNING for this instance; returns the runs it won (`runs/fire.ts`) — for runs of a
+   * concurrency pool, what their pools' admission won, which may be older waiting runs of theirs.
+   * With tracing, `newTrace` gives the runs without a trace context one.
    */
   claim(ids: string[], newTrace?: () => string): Promise<ClaimedRun[]> {
     return claim(this.ctx, ids, newTrace);

@@ -3,6 +3,7 @@ import { MAX_AFTER_WINDOW_SECONDS, MAX_UPSTREAMS, type Dependency } from './depe
 import type { RetryPolicy } from './job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
 import { CHANNEL_NAME, MAX_NOTIFY } from './notifications.js';
+import { POOL_NAME } from './pools.js';
 import type { Labels } from './label-selector.js';
 
 /**
@@ -105,6 +106,24 @@ export interface DependenciesSetting extends SettingBase {
   code: ErrorCode;
 }
 
+
+/**
+ * The name of one thing defined elsewhere (a concurrency pool), or null: a nullable text column,
+ * `String` on the `Job` type and the inputs (omitted: the default, or on a new version the
+ * replaced version's; null: none). Whether it exists is the database's to say, at the write
+ * (`unknownCode`).
+ */
+export interface NameSetting extends SettingBase {
+  kind: 'name';
+  nullable: true;
+  default: null;
+  pattern: RegExp;
+  /** What the name names, for messages: "concurrency pool". */
+  of: string;
+  unknownCode: 'UNKNOWN_POOL';
+  code: ErrorCode;
+}
+
 /**
  * A job's labels (domain/label-selector.ts: `validateLabels`): jsonb NOT NULL DEFAULT '{}', `JSON`
  * on the `Job` type (never null) and the inputs (omitted: `{}`, or on a new version the replaced
@@ -125,7 +144,7 @@ export interface TextSetting extends SettingBase {
   code: ErrorCode;
 }
 
-export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | DependenciesSetting | LabelsSetting | TextSetting;
+export type JobSettingSpec = IntSetting | EnumSetting | JsonSetting | RetrySetting | NamesSetting | DependenciesSetting | LabelsSetting | TextSetting | NameSetting;
 
 /** The most calendars one job names. */
 export const MAX_JOB_CALENDARS = 10;
@@ -254,6 +273,14 @@ export const JOB_SETTINGS = {
       input: 'Notification channel names (at most 10; each must exist: UNKNOWN_CHANNEL); empty, null or omitted: the default channels.',
     },
   },
+  concurrencyPool: {
+    kind: 'name', column: 'concurrency_pool', nullable: true, default: null, pattern: POOL_NAME, of: 'concurrency pool',
+    unknownCode: 'UNKNOWN_POOL', code: 'BAD_USER_INPUT',
+    description: {
+      job: 'The concurrency pool the job\'s runs share a limit in (setConcurrencyPool); null: none.',
+      input: 'A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none.',
+    },
+  },
   expectSuccessWithinSeconds: {
     kind: 'int', column: 'expect_success_within_seconds', nullable: true, default: null, min: 1, max: MAX_EXPECT_SUCCESS_SECONDS, code: 'BAD_USER_INPUT',
     description: {
@@ -304,7 +331,9 @@ type ValueOf<S> = S extends { kind: 'int'; nullable: true }
               ? Labels
               : S extends { kind: 'text' }
                 ? string | null
-                : unknown;
+                : S extends { kind: 'name' }
+                  ? string | null
+                  : unknown;
 
 /** A job's settings, valid. */
 export type JobSettings = { -readonly [K in JobSettingName]: ValueOf<(typeof JOB_SETTINGS)[K]> };

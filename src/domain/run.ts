@@ -60,6 +60,11 @@ export interface RunRecord {
   traceparent: string | null;
   /** Who asked for a MANUAL, AD_HOC or BACKFILL run (the principal's name; its retries keep it); null for the others. */
   triggeredBy: string | null;
+  /**
+   * The concurrency pool the run was created in (its job version's, docs/behaviour.md, "Concurrency
+   * pools"): it becomes RUNNING only while the pool has a free place. Null: none.
+   */
+  concurrencyPool?: string | null;
 }
 
 /** A RUNNING run's progress report, as a change RUNNING → RUNNING at the beat that carried it. */

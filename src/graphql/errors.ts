@@ -51,6 +51,8 @@ const API_CODES = new Set<string>(
     CHANNEL_IN_USE: true,
     UNKNOWN_JOB: true,
     DEPENDENCY_CYCLE: true,
+    UNKNOWN_POOL: true,
+    POOL_IN_USE: true,
     INVALID_LABELS: true,
     INVALID_SELECTOR: true,
     TOKEN_REVOKED: true,

@@ -36,6 +36,8 @@ function graphqlType(spec: JobSettingSpec, retryType: Function, dependencyType?:
       return JSONScalar;
     case 'names':
       return [String];
+    case 'name':
+      return String;
     case 'retry':
       return retryType;
     case 'dependencies':

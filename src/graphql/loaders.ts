@@ -5,6 +5,7 @@ import type { RunStatus } from '../domain/enums.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Page } from '../services/pagination.js';
 import type { RunLogPage, RunLogsRequest } from '../services/run-log.service.js';
+import type { PoolRow } from '../services/pool.service.js';
 import { EVERY_JOB, inScope, type Scope } from '../domain/scope.js';
 
 export interface JobRunsKey {
@@ -40,6 +41,8 @@ export class Loaders {
   readonly jobRuns: DataLoader<JobRunsKey, Page<RunRecord>, string>;
   /** `Run.logs` pages: a page of runs each asking for its logs costs one query in all. */
   readonly runLogs: DataLoader<RunLogsRequest, RunLogPage, string>;
+  /** Concurrency pools by name (`Run.waitingFor`): a page of waiting runs costs one query in all. */
+  readonly pool: DataLoader<string, PoolRow | null>;
 
   constructor(cronql: Cronql, scope: Scope = EVERY_JOB) {
     this.job = new DataLoader((ids) => cronql.jobs.getMany(ids, scope));
@@ -60,6 +63,10 @@ export class Loaders {
     });
     this.jobRuns = new DataLoader((keys) => cronql.runs.listByJobs(keys), {
       cacheKeyFn: (k) => JSON.stringify([k.jobId, k.first, k.after, k.status]),
+    });
+    this.pool = new DataLoader(async (names) => {
+      const rows = new Map((await cronql.pools.getMany(names)).map((p) => [p.name, p]));
+      return names.map((n) => rows.get(n) ?? null);
     });
     this.runLogs = new DataLoader((keys) => cronql.runLogs.pages(keys), {
       cacheKeyFn: (k) => JSON.stringify([k.runId, k.first, k.after]),

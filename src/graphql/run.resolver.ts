@@ -2,6 +2,7 @@ import { Kind, type GraphQLResolveInfo } from 'graphql';
 import { Arg, Authorized, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { JobRecord } from '../domain/job.js';
 import { runDurationMs, type RunRecord } from '../domain/run.js';
+import { waitingForPool } from '../domain/pools.js';
 import { toConnection, RunConnection, type Connection } from './connection.type.js';
 import type { GraphQLContext } from './context.type.js';
 import { rolesFor } from './auth.js';
@@ -87,6 +88,17 @@ export class RunResolver {
   @FieldResolver(() => Run, { nullable: true, description: 'The attempt this one retries (null for a first attempt, or once retention pruned it).' })
   retryOf(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): RunRecord | null | Promise<RunRecord | null> {
     return run.retryOf ? ctx.loaders.run.load(run.retryOf) : null;
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'Why a due PENDING run has not started: its concurrency pool is full ("pool billing-api: 5/5 running"). Null otherwise.',
+  })
+  waitingFor(@Root() run: RunRecord, @Ctx() ctx: GraphQLContext): string | null | Promise<string | null> {
+    // Only a due PENDING run of a pool reads its pool (batched): every other run answers at once.
+    if (run.status !== RunStatus.PENDING || !run.concurrencyPool) return null;
+    if (run.dueAt && run.dueAt.getTime() > ctx.cronql.clock.now().getTime()) return null;
+    return ctx.loaders.pool.load(run.concurrencyPool).then((p) => (p ? waitingForPool(p.name, p.running, p.limit) : null));
   }
 
   @FieldResolver(() => [Run], { description: 'DEPENDENCY runs: the upstream runs whose ends created this one (one for afterMode ANY, one per upstream for ALL; fewer once retention pruned them). Empty for the other triggers.' })

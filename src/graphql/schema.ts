@@ -10,6 +10,7 @@ import { HealthResolver } from './health.resolver.js';
 import { NotificationChannelResolver } from './notification-channel.resolver.js';
 import { SecretResolver } from './secret.resolver.js';
 import { CalendarResolver } from './calendar.resolver.js';
+import { ConcurrencyPoolResolver } from './pool.resolver.js';
 import { StatsResolver } from './stats.resolver.js';
 import { InstanceResolver } from './instance.resolver.js';
 import { JobResolver } from './job.resolver.js';
@@ -32,7 +33,7 @@ let built: Promise<GraphQLSchema> | undefined;
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver, NotificationChannelResolver, ApiTokenResolver, AuditResolver],
+    resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver, NotificationChannelResolver, ApiTokenResolver, AuditResolver, ConcurrencyPoolResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
     authMode: 'error',

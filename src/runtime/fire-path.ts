@@ -107,7 +107,9 @@ export class FirePath {
 
   /**
    * Claims PENDING runs (created by run-now, or found at startup) and runs those this instance
-   * won; returns them RUNNING. A run claimed elsewhere, canceled or finished is left alone.
+   * won; returns them RUNNING. A run claimed elsewhere, canceled or finished is left alone. A run
+   * of a concurrency pool is admitted by its pool's rule: it may wait, and the pool's oldest
+   * waiting runs may be won instead (they are run here and returned too).
    */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
     if (!this.o.firing() || runIds.length === 0) return Promise.resolve([]);
@@ -122,6 +124,29 @@ export class FirePath {
         (err) => {
           // Left PENDING: the sweep claims it once the database answers.
           this.o.log.error({ err }, 'could not claim runs');
+          return [];
+        },
+      ),
+    );
+  }
+
+  /**
+   * Admits the waiting runs the concurrency pools `names` have room for (a place freed, or a
+   * limit raised: the pool's NOTIFY) and runs those this instance won.
+   */
+  claimPools(names: string[]): Promise<RunRecord[]> {
+    if (!this.o.firing() || names.length === 0) return Promise.resolve([]);
+    const { tracing } = this.o;
+    const claimStart = tracing ? traceClock() : 0;
+    return this.track(
+      this.o.store.admit(names, tracing && (() => tracing.newTrace())).then(
+        (won) => {
+          for (const { run, limits } of won) this.execute(run, limits, tracing?.claimed(run, claimStart));
+          return won.map((c) => c.run);
+        },
+        (err) => {
+          // Left waiting: the next end in the pool, or the pending-runs sweep, admits them.
+          this.o.log.error({ err, pools: names }, 'could not admit runs of concurrency pools');
           return [];
         },
       ),
@@ -192,6 +217,9 @@ export class FirePath {
             // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
             for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
             this.execute(outcome.run, job, tracing?.claimed(outcome.run, claimStart));
+          } else if (outcome.kind === 'waiting') {
+            // Waiting in its pool (whoever admits it runs it); what it replaced stops all the same.
+            for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
           } else if (outcome.kind === 'late') {
             // The database took longer than the grace period to take it: MISSED, not late.
             ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);

@@ -7,6 +7,7 @@ import { RunStatus } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';
 import type { JobSnapshot } from '../domain/job.js';
 import { CALENDAR_NAME } from '../schedule/calendar.js';
+import { POOL_NAME } from '../domain/pools.js';
 
 /** What the handlers act on: the runtime, seen from the notifications it listens to. */
 export interface NotifiedRuntime {
@@ -15,6 +16,8 @@ export interface NotifiedRuntime {
   /** Disarms a job that no longer exists. */
   remove(jobId: string): void;
   claimAndExecute(runIds: string[]): Promise<unknown>;
+  /** Admits the waiting runs of a concurrency pool whose place freed. */
+  poolFreed(name: string): void;
   /** Ids of the runs executing here. */
   inFlight(): string[];
   abortRun(runId: string): void;
@@ -47,6 +50,7 @@ export class Notifications {
     const rt = this.o.runtime;
     notifier.on(Channel.JOB_CHANGED, (id) => isUuid(id) && this.reloadJob(id));
     notifier.on(Channel.RUN_CREATED, (id) => isUuid(id) && void rt.claimAndExecute([id]));
+    notifier.on(Channel.POOL_FREED, (name) => POOL_NAME.test(name) && rt.poolFreed(name));
     notifier.on(Channel.RUN_CANCELED, (id) => isUuid(id) && void this.abortIfCanceled(id));
     // Another scheduler armed its share or stopped: the assignment is recomputed from the table.
     notifier.on(Channel.MEMBERSHIP, () => void rt.rebalance());

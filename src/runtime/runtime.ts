@@ -19,6 +19,7 @@ import { Ledger } from './ledger.js';
 import { Membership } from './membership.js';
 import { Notifications } from './notifications.js';
 import { RetryWakers } from './retry-wakers.js';
+import { PoolWakes } from './pool-wakes.js';
 import { PauseEnds, type EndingPause } from './pause-ends.js';
 import { RunExecutor, type SecretResolver } from './run-executor.js';
 import type { RunLogWriter } from './run-log-writer.js';
@@ -115,6 +116,8 @@ export class Runtime implements MaintainedRuntime {
   private readonly calendarSkips: CalendarSkips;
   private readonly membership: Membership;
   private readonly wakers: RetryWakers;
+  /** Admissions of concurrency pools whose place freed (POOL_FREED), one at a time per pool. */
+  private readonly poolWakes: PoolWakes;
   private readonly pauseEnds: PauseEnds;
   private readonly notifications: Notifications;
   private readonly maintenance: Maintenance;
@@ -201,6 +204,7 @@ export class Runtime implements MaintainedRuntime {
       armed: () => this.armed,
     });
     this.backfills = new Backfills({ pool: o.pool, store, log, claimAndExecute: (ids) => this.claimAndExecute(ids), perRound: MAINTENANCE.perPass });
+    this.poolWakes = new PoolWakes((name) => this.firePath.claimPools([name]));
     this.wakers = new RetryWakers({ clock, max: RUNTIME_BOUNDS.maxRetryWakers, claim: (id) => void this.claimAndExecute([id]) });
     this.store.onWaiting((runs) => this.wake(runs));
     this.pauseEnds = new PauseEnds({ clock, max: RUNTIME_BOUNDS.maxPauseAlarms, resume: (pause) => void this.firePath.track(this.endPause(pause)) });
@@ -212,6 +216,7 @@ export class Runtime implements MaintainedRuntime {
         apply: (job) => this.apply(job),
         remove: (jobId) => this.scheduler.remove(jobId),
         claimAndExecute: (ids) => this.claimAndExecute(ids),
+        poolFreed: (name) => this.poolWakes.wake(name),
         inFlight: () => this.inFlight(),
         abortRun: (id) => this.abortRun(id),
         rebalance: () => this.rebalance(),

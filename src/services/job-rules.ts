@@ -1,7 +1,7 @@
 import { CronqlError } from '../errors.js';
 import { BackoffKind, JobStatus, ScheduleType } from '../domain/enums.js';
 import { RETRY_DEFAULTS, type JobDefinitionFields, type RetryPolicy } from '../domain/job.js';
-import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NamesSetting, type TextSetting } from '../domain/job-fields.js';
+import { JOB_SETTINGS, settingEntries, type JobSettingName, type JobSettings, type NameSetting, type NamesSetting, type TextSetting } from '../domain/job-fields.js';
 import { validateAfterSettings, validateDependencies } from './dependency-rules.js';
 import { validateLabels } from '../domain/label-selector.js';
 import { shortestIntervalSeconds } from '../schedule/jitter.js';
@@ -286,6 +286,7 @@ export function validateSettings(input: SettingsInput): JobSettings {
     const value = (input as Record<string, unknown>)[name];
     if (spec.kind === 'retry') valid[name] = validateRetry(value as RetryPolicyInput | null | undefined);
     else if (spec.kind === 'names') valid[name] = validateNames(name, spec, value);
+    else if (spec.kind === 'name') valid[name] = validateName(name, spec, value);
     else if (spec.kind === 'dependencies') valid[name] = validateDependencies(name, spec, value);
     else if (spec.kind === 'labels') valid[name] = value === undefined || value === null ? {} : validateLabels(value);
     else if (spec.kind === 'text') valid[name] = validateText(name, spec, value);
@@ -322,6 +323,15 @@ function validateNames(name: string, spec: NamesSetting, value: unknown): string
     throw new CronqlError(spec.code, `${name} must be a list of at most ${spec.max} ${spec.of} names (letters, digits and . _ -, at most 64 characters each)`, { field: name });
   }
   return [...new Set(value as string[])];
+}
+
+/** The name of one thing (a concurrency pool), or null. Whether it exists is checked at the write, by the database. */
+function validateName(name: string, spec: NameSetting, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !spec.pattern.test(value)) {
+    throw new CronqlError(spec.code, `${name} must be a ${spec.of} name (letters, digits and . _ -, at most 64 characters), or null`, { field: name });
+  }
+  return value;
 }
 
 /** A free text: null, omitted or blank is none; at most `spec.max` characters, storable (stored-input.ts). */

@@ -245,7 +245,9 @@ export class JobService {
       }
       const calendar = unknownCalendar(err);
       if (calendar) {
-        const index = rows.findIndex((r) => r.fields.calendars.includes(calendar.details!.calendar as string));
+        const named = (r: (typeof rows)[number]) =>
+          calendar.code === 'UNKNOWN_POOL' ? r.fields.concurrencyPool === calendar.details!.pool : r.fields.calendars.includes(calendar.details!.calendar as string);
+        const index = rows.findIndex(named);
         throw index >= 0 ? ofInput(calendar, index, rows[index].key) : calendar;
       }
       const dependency = dependencyRefused(err);
@@ -453,9 +455,13 @@ function ofInput(err: CronqlError, index: number, key: unknown): CronqlError {
   return new CronqlError(err.code, `${named}: ${err.message}`, { ...err.details, index, ...(typeof key === 'string' ? { key } : {}) });
 }
 
-/** The database refused a calendar the job names: it does not exist (or was deleted meanwhile). */
+/** The database refused a calendar or the concurrency pool the job names: it does not exist (or was deleted meanwhile). */
 function unknownCalendar(err: unknown): CronqlError | null {
-  if (!(err instanceof JobWriteRefused) || err.reason !== 'UNKNOWN_CALENDAR') return null;
+  if (!(err instanceof JobWriteRefused)) return null;
+  if (err.reason === 'UNKNOWN_POOL') {
+    return new CronqlError('UNKNOWN_POOL', `concurrency pool "${err.key ?? '?'}" does not exist; create it with setConcurrencyPool`, { field: 'concurrencyPool', pool: err.key });
+  }
+  if (err.reason !== 'UNKNOWN_CALENDAR') return null;
   return new CronqlError('UNKNOWN_CALENDAR', `calendar "${err.key ?? '?'}" does not exist; create it with setCalendar`, { field: 'calendars', calendar: err.key });
 }
 

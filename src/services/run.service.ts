@@ -169,7 +169,8 @@ export class RunService {
       throw new CronqlError('INVALID_STATE', `job ${job.jobKey} v${job.version} is ${job.status}`, { status: job.status });
     }
     if (run.status !== RunStatus.PENDING) return run;
-    const [running] = (await this.d.runtime?.claimAndExecute([run.id])) ?? [];
+    // A run of a concurrency pool may wait for a place (and the pool's older runs be won instead).
+    const running = (await this.d.runtime?.claimAndExecute([run.id]))?.find((r) => r.id === run.id);
     if (running) return running;
     // No runtime here (CRONQL_ROLE=api), or it is stopping: a scheduler instance claims it.
     await notify(this.d.pool, Channel.RUN_CREATED, run.id);

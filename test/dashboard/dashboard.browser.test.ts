@@ -566,6 +566,19 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     await api.cronql.jobs.retire(job.id);
   });
 
+  it('the pools page: each concurrency pool with its running and waiting runs, and the jobs in it', async () => {
+    await api.cronql.pools.set('partner-api', 3);
+    const job = await api.cronql.jobs.create({ key: 'pool-page', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 9 * * *', concurrencyPool: 'partner-api' } as never);
+    await go('#/pools');
+    const line = page.locator('[data-pool=partner-api]');
+    await line.waitFor();
+    expect(await line.locator('[data-testid=pool-running]').innerText()).toBe('0 / 3');
+    expect(await line.locator('[data-testid=pool-waiting]').innerText()).toBe('0');
+    expect(await line.innerText()).toContain('pool-page v1');
+    await shot('pools');
+    await api.cronql.jobs.retire(job.id);
+  });
+
   it('made no request outside the test server, no CSP violation and no page error', async () => {
     const urls = [...recorder.requests.map((r) => r.url()), ...recorder.websockets];
     expect(urls.length).toBeGreaterThan(5);

@@ -154,6 +154,7 @@ describe('every Mutation field is refused to VIEWER (walked from the schema)', a
         'backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns',
         'setCalendar', 'deleteCalendar', 'setNotificationChannel', 'deleteNotificationChannel', 'testNotificationChannel',
         'createApiToken', 'revokeApiToken', 'pauseJobs', 'resumeJobs',
+        'setConcurrencyPool', 'deleteConcurrencyPool',
       ].sort(),
     );
   });

@@ -369,6 +369,38 @@ jobs:
     expect(inUse.stderr).toMatch(/^error CALENDAR_IN_USE: /);
   });
 
+  it('concurrency pools in a jobs file: set before the jobs that name them, exported with them (a round trip), an unknown one refused before any change; list and delete', async () => {
+    const file = join(dir, 'pools.yaml');
+    await writeFile(file, `namespace: partner
+pools:
+  - name: partner-api
+    limit: 5
+jobs:
+  - key: partner.sync
+    target: log
+    cron: "0 9 * * *"
+    concurrencyPool: partner-api
+`);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['set-pool', 'create']);
+    expect((await runJson(['apply', file])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    const exported = join(dir, 'pools-export.yaml');
+    await run(['export', '--namespace', 'partner', '--out', exported]);
+    expect(parseYaml(await readFile(exported, 'utf8'))).toEqual({
+      namespace: 'partner',
+      pools: [{ name: 'partner-api', limit: 5 }],
+      jobs: [{ key: 'partner.sync', target: 'log', cron: '0 9 * * *', concurrencyPool: 'partner-api' }],
+    });
+    expect((await runJson(['apply', exported])).plan.map((p: { action: string }) => p.action)).toEqual(['unchanged']);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('concurrencyPool: partner-api', 'concurrencyPool: nope').replace('limit: 5', 'limit: 6'));
+    const refused = await run(['apply', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error UNKNOWN_POOL: .*pools\.yaml: job "partner\.sync", field "concurrencyPool": pool "nope" does not exist/);
+    const [listed] = await runJson(['pools', 'list']);
+    expect(listed).toMatchObject({ name: 'partner-api', limit: 5, running: 0, waiting: 0, jobs: [{ key: 'partner.sync' }] });
+    const inUse = await run(['pools', 'delete', 'partner-api']);
+    expect(inUse.stderr).toMatch(/^error POOL_IN_USE: /);
+  });
+
   it('apply, apply --dry-run and validate of a file with every kind of bad job: one line per bad job naming the file, the key and the field, the code kept; nothing changed', async () => {
     const file = join(dir, 'generated.yaml');
     const good = [

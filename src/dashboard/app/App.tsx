@@ -4,6 +4,7 @@ import { JobDetailView } from './JobDetailView.js';
 import { JobFormView } from './JobForm.js';
 import { InstancesView } from './InstancesView.js';
 import { CalendarsView } from './CalendarsView.js';
+import { PoolsView } from './PoolsView.js';
 import { UpcomingView } from './UpcomingView.js';
 import { AuditView } from './AuditView.js';
 import { JobsView } from './JobsView.js';
@@ -99,9 +100,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : route.view === 'audit' ? 'audit' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : route.view === 'pools' ? 'pools' : route.view === 'audit' ? 'audit' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : section === 'audit' ? 'Audit' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : section === 'pools' ? 'Pools' : section === 'audit' ? 'Audit' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -122,6 +123,9 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
           </a>
           <a href={href.calendars()} aria-current={section === 'calendars' ? 'page' : undefined}>
             Calendars
+          </a>
+          <a href={href.pools()} aria-current={section === 'pools' ? 'page' : undefined}>
+            Pools
           </a>
           {session.role === 'ADMIN' && (
             <a href={href.instances()} aria-current={section === 'instances' ? 'page' : undefined}>
@@ -151,6 +155,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'run' && <RunDetailView key={route.id} id={route.id} />}
         {route.view === 'instances' && <InstancesView />}
         {route.view === 'calendars' && <CalendarsView />}
+        {route.view === 'pools' && <PoolsView />}
         {route.view === 'upcoming' && <UpcomingView />}
         {route.view === 'audit' && <AuditView />}
       </main>

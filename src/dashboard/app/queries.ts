@@ -1,4 +1,8 @@
 import {
+  DashboardPoolsDocument,
+  DashboardSetPoolDocument,
+  DashboardDeletePoolDocument,
+  type DashboardPoolFragment,
   DashboardCalendarsDocument,
   DashboardDeleteCalendarDocument,
   DashboardDependentsDocument,
@@ -152,12 +156,19 @@ export const Q = {
   calendars: DashboardCalendarsDocument,
   setCalendar: DashboardSetCalendarDocument,
   deleteCalendar: DashboardDeleteCalendarDocument,
+  /** Concurrency pools: each with its running and waiting runs. */
+  pools: DashboardPoolsDocument,
+  setPool: DashboardSetPoolDocument,
+  deletePool: DashboardDeletePoolDocument,
   backfillJob: DashboardBackfillJobDocument,
   cancelBackfill: DashboardCancelBackfillDocument,
   backfill: DashboardBackfillStateDocument,
   /** The audit log (ADMIN): a job's history, the Audit page. */
   audit: DashboardAuditDocument,
 } as const;
+
+/** A concurrency pool as the dashboard shows it. */
+export type PoolRow = DashboardPoolFragment;
 
 /** A backfill as the dashboard shows it (its plan, its progress). */
 export type BackfillRow = DashboardBackfillFragment;

@@ -13,6 +13,7 @@ export type Route =
   | { view: 'run'; id: string }
   | { view: 'instances' }
   | { view: 'calendars' }
+  | { view: 'pools' }
   | { view: 'upcoming' }
   | { view: 'audit' };
 
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'runs') return { view: 'runs' };
   if (parts[0] === 'instances') return { view: 'instances' };
   if (parts[0] === 'calendars') return { view: 'calendars' };
+  if (parts[0] === 'pools') return { view: 'pools' };
   if (parts[0] === 'upcoming') return { view: 'upcoming' };
   if (parts[0] === 'audit') return { view: 'audit' };
   if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
@@ -40,6 +42,7 @@ export const href = {
   run: (id: string) => `#/runs/${encodeURIComponent(id)}`,
   instances: () => '#/instances',
   calendars: () => '#/calendars',
+  pools: () => '#/pools',
   upcoming: () => '#/upcoming',
   audit: () => '#/audit',
 };

@@ -157,6 +157,8 @@ for (const [name, spec] of settingEntries()) {
     Property({ type: 'text', nullable: true, fieldName: spec.column })(target, name);
   } else if (spec.kind === 'names') {
     Property({ type: ArrayType, columnType: 'text[]', fieldName: spec.column, default: '{}' })(target, name);
+  } else if (spec.kind === 'name') {
+    Property({ type: 'text', nullable: true, fieldName: spec.column })(target, name);
   } else if (spec.kind === 'enum') {
     Enum({ items: () => spec.values, type: 'text', default: spec.default, fieldName: spec.column })(target, name);
   } else {

@@ -25,10 +25,14 @@ import { BACKOFF, BUFFER_LANE, CODE, CRONQL, JOB, ONE_TIME, ROW_COLUMNS, S, SCHE
  *   by cronql, with a reason naming the count and the last failure;
  * - `job_alerts` (and with `lost`, `lost_alerts`): the alerts the ends raise, in the outbox
  *   (alert-rules.ts);
+ * - `pool_wakes`: a run of a concurrency pool ended, so a place in it may be free: every instance
+ *   is told (POOL_FREED) and admits the pool's waiting runs (pool-admission.ts) — sent whether or
+ *   not this statement sees a run waiting, since one may be recorded waiting by a transaction this
+ *   one cannot see yet; runs of no pool send nothing;
  * - `dep_…` (dependency-rules.ts): the runs of the AFTER jobs that follow the ended runs' jobs,
  *   with their links to the upstream runs;
- * - `job_notices` tells every instance of the jobs cronql paused and of the runs it promoted or
- *   made ready (dependents), and the deliverers of new alerts.
+ * - `job_notices` tells every instance of the jobs cronql paused of the runs it promoted or
+ *   made ready (dependents) and of the pools with a place freed, and the deliverers of new alerts.
  *
  * Every statement that ends runs (finish, cancel, replace, settling lost and stale runs, stopping
  * chains, recording a skip) appends these, so the rules hold however a run ended.
@@ -40,6 +44,7 @@ export const afterRunsEnd = (changed: string, at: string, o: { lost?: boolean } 
     jobsAfter(changed, at),
     ...dependentRuns(changed, at, RETRIED),
     jobAlerts(at),
+    poolWakes(changed),
     ...(o.lost ? [lostAlerts(changed, at, RETRIED)] : []),
     jobNotices(o.lost ? ['job_alerts', 'lost_alerts'] : ['job_alerts']),
   ].join(', ');
@@ -109,7 +114,7 @@ export async function retireExhausted(ctx: RunContext, jobId: string, revision: 
 /** Retries: the next attempt of each RETRYABLE run, PENDING in its lane, due after the backoff. */
 const retried = (changed: string, at: string) => `retried AS (
     INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
-      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at, traceparent, triggered_by)
+      scheduled_at, status, attempt, retry_of, due_at, lane, created_at, updated_at, traceparent, triggered_by, concurrency_pool)
     SELECT gen_random_uuid(), c.job_definition_id, c.job_key, c.job_version, c.target, c.payload_snapshot, c.trigger_type,
       c.scheduled_at, ${S.PENDING}, c.attempt + 1, c.id,
       -- whole milliseconds: the instant a timer of this process can be set for, and claim at
@@ -117,7 +122,7 @@ const retried = (changed: string, at: string) => `retried AS (
       -- the next attempt's span continues what the first one's did: one trace per slot or run-now
       c.traceparent,
       -- a MANUAL, AD_HOC or BACKFILL run's next attempt was asked for by the same principal
-      c.triggered_by
+      c.triggered_by, c.concurrency_pool
     FROM ${changed} c JOIN cron_job_definitions d ON d.id = c.job_definition_id
     WHERE ${RETRYABLE}
     ORDER BY c.job_definition_id, c.id
@@ -133,6 +138,12 @@ const promoted = (changed: string, at: string) => `promoted AS (
     WHERE c.lane = 0 AND c.status IN (${S.ENDED}) AND NOT ${RETRIED}
       AND b.job_definition_id = c.job_definition_id AND b.lane = ${BUFFER_LANE} AND b.status = ${S.PENDING}
     RETURNING b.id
+  )`;
+
+/** The pools of the ended runs, each told once (POOL_FREED): a place may be free. */
+const poolWakes = (changed: string) => `pool_wakes AS (
+    SELECT count(pg_notify('${Channel.POOL_FREED}', p.pool)) AS n
+    FROM (SELECT DISTINCT c.concurrency_pool AS pool FROM ${changed} c WHERE c.concurrency_pool IS NOT NULL AND c.status IN (${S.ENDED})) p
   )`;
 
 /** The job after its run's end: retired, auto-paused, its failure streak counted or reset — one UPDATE. */
@@ -162,7 +173,7 @@ const jobsAfter = (changed: string, at: string) => `jobs_after AS (
 const jobNotices = (alerts: string[]) => `job_notices AS (
     SELECT (SELECT count(pg_notify('${Channel.JOB_CHANGED}', j.id::text)) FROM jobs_after j
         WHERE (j.status = ${JOB.PAUSED} AND j.updated_by = '${CRONQL}') OR (j.status = ${JOB.RETIRED} AND j.schedule_type <> ${ONE_TIME}))
-      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) + ${DEPENDENT_NOTICES(Channel.RUN_CREATED)}
+      + (SELECT count(pg_notify('${Channel.RUN_CREATED}', p.id::text)) FROM promoted p) + ${DEPENDENT_NOTICES(Channel.RUN_CREATED)} + (SELECT n FROM pool_wakes)
       + ${outboxNotice(alerts)} AS n
   )`;
 

@@ -8,7 +8,8 @@ import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rule
 import { insertRuns } from './new-runs.js';
 import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
-import { asOf, firedRun, limitColumns, limitsOf, rowToRun, type RunLimits } from './record.js';
+import { asOf, firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
+import { admit, claimStatement } from './pool-admission.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
 
 /**
@@ -57,7 +58,7 @@ export function splitByJob(slots: DueSlot[]): DueSlot[][] {
  * What a run copies from its job version, and the job's overlap policy (fixed for the life of a
  * job row: versions are new rows).
  */
-export type FiringJob = Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload' | 'overlap'>;
+export type FiringJob = Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload' | 'overlap'> & Partial<Pick<JobSnapshot, 'concurrencyPool'>>;
 
 /** A slot that came due for a job. */
 export interface DueSlot {
@@ -100,6 +101,8 @@ export type FireOutcome =
   | { kind: 'skipped'; run: RunRecord }
   /** Waiting for the job's active run to end (BUFFER_ONE). */
   | { kind: 'buffered'; run: RunRecord }
+  /** Waiting PENDING for a place in the job's concurrency pool: whichever instance admits it runs it (pool-admission.ts). */
+  | { kind: 'waiting'; run: RunRecord; replaced?: RunRecord[] }
   | { kind: 'taken' }
   | { kind: 'late' };
 
@@ -117,9 +120,10 @@ const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest
  * separate statement rather than a parameter of nulls: with tracing off the fire path sends
  * exactly what it sent before tracing existed.
  */
-const TRACED_DUE_SLOTS = `(SELECT job_id, slot, due, tp, NULL::jsonb AS payload
-      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $6::text[]) AS u(job_id, slot, due, tp)) s
+const tracedDueSlots = (tp: string) => `(SELECT job_id, slot, due, tp, NULL::jsonb AS payload
+      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], ${tp}::text[]) AS u(job_id, slot, due, tp)) s
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
+const TRACED_DUE_SLOTS = tracedDueSlots('$6');
 
 /** Whether any of the slots carries a trace context (tracing is on for all or none). */
 const traced = (slots: DueSlot[]): boolean => slots.some((s) => s.traceparent !== undefined);
@@ -167,16 +171,20 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   const slots = all.filter((s) => !late(s));
   if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
-  const tracing = traced(slots);
-  const inserted = await trackFire(ctx, ctx.pool.query(
+  // Slots of jobs in a concurrency pool are recorded waiting and go through their pools' admission
+  // (`firePooled`); the others are claimed by the statement below, as if pools did not exist.
+  const pooled = slots.some(inPool) ? slots.filter(inPool) : [];
+  const plain = pooled.length === 0 ? slots : slots.filter((s) => !inPool(s));
+  const tracing = traced(plain);
+  const inserted = plain.length === 0 ? { rows: [] } : await trackFire(ctx, ctx.pool.query(
     insertRuns(
       tracing ? TRACED_DUE_SLOTS : DUE_SLOTS,
       { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
       `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
     ),
-    [...dueParams(slots, now), ctx.instanceId, ...traceParams(slots)],
+    [...dueParams(plain, now), ctx.instanceId, ...traceParams(plain)],
   ));
-  const running = builtRuns(ctx, inserted.rows, slots, now);
+  const running = builtRuns(ctx, inserted.rows, plain, now);
   const changes: RunChange[] = [];
   for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
   ctx.claimed(changes);
@@ -184,7 +192,8 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
   const outcomes = new Map<DueSlot, FireOutcome>();
   for (const [due, run] of running) outcomes.set(due, { kind: 'claimed', run });
-  let rest = running.size === slots.length ? [] : slots.filter((s) => !running.has(s));
+  if (pooled.length > 0) for (const [due, run] of await firePooled(ctx, pooled, now)) outcomes.set(due, { kind: 'waiting', run });
+  let rest = outcomes.size === slots.length ? [] : slots.filter((s) => !outcomes.has(s));
   const settle = (slotsOf: DueSlot[], runs: Map<string, RunRecord>, kind: 'buffered' | 'skipped') => {
     for (const s of slotsOf) {
       const run = runs.get(slotKey(s.jobId, s.slot));
@@ -205,6 +214,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
     if (won) outcomes.set(s, won);
   }
   rest = rest.filter((s) => !outcomes.has(s));
+  if (pooled.length > 0) await admitFired(ctx, outcomes);
   if (rest.length > 0) {
     const res = await ctx.pool.query(
       `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
@@ -218,6 +228,49 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   }
 
   return all.map((s): FireOutcome => outcomes.get(s) ?? (late(s) ? { kind: 'late' } : { kind: 'taken' }));
+}
+
+/** Whether the slot's job is in a concurrency pool. */
+const inPool = (s: DueSlot): boolean => s.job.concurrencyPool != null;
+
+/**
+ * Pooled slots with a free lane become PENDING runs of their pools (published as created), to be
+ * admitted (`admitFired`): what the main statement does for the others, but never RUNNING at once.
+ */
+async function firePooled(ctx: RunContext, slots: DueSlot[], now: Date): Promise<Map<DueSlot, RunRecord>> {
+  const tracing = traced(slots);
+  const res = await trackFire(ctx, ctx.pool.query(
+    insertRuns(tracing ? tracedDueSlots('$5') : DUE_SLOTS, {
+      trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: FREE_LANE, due: 's.due',
+      where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined,
+    }),
+    [...dueParams(slots, now), ...traceParams(slots)],
+  ));
+  const rows = bySlot(res.rows);
+  ctx.publish([...rows.values()].map(created));
+  const made = new Map<DueSlot, RunRecord>();
+  for (const s of slots) {
+    const run = rows.get(slotKey(s.jobId, s.slot));
+    if (run) made.set(s, run);
+  }
+  return made;
+}
+
+/**
+ * The batch's waiting runs (pooled slots', and a CANCEL_PREVIOUS slot's in place of its job's run)
+ * go through their pools' admission, for this batch's runs only: those admitted are this
+ * instance's to run; an older run owed a place keeps its turn.
+ */
+async function admitFired(ctx: RunContext, outcomes: Map<DueSlot, FireOutcome>): Promise<void> {
+  const waiting = new Map<string, DueSlot>();
+  for (const [due, outcome] of outcomes) if (outcome.kind === 'waiting') waiting.set(outcome.run.id, due);
+  if (waiting.size === 0) return;
+  const pools = [...new Set([...waiting.values()].map((s) => s.job.concurrencyPool!))];
+  for (const { run } of await admit(ctx, pools, { only: [...waiting.keys()] })) {
+    const due = waiting.get(run.id)!;
+    const replaced = (outcomes.get(due) as { replaced?: RunRecord[] } | undefined)?.replaced;
+    outcomes.set(due, { kind: 'claimed', run, ...(replaced ? { replaced } : {}) });
+  }
 }
 
 /** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
@@ -247,17 +300,25 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
     if (taken.rowCount) return null;
     const canceled = await cancelActive(q, slot.jobId, now);
     const tracing = traced([slot]);
+    // A pooled job's slot takes the lane waiting; its pool's admission starts it (`admitFired`).
     const ins = await q(
-      insertRuns(tracing ? TRACED_DUE_SLOTS : DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
-      [...dueParams([slot], now), ctx.instanceId, ...traceParams([slot])],
+      inPool(slot)
+        ? insertRuns(tracing ? tracedDueSlots('$5') : DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', due: 's.due', traceparent: tracing ? 's.tp' : undefined })
+        : insertRuns(tracing ? TRACED_DUE_SLOTS : DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
+      inPool(slot) ? [...dueParams([slot], now), ...traceParams([slot])] : [...dueParams([slot], now), ctx.instanceId, ...traceParams([slot])],
     );
     return { canceled, inserted: ins.rows };
   });
   if (!rows) return null;
-  const replaced = publishEnded(ctx, rows.canceled);
+  const replaced = publishEnded(ctx, rows.canceled).map((c) => c.run);
   const run = rows.inserted[0] ? rowToRun(rows.inserted[0]) : null;
-  if (run) ctx.claimed([created(asPending(run)), moved(run, RunStatus.PENDING)]);
-  return run ? { kind: 'claimed', run, replaced: replaced.map((c) => c.run) } : null;
+  if (!run) return null;
+  if (inPool(slot)) {
+    ctx.publish([created(run)]);
+    return { kind: 'waiting', run, replaced };
+  }
+  ctx.claimed([created(asPending(run)), moved(run, RunStatus.PENDING)]);
+  return { kind: 'claimed', run, replaced };
 }
 
 /**
@@ -327,16 +388,16 @@ export async function claim(ctx: RunContext, ids: string[], newTrace?: () => str
   const runIds = [...ids].sort(); // one lock order across instances
   const now = ctx.now();
   const traces = newTrace ? runIds.map(() => newTrace()) : undefined;
+  // Runs of a pool are not claimed here but named (`pools`): their pools' admission claims them.
   const res = await ctx.pool.query(
-    `UPDATE cron_job_runs r SET status = ${S.RUNNING}, started_at = $2, updated_at = $2, runner_instance_id = $3
-         ${traces ? ', traceparent = coalesce(r.traceparent, t.tp)' : ''}
-       FROM cron_job_definitions d${traces ? ', unnest($1::uuid[], $4::text[]) AS t(id, tp)' : ''}
-       WHERE r.id = ANY($1::uuid[]) AND r.status = ${S.PENDING} AND d.id = r.job_definition_id${traces ? ' AND t.id = r.id' : ''}
-         AND r.lane >= 0 AND (r.due_at IS NULL OR r.due_at <= $2) AND (r.attempt = 1 OR d.status = ${JOB.ACTIVE})
-       RETURNING ${qualified('r')}, ${limitColumns('d')}`,
+    `WITH claimed AS (${claimStatement(false, traces !== undefined)}),
+       pooled AS (SELECT array_agg(DISTINCT p.concurrency_pool) AS pools FROM cron_job_runs p
+         WHERE p.id = ANY($1::uuid[]) AND p.concurrency_pool IS NOT NULL AND p.status = ${S.PENDING})
+     SELECT claimed.*, pooled.pools FROM pooled LEFT JOIN claimed ON true`,
     traces ? [runIds, now, ctx.instanceId, traces] : [runIds, now, ctx.instanceId],
   );
-  const won = res.rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
+  const won = res.rows.filter((row) => row.id != null).map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
   ctx.claimed(won.map((c) => moved(c.run, RunStatus.PENDING)));
-  return won;
+  const pools = res.rows[0]?.pools as string[] | null;
+  return pools?.length ? [...won, ...(await admit(ctx, pools, { newTrace }))] : won;
 }

@@ -233,14 +233,21 @@ export async function pruneBatch(ctx: RunContext, cutoff: Date, limit: number, l
 /**
  * PENDING runs that can be claimed, due before `dueBefore` (if given: run-now's at its
  * creation, a retry at the end of its backoff), oldest first, at most `limit`: at startup and by
- * the sweep they are claimed, each by exactly one instance.
+ * the sweep they are claimed, each by exactly one instance. Of the runs waiting in a concurrency
+ * pool, only each pool's oldest: claiming it is admitting the pool (pool-admission.ts), and a
+ * thousand runs waiting in a full pool do not crowd the others out of the sweep.
  */
 export async function pendingIds(ctx: RunContext, dueBefore?: Date, limit = 10_000): Promise<string[]> {
+  const due = `status = ${S.PENDING} AND lane >= 0
+         AND CASE WHEN $1::timestamptz IS NULL THEN due_at IS NULL OR due_at <= $3 ELSE coalesce(due_at, created_at) <= $1 END`;
   const res = await ctx.pool.query(
-    `SELECT id FROM cron_job_runs
-       WHERE status = ${S.PENDING} AND lane >= 0
-         AND CASE WHEN $1::timestamptz IS NULL THEN due_at IS NULL OR due_at <= $3 ELSE coalesce(due_at, created_at) <= $1 END
-       ORDER BY coalesce(due_at, created_at), id LIMIT $2`,
+    `SELECT id FROM (
+         (SELECT id, coalesce(due_at, created_at) AS at FROM cron_job_runs WHERE ${due} AND concurrency_pool IS NULL
+          ORDER BY coalesce(due_at, created_at), id LIMIT $2)
+         UNION ALL
+         (SELECT DISTINCT ON (concurrency_pool) id, coalesce(due_at, created_at) AS at FROM cron_job_runs WHERE ${due} AND concurrency_pool IS NOT NULL
+          ORDER BY concurrency_pool, coalesce(due_at, created_at), id)
+       ) p ORDER BY at, id LIMIT $2`,
     [dueBefore ?? null, limit, ctx.now()],
   );
   return res.rows.map((r) => r.id as string);

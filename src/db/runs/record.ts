@@ -45,6 +45,7 @@ export function runRecord(f: RunFields): RunRecord {
     updatedAt: f.updatedAt,
     traceparent: f.traceparent ?? null,
     triggeredBy: f.triggeredBy ?? null,
+    concurrencyPool: f.concurrencyPool ?? null,
   };
 }
 
@@ -80,6 +81,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
     updatedAt: date(row.updated_at),
     traceparent: row.traceparent as string | null,
     triggeredBy: (row.triggered_by as string | null | undefined) ?? null,
+    concurrencyPool: (row.concurrency_pool as string | null | undefined) ?? null,
   });
 }
 
@@ -91,7 +93,7 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
 export function firedRun(
   id: string,
   jobId: string,
-  job: Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'>,
+  job: Pick<JobSnapshot, 'jobKey' | 'version' | 'target' | 'payload'> & Partial<Pick<JobSnapshot, 'concurrencyPool'>>,
   slot: { scheduledAt: Date; dueAt: Date | null; traceparent?: string },
   runnerInstanceId: string,
   now: Date,
@@ -112,6 +114,7 @@ export function firedRun(
     createdAt: now,
     updatedAt: now,
     traceparent: slot.traceparent,
+    concurrencyPool: job.concurrencyPool,
   });
 }
 

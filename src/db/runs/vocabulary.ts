@@ -10,7 +10,7 @@ import { lit, litList } from '../sql.js';
 /** The columns every run statement returns, in the order `rowToRun` reads them. */
 export const RUN_COLUMNS = `id, job_definition_id, job_key, job_version, target, payload_snapshot, trigger_type,
   scheduled_at, started_at, finished_at, status, failure_code, failure_message, failure_details, output,
-  runner_instance_id, attempt, retry_of, due_at, progress, progress_message, heartbeat_at, created_at, updated_at, traceparent, triggered_by`;
+  runner_instance_id, attempt, retry_of, due_at, progress, progress_message, heartbeat_at, created_at, updated_at, traceparent, triggered_by, concurrency_pool`;
 
 /** The columns of a run row the store's statements read back: `RUN_COLUMNS` and the run's lane. */
 export const ROW_COLUMNS = `${RUN_COLUMNS}, lane`;

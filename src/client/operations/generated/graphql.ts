@@ -124,6 +124,8 @@ export type CreateJobInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
   /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
@@ -234,6 +236,8 @@ export type NewJobVersionInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   cronExpression?: string | null | undefined;
   /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
   cronExpressions?: Array<string> | null | undefined;
@@ -398,6 +402,11 @@ export type CalendarsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type CalendarsQuery = { calendars: Array<{ dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> }> };
 
+export type ConcurrencyPoolsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConcurrencyPoolsQuery = { concurrencyPools: Array<{ limit: number, name: string, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> }> };
+
 export type DescribeScheduleQueryVariables = Exact<{
   cronExpression: string;
   timezone?: string | null | undefined;
@@ -421,7 +430,7 @@ export type JobQueryVariables = Exact<{
 }>;
 
 
-export type JobQuery = { job: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
+export type JobQuery = { job: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } | null };
 
 export type JobsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -430,7 +439,7 @@ export type JobsQueryVariables = Exact<{
 }>;
 
 
-export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
+export type JobsQuery = { jobs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null }> } };
 
 export type NotificationChannelsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -473,7 +482,7 @@ export type RunQueryVariables = Exact<{
 }>;
 
 
-export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } | null };
+export type RunQuery = { run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } | null };
 
 export type RunsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -482,7 +491,7 @@ export type RunsQueryVariables = Exact<{
 }>;
 
 
-export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string }> } };
+export type RunsQuery = { runs: { totalCount: number, pageInfo: { endCursor: string | null, hasNextPage: boolean }, nodes: Array<{ attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null }> } };
 
 export type SecretsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -541,7 +550,7 @@ export type CancelRunMutationVariables = Exact<{
 }>;
 
 
-export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
+export type CancelRunMutation = { cancelRun: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
 
 export type CreateApiTokenMutationVariables = Exact<{
   expiresAt?: string | null | undefined;
@@ -558,14 +567,14 @@ export type CreateJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobMutation = { createJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobMutation = { createJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type CreateJobsMutationVariables = Exact<{
   inputs: Array<CreateJobInput> | CreateJobInput;
 }>;
 
 
-export type CreateJobsMutation = { createJobs: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
+export type CreateJobsMutation = { createJobs: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type CreateJobVersionMutationVariables = Exact<{
   id: string | number;
@@ -573,7 +582,7 @@ export type CreateJobVersionMutationVariables = Exact<{
 }>;
 
 
-export type CreateJobVersionMutation = { createJobVersion: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type CreateJobVersionMutation = { createJobVersion: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type DeleteCalendarMutationVariables = Exact<{
   name: string;
@@ -581,6 +590,13 @@ export type DeleteCalendarMutationVariables = Exact<{
 
 
 export type DeleteCalendarMutation = { deleteCalendar: boolean };
+
+export type DeleteConcurrencyPoolMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DeleteConcurrencyPoolMutation = { deleteConcurrencyPool: boolean };
 
 export type DeleteNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -603,7 +619,7 @@ export type PauseJobMutationVariables = Exact<{
 }>;
 
 
-export type PauseJobMutation = { pauseJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type PauseJobMutation = { pauseJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type PauseJobsMutationVariables = Exact<{
   labelSelector: string;
@@ -619,7 +635,7 @@ export type ResumeJobMutationVariables = Exact<{
 }>;
 
 
-export type ResumeJobMutation = { resumeJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type ResumeJobMutation = { resumeJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type ResumeJobsMutationVariables = Exact<{
   labelSelector: string;
@@ -633,7 +649,7 @@ export type RetireJobMutationVariables = Exact<{
 }>;
 
 
-export type RetireJobMutation = { retireJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type RetireJobMutation = { retireJob: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type RevokeApiTokenMutationVariables = Exact<{
   id: string | number;
@@ -648,7 +664,7 @@ export type RunJobNowMutationVariables = Exact<{
 }>;
 
 
-export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
+export type RunJobNowMutation = { runJobNow: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } };
 
 export type SetCalendarMutationVariables = Exact<{
   input: CalendarInput;
@@ -656,6 +672,14 @@ export type SetCalendarMutationVariables = Exact<{
 
 
 export type SetCalendarMutation = { setCalendar: { dates: Array<string>, description: string | null, lastDate: string | null, name: string, runsOutSoon: boolean, timezone: string, updatedAt: string, updatedBy: string | null, yearly: Array<string>, dailyWindows: Array<{ end: string, reason: string | null, start: string }>, usedBy: Array<{ id: string, key: string, version: number }>, windows: Array<{ from: string, reason: string | null, to: string }> } };
+
+export type SetConcurrencyPoolMutationVariables = Exact<{
+  limit: number;
+  name: string;
+}>;
+
+
+export type SetConcurrencyPoolMutation = { setConcurrencyPool: { limit: number, name: string, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> } };
 
 export type SetNotificationChannelMutationVariables = Exact<{
   input: NotificationChannelInput;
@@ -679,7 +703,7 @@ export type SkipNextRunsMutationVariables = Exact<{
 }>;
 
 
-export type SkipNextRunsMutation = { skipNextRuns: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+export type SkipNextRunsMutation = { skipNextRuns: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
 
 export type TestNotificationChannelMutationVariables = Exact<{
   name: string;
@@ -693,7 +717,7 @@ export type RunChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } } };
+export type RunChangedSubscription = { runChanged: { changedAt: string, previousStatus: RunStatus | null, run: { attempt: number, createdAt: string, durationMs: number | null, failureCode: string | null, failureDetails: unknown, failureMessage: string | null, finishedAt: string | null, heartbeatAt: string | null, id: string, jobKey: string, jobVersion: number, nextAttemptAt: string | null, output: unknown, payloadSnapshot: unknown, progress: number | null, progressMessage: string | null, runnerInstanceId: string | null, scheduledAt: string, startedAt: string | null, status: RunStatus, target: string, traceId: string | null, triggeredBy: string | null, triggerType: TriggerType, updatedAt: string, waitingFor: string | null, job: { id: string, key: string, version: number }, retryOf: { id: string, status: RunStatus } | null, upstreamRuns: Array<{ id: string, status: RunStatus }> } } };
 
 export type RunLogsSubscriptionVariables = Exact<{
   runId: string | number;
@@ -861,6 +885,21 @@ export const CalendarsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CalendarsQuery, CalendarsQueryVariables>;
+export const ConcurrencyPoolsDocument = new TypedDocumentString(`
+    query ConcurrencyPools {
+  concurrencyPools {
+    jobs {
+      id
+      key
+      version
+    }
+    limit
+    name
+    running
+    waiting
+  }
+}
+    `) as unknown as TypedDocumentString<ConcurrencyPoolsQuery, ConcurrencyPoolsQueryVariables>;
 export const DescribeScheduleDocument = new TypedDocumentString(`
     query DescribeSchedule($cronExpression: String!, $timezone: String) {
   describeSchedule(cronExpression: $cronExpression, timezone: $timezone)
@@ -912,6 +951,7 @@ export const JobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1002,6 +1042,7 @@ export const JobsDocument = new TypedDocumentString(`
       captureBytes
       catchUp
       catchUpLimit
+      concurrencyPool
       consecutiveFailures
       createdAt
       createdBy
@@ -1148,6 +1189,7 @@ export const RunDocument = new TypedDocumentString(`
       id
       status
     }
+    waitingFor
   }
 }
     `) as unknown as TypedDocumentString<RunQuery, RunQueryVariables>;
@@ -1185,6 +1227,7 @@ export const RunsDocument = new TypedDocumentString(`
       triggeredBy
       triggerType
       updatedAt
+      waitingFor
     }
   }
 }
@@ -1368,6 +1411,7 @@ export const CancelRunDocument = new TypedDocumentString(`
       id
       status
     }
+    waitingFor
   }
 }
     `) as unknown as TypedDocumentString<CancelRunMutation, CancelRunMutationVariables>;
@@ -1412,6 +1456,7 @@ export const CreateJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1496,6 +1541,7 @@ export const CreateJobsDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1580,6 +1626,7 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1650,6 +1697,11 @@ export const DeleteCalendarDocument = new TypedDocumentString(`
   deleteCalendar(name: $name)
 }
     `) as unknown as TypedDocumentString<DeleteCalendarMutation, DeleteCalendarMutationVariables>;
+export const DeleteConcurrencyPoolDocument = new TypedDocumentString(`
+    mutation DeleteConcurrencyPool($name: String!) {
+  deleteConcurrencyPool(name: $name)
+}
+    `) as unknown as TypedDocumentString<DeleteConcurrencyPoolMutation, DeleteConcurrencyPoolMutationVariables>;
 export const DeleteNotificationChannelDocument = new TypedDocumentString(`
     mutation DeleteNotificationChannel($name: String!) {
   deleteNotificationChannel(name: $name)
@@ -1679,6 +1731,7 @@ export const PauseJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1768,6 +1821,7 @@ export const ResumeJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1857,6 +1911,7 @@ export const RetireJobDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -1977,6 +2032,7 @@ export const RunJobNowDocument = new TypedDocumentString(`
       id
       status
     }
+    waitingFor
   }
 }
     `) as unknown as TypedDocumentString<RunJobNowMutation, RunJobNowMutationVariables>;
@@ -2010,6 +2066,21 @@ export const SetCalendarDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SetCalendarMutation, SetCalendarMutationVariables>;
+export const SetConcurrencyPoolDocument = new TypedDocumentString(`
+    mutation SetConcurrencyPool($limit: Int!, $name: String!) {
+  setConcurrencyPool(limit: $limit, name: $name) {
+    jobs {
+      id
+      key
+      version
+    }
+    limit
+    name
+    running
+    waiting
+  }
+}
+    `) as unknown as TypedDocumentString<SetConcurrencyPoolMutation, SetConcurrencyPoolMutationVariables>;
 export const SetNotificationChannelDocument = new TypedDocumentString(`
     mutation SetNotificationChannel($input: NotificationChannelInput!) {
   setNotificationChannel(input: $input) {
@@ -2056,6 +2127,7 @@ export const SkipNextRunsDocument = new TypedDocumentString(`
     captureBytes
     catchUp
     catchUpLimit
+    concurrencyPool
     consecutiveFailures
     createdAt
     createdBy
@@ -2170,6 +2242,7 @@ export const RunChangedDocument = new TypedDocumentString(`
         id
         status
       }
+      waitingFor
     }
   }
 }

@@ -102,6 +102,8 @@ export type CreateJobInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   /** Required for RECURRING; 5 fields, 6 with seconds first, or 7 with seconds first and the year last. */
   cronExpression?: string | null | undefined;
   /** RECURRING: the whole list of expressions (1–20; the first is cronExpression): a slot of any is a slot, each instant once. Give this or cronExpression. */
@@ -212,6 +214,8 @@ export type NewJobVersionInput = {
   catchUp?: CatchUpPolicy | null | undefined;
   /** ALL only: at most this many missed slots of one gap run (1–1000, default 10). */
   catchUpLimit?: number | null | undefined;
+  /** A concurrency pool, by name (it must exist: UNKNOWN_POOL): a run starts only while the pool has a free place, else waits PENDING. Null: none. */
+  concurrencyPool?: string | null | undefined;
   cronExpression?: string | null | undefined;
   /** The whole list (its first is cronExpression); a cronExpression given alone replaces the list. */
   cronExpressions?: Array<string> | null | undefined;
@@ -320,17 +324,17 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, labels: unknown, description: string | null, owner: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, labels: unknown, description: string | null, owner: string | null, concurrencyPool: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type JobScheduleFieldsFragment = { cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string> };
 
-export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
+export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, waitingFor: string | null, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -366,7 +370,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -586,6 +590,28 @@ export type DashboardAuditQueryVariables = Exact<{
 
 export type DashboardAuditQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, actor: string, action: string, jobKey: string | null, subject: string | null, details: unknown }> } };
 
+export type DashboardPoolFragment = { name: string, limit: number, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> };
+
+export type DashboardPoolsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardPoolsQuery = { concurrencyPools: Array<{ name: string, limit: number, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> }> };
+
+export type DashboardSetPoolMutationVariables = Exact<{
+  name: string;
+  limit: number;
+}>;
+
+
+export type DashboardSetPoolMutation = { setConcurrencyPool: { name: string, limit: number, running: number, waiting: number, jobs: Array<{ id: string, key: string, version: number }> } };
+
+export type DashboardDeletePoolMutationVariables = Exact<{
+  name: string;
+}>;
+
+
+export type DashboardDeletePoolMutation = { deleteConcurrencyPool: boolean };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -620,6 +646,7 @@ export const RunFieldsFragmentDoc = new TypedDocumentString(`
   failureCode
   failureMessage
   failureDetails
+  waitingFor
   output
   runnerInstanceId
   progress
@@ -725,6 +752,7 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   labels
   description
   owner
+  concurrencyPool
   consecutiveFailures
   status
   pauseReason
@@ -812,6 +840,7 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   labels
   description
   owner
+  concurrencyPool
   consecutiveFailures
   status
   pauseReason
@@ -933,6 +962,19 @@ export const DashboardAuditEntryFragmentDoc = new TypedDocumentString(`
   details
 }
     `, {"fragmentName":"DashboardAuditEntry"}) as unknown as TypedDocumentString<DashboardAuditEntryFragment, unknown>;
+export const DashboardPoolFragmentDoc = new TypedDocumentString(`
+    fragment DashboardPool on ConcurrencyPool {
+  name
+  limit
+  running
+  waiting
+  jobs {
+    id
+    key
+    version
+  }
+}
+    `, {"fragmentName":"DashboardPool"}) as unknown as TypedDocumentString<DashboardPoolFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   whoami {
@@ -1075,6 +1117,7 @@ export const DashboardJobDocument = new TypedDocumentString(`
   labels
   description
   owner
+  concurrencyPool
   consecutiveFailures
   status
   pauseReason
@@ -1606,3 +1649,42 @@ export const DashboardAuditDocument = new TypedDocumentString(`
   subject
   details
 }`) as unknown as TypedDocumentString<DashboardAuditQuery, DashboardAuditQueryVariables>;
+export const DashboardPoolsDocument = new TypedDocumentString(`
+    query DashboardPools {
+  concurrencyPools {
+    ...DashboardPool
+  }
+}
+    fragment DashboardPool on ConcurrencyPool {
+  name
+  limit
+  running
+  waiting
+  jobs {
+    id
+    key
+    version
+  }
+}`) as unknown as TypedDocumentString<DashboardPoolsQuery, DashboardPoolsQueryVariables>;
+export const DashboardSetPoolDocument = new TypedDocumentString(`
+    mutation DashboardSetPool($name: String!, $limit: Int!) {
+  setConcurrencyPool(name: $name, limit: $limit) {
+    ...DashboardPool
+  }
+}
+    fragment DashboardPool on ConcurrencyPool {
+  name
+  limit
+  running
+  waiting
+  jobs {
+    id
+    key
+    version
+  }
+}`) as unknown as TypedDocumentString<DashboardSetPoolMutation, DashboardSetPoolMutationVariables>;
+export const DashboardDeletePoolDocument = new TypedDocumentString(`
+    mutation DashboardDeletePool($name: String!) {
+  deleteConcurrencyPool(name: $name)
+}
+    `) as unknown as TypedDocumentString<DashboardDeletePoolMutation, DashboardDeletePoolMutationVariables>;
