@@ -49,9 +49,10 @@ const setPool = (p: CronqlProcess, name: string, limit: number) =>
 
 describe('the pool burst: co-due jobs of one pool on three instances', () => {
   const t = useProcessTest();
-  const JOBS = 300;
+  // The issue's burst: 1,000 co-due jobs, a pool of 5, three instances (short handlers keep it to seconds).
+  const JOBS = 1_000;
   const LIMIT = 5;
-  const HANDLER_MS = 100;
+  const HANDLER_MS = 20;
 
   it(`${JOBS} co-due jobs in a pool of ${LIMIT}: never more than ${LIMIT} handlers at once, each job once`, async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'cronql-pools-')), 'handlers.jsonl');
@@ -80,16 +81,16 @@ describe('the pool burst: co-due jobs of one pool on three instances', () => {
     expect(starts.length).toBe(JOBS);
     const most = mostAtOnce(events);
     expect(most).toBe(LIMIT);
-    const all = await runs(a, { status: ['SUCCEEDED'] });
-    expect(all.length).toBe(JOBS);
-    const byInstance = new Map<string, number>();
-    for (const r of all) byInstance.set(r.runnerInstanceId!, (byInstance.get(r.runnerInstanceId!) ?? 0) + 1);
+    const succeeded = await gql<{ runs: { totalCount: number } }>(a, 'query { runs(filter: { status: [SUCCEEDED] }, first: 1) { totalCount } }');
+    expect(succeeded.runs.totalCount).toBe(JOBS);
+    const byInstance = new Map<number, number>();
+    for (const e of starts) byInstance.set(e.pid, (byInstance.get(e.pid) ?? 0) + 1);
     const first = Math.min(...starts.map((e) => e.at));
     const last = Math.max(...events.filter((e) => e.event === 'end').map((e) => e.at));
     console.log(
       `pool burst: ${JOBS} co-due jobs, pool of ${LIMIT}, handlers of ${HANDLER_MS} ms on 3 instances: at most ${most} at once (handlers' log), ` +
         `${last - first} ms from first entry to last exit (ideal ${(JOBS / LIMIT) * HANDLER_MS} ms), ${waitingSeen} waiting seen on /metrics, ` +
-        `runs by instance ${JSON.stringify(Object.fromEntries(byInstance))}`,
+        `handlers by process ${JSON.stringify(Object.fromEntries(byInstance))}`,
     );
   }, 150_000);
 });
