@@ -387,6 +387,8 @@ describe('runChanged', () => {
       // the last run it may see has had every chance to get the others.
       const ran: { id: string; team: 'billing' | 'search' }[] = [];
       for (const team of ['billing', 'search', 'billing', 'search'] as const) {
+        // A probe's run may still be active: a run-now beside it would be SKIPPED (OVERLAP), never SUCCEEDED.
+        await settle();
         const run = team === 'billing' ? await cronql.runs.runNow(fx.jobId) : await cronql.runs.runNow(other.jobId, { ms: 1 });
         await subscribers[0].feed.waitFor((e) => e.runChanged.run.id === run.id && e.runChanged.run.status === 'SUCCEEDED', 20_000);
         ran.push({ id: run.id, team });
