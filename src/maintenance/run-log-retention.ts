@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import type { Pool } from '../db/pool.js';
 import { pruneLines } from '../db/run-logs.js';
 import { MAINTENANCE } from '../config.js';
+import { pruneInBatches } from './batched-prune.js';
 import { Duty, type DutyContext } from './duty.js';
 
 export interface RunLogRetentionOptions {
@@ -42,17 +43,14 @@ export class RunLogRetentionDuty extends Duty {
   async round(): Promise<number> {
     const { days, pool, log } = this.o;
     if (days <= 0) return 0;
-    const batchSize = this.o.batchSize ?? MAINTENANCE.runLogRetentionBatch;
-    const cutoff = new Date(this.o.now().getTime() - days * 86_400_000);
-    let total = 0;
-    for (;;) {
-      const deleted = await pruneLines(pool, cutoff, batchSize);
-      total += deleted;
-      if (deleted < batchSize) break;
-      await new Promise((r) => setTimeout(r, 20)); // let the fire path in between batches
-    }
-    if (total > 0) log.info({ deleted: total, olderThan: cutoff }, 'run log retention: deleted expired lines');
-    this.o.onPruned?.(total);
-    return total;
+    const { deleted, cutoff } = await pruneInBatches({
+      days,
+      now: this.o.now(),
+      batchSize: this.o.batchSize ?? MAINTENANCE.runLogRetentionBatch,
+      prune: (before, limit) => pruneLines(pool, before, limit),
+    });
+    if (deleted > 0) log.info({ deleted, olderThan: cutoff }, 'run log retention: deleted expired lines');
+    this.o.onPruned?.(deleted);
+    return deleted;
   }
 }
