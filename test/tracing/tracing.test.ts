@@ -186,7 +186,9 @@ describe('tracing on', () => {
     const job = await api.cronql.jobs.create({ key: 'traced-silent', target: 'traced', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *', heartbeatTimeoutSeconds: 60 });
     const id = randomUUID();
     const traceId = '0123456789abcdeffedcba9876543210';
-    const startedAt = new Date(clock.now().getTime() - 3_600_000);
+    // Silent for 5 minutes: past its 60 s heartbeat timeout, not yet stale (15 minutes), so the
+    // heartbeat rule ends it, not the lost-run rescue (which ends a never-registered runner's runs once stale).
+    const startedAt = new Date(clock.now().getTime() - 300_000);
     await api.cronql.pool.query(
       `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, runner_instance_id, traceparent)
        VALUES ($1, $2, 'traced-silent', 1, 'traced', 'SCHEDULED', $3, 'RUNNING', $3, 'gone-instance', $4)`,
