@@ -112,21 +112,11 @@ export class FirePath {
    * waiting runs may be won instead (they are run here and returned too).
    */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]> {
-    if (!this.o.firing() || runIds.length === 0) return Promise.resolve([]);
-    const { tracing } = this.o;
-    const claimStart = tracing ? traceClock() : 0;
-    return this.track(
-      this.o.store.claim(runIds, tracing && (() => tracing.newTrace())).then(
-        (won) => {
-          for (const { run, limits } of won) this.execute(run, limits, tracing?.claimed(run, claimStart));
-          return won.map((c) => c.run);
-        },
-        (err) => {
-          // Left PENDING: the sweep claims it once the database answers.
-          this.o.log.error({ err }, 'could not claim runs');
-          return [];
-        },
-      ),
+    if (runIds.length === 0) return Promise.resolve([]);
+    return this.executeWon(
+      (newTrace) => this.o.store.claim(runIds, newTrace),
+      // Left PENDING: the sweep claims it once the database answers.
+      (err) => this.o.log.error({ err }, 'could not claim runs'),
     );
   }
 
@@ -135,18 +125,30 @@ export class FirePath {
    * limit raised: the pool's NOTIFY) and runs those this instance won.
    */
   claimPools(names: string[]): Promise<RunRecord[]> {
-    if (!this.o.firing() || names.length === 0) return Promise.resolve([]);
+    if (names.length === 0) return Promise.resolve([]);
+    return this.executeWon(
+      (newTrace) => this.o.store.admit(names, newTrace),
+      // Left waiting: the next end in the pool, or the pending-runs sweep, admits them.
+      (err) => this.o.log.error({ err, pools: names }, 'could not admit runs of concurrency pools'),
+    );
+  }
+
+  /** Runs what a claim (or a pool's admission) won here, and returns those runs; a failed claim is logged, never thrown. */
+  private executeWon(
+    claiming: (newTrace: (() => string) | undefined) => Promise<ClaimedRun[]>,
+    failed: (err: unknown) => void,
+  ): Promise<RunRecord[]> {
+    if (!this.o.firing()) return Promise.resolve([]);
     const { tracing } = this.o;
     const claimStart = tracing ? traceClock() : 0;
     return this.track(
-      this.o.store.admit(names, tracing && (() => tracing.newTrace())).then(
+      claiming(tracing && (() => tracing.newTrace())).then(
         (won) => {
           for (const { run, limits } of won) this.execute(run, limits, tracing?.claimed(run, claimStart));
           return won.map((c) => c.run);
         },
         (err) => {
-          // Left waiting: the next end in the pool, or the pending-runs sweep, admits them.
-          this.o.log.error({ err, pools: names }, 'could not admit runs of concurrency pools');
+          failed(err);
           return [];
         },
       ),
