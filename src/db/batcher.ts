@@ -1,10 +1,39 @@
 /**
+ * Who is told of an item's result. One object may serve every item of a caller (the fire path's
+ * does): no promise and no closure per item, which at 10,000 co-due slots is garbage collected
+ * on the way to the handlers (BENCHMARKS.md, "Co-due: the Node CPU of the fire path").
+ */
+export interface BatchSink<I, O> {
+  resolved(item: I, result: O): void;
+  rejected(item: I, err: unknown): void;
+}
+
+interface Entry<I, O> {
+  item: I;
+  sink: BatchSink<I, O>;
+}
+
+/** A sink of its own for one item (`add`), settling its promise. */
+class Deferred<I, O> implements BatchSink<I, O> {
+  resolve: (o: O) => void = () => {};
+  reject: (e: unknown) => void = () => {};
+
+  resolved(_item: I, result: O): void {
+    this.resolve(result);
+  }
+
+  rejected(_item: I, err: unknown): void {
+    this.reject(err);
+  }
+}
+
+/**
  * Collects the calls made in one turn of the event loop and hands them to `run` as one batch.
  * The fire path uses it so that co-due slots (and the runs that end together) cost one
  * statement rather than one each. `run` returns one result per item, in order.
  */
 export class Batcher<I, O> {
-  private queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
+  private queue: Entry<I, O>[] = [];
   private scheduled = false;
 
   constructor(
@@ -19,13 +48,22 @@ export class Batcher<I, O> {
   ) {}
 
   add(item: I): Promise<O> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
+    const sink = new Deferred<I, O>();
+    const answer = new Promise<O>((resolve, reject) => {
+      sink.resolve = resolve;
+      sink.reject = reject;
     });
+    this.push(item, sink);
+    return answer;
+  }
+
+  /** `add`, answered to `sink` (which never throws) rather than by a promise. */
+  push(item: I, sink: BatchSink<I, O>): void {
+    this.queue.push({ item, sink });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
   }
 
   /**
@@ -39,7 +77,7 @@ export class Batcher<I, O> {
     await Promise.all(sent);
   }
 
-  private async send(batch: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[]): Promise<void> {
+  private async send(batch: Entry<I, O>[]): Promise<void> {
     const items = batch.map((b) => b.item);
     const parts = this.split?.(items);
     if (!parts || parts.length <= 1) return this.runPart(items, batch);
@@ -47,12 +85,14 @@ export class Batcher<I, O> {
     await Promise.all(parts.map((part) => this.runPart(part, part.map((item) => entry.get(item)!))));
   }
 
-  private async runPart(items: I[], entries: { resolve: (o: O) => void; reject: (e: unknown) => void }[]): Promise<void> {
+  private async runPart(items: I[], entries: Entry<I, O>[]): Promise<void> {
+    let results: O[];
     try {
-      const results = await this.run(items);
-      entries.forEach((b, i) => b.resolve(results[i]));
+      results = await this.run(items);
     } catch (err) {
-      for (const b of entries) b.reject(err);
+      for (const b of entries) b.sink.rejected(b.item, err);
+      return;
     }
+    for (let i = 0; i < entries.length; i++) entries[i].sink.resolved(entries[i].item, results[i]);
   }
 }

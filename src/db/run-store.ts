@@ -1,7 +1,7 @@
 import type { Pool } from './pool.js';
 import type { RunStatus } from '../domain/enums.js';
 import type { RunChange, RunRecord } from '../domain/run.js';
-import { Batcher } from './batcher.js';
+import { Batcher, type BatchSink } from './batcher.js';
 import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/backfill.js';
 import type { RunContext, WaitingRun } from './runs/context.js';
 import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
@@ -12,7 +12,7 @@ import { cancel, insertManual } from './runs/manual.js';
 import * as reads from './runs/reads.js';
 import type { Finish } from './runs/record.js';
 import { ProgressWrites, type ProgressReport, type Reported } from './runs/progress.js';
-import { HeldStarts } from './runs/started.js';
+import { HeldStarts, claimChanges } from './runs/started.js';
 import { retireExhausted } from './runs/end-rules.js';
 import { admit } from './runs/pool-admission.js';
 
@@ -84,7 +84,7 @@ export class RunStore {
       instanceId: o.instanceId,
       now: o.now,
       publish: held ? (changes) => held.publish(changes) : (changes) => o.publish(changes),
-      claimed: held ? (changes) => held.hold(changes) : (changes) => o.publish(changes),
+      claimed: held ? (runs, fired) => held.hold(runs, fired) : (runs, fired) => o.publish(claimChanges(runs, fired)),
       waiting: (runs) => this.wake(runs),
       firing,
     };
@@ -116,10 +116,11 @@ export class RunStore {
   /**
    * The handler of a run claimed here was entered at `at`: its `startedAt`, written with the run's
    * next write, and its RUNNING change published then (`runs/started.ts`). Without
-   * `startedOnEntry`, nothing: the claim's instant stands.
+   * `startedOnEntry`, nothing: the claim's instant stands. `run`: the run as entered (RUNNING
+   * since `at`), if the caller built it already (the change announces that record).
    */
-  started(runId: string, at: Date): void {
-    this.held?.entered(runId, at);
+  started(runId: string, at: Date, run?: RunRecord): void {
+    this.held?.entered(runId, at, run);
   }
 
   /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */
@@ -138,6 +139,14 @@ export class RunStore {
   /** Records a due slot of an ACTIVE job and claims it for this instance if it is ours to run. */
   fire(due: DueSlot): Promise<FireOutcome> {
     return this.fires.add(due);
+  }
+
+  /**
+   * `fire`, its answer told to `sink` rather than by a promise: one sink for all the slots of the
+   * fire path (no promise per co-due slot).
+   */
+  fireTo<D extends DueSlot>(due: D, sink: BatchSink<D, FireOutcome>): void {
+    this.fires.push(due, sink as BatchSink<DueSlot, FireOutcome>);
   }
 
   /**

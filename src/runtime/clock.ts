@@ -34,11 +34,20 @@ export interface Clock {
 /** A change of the wall clock against the monotonic clock larger than this is a jump. */
 const JUMP_MS = 1_000;
 
-interface Entry {
-  at: number;
-  seq: number;
-  fn: () => void;
-  cancelled: boolean;
+/** An alarm in a clock's heap; it is the `Alarm` handed out too (no wrapper object, no closure per alarm). */
+class Entry implements Alarm {
+  cancelled = false;
+
+  constructor(
+    readonly at: number,
+    readonly seq: number,
+    public fn: () => void,
+    private readonly owner: { cancelEntry(entry: Entry): void },
+  ) {}
+
+  cancel(): void {
+    this.owner.cancelEntry(this);
+  }
 }
 
 const byTime = (a: Entry, b: Entry) => a.at - b.at || a.seq - b.seq;
@@ -97,17 +106,18 @@ export class SystemClock implements Clock {
   }
 
   setAlarm(at: Date, fn: () => void): Alarm {
-    const entry: Entry = { at: at.getTime(), seq: this.seq++, fn, cancelled: false };
+    const entry = new Entry(at.getTime(), this.seq++, fn, this);
     this.heap.push(entry);
     if (entry.at <= Date.now()) this.scheduleImmediateDrain();
     else {
       this.ensureTicking();
       this.armPrecise();
     }
-    return { cancel: () => this.cancel(entry) };
+    return entry;
   }
 
-  private cancel(entry: Entry): void {
+  /** An alarm's `cancel()`. */
+  cancelEntry(entry: Entry): void {
     if (entry.cancelled) return;
     entry.cancelled = true;
     // What the callback holds (an actor, its job) is free at once, not when the entry leaves the heap.
@@ -218,11 +228,16 @@ export class ManualClock implements Clock {
   }
 
   setAlarm(at: Date, fn: () => void): Alarm {
-    const entry: Entry = { at: at.getTime(), seq: this.seq++, fn, cancelled: false };
+    const entry = new Entry(at.getTime(), this.seq++, fn, this);
     this.heap.push(entry);
     // Due alarms fire asynchronously, as with the system clock.
     if (entry.at <= this.current) queueMicrotask(() => this.fireDue());
-    return { cancel: () => void (entry.cancelled = true) };
+    return entry;
+  }
+
+  /** An alarm's `cancel()`. */
+  cancelEntry(entry: Entry): void {
+    entry.cancelled = true;
   }
 
   /** Moves time forward, firing due alarms in order (each at its own instant). */

@@ -69,6 +69,11 @@ export class RuntimeEvents {
     return { promise, cancel: off };
   }
 
+  /** Whether anyone listens to `name` (an event built per slot is not built for no one). */
+  listening(name: RuntimeEventName): boolean {
+    return (this.listeners.get(name)?.size ?? 0) > 0;
+  }
+
   emit<K extends RuntimeEventName>(name: K, event: RuntimeEventMap[K]): void {
     const set = this.listeners.get(name);
     if (!set) return;

@@ -1,7 +1,8 @@
 import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable } from '../db/pool.js';
 import { MissedReason } from '../domain/enums.js';
-import type { ClaimedRun, FireOutcome, RunLimits, RunStore } from '../db/run-store.js';
+import type { BatchSink } from '../db/batcher.js';
+import type { ClaimedRun, DueSlot, FireOutcome, RunLimits, RunStore } from '../db/run-store.js';
 import type { JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
@@ -28,6 +29,25 @@ export interface FirePathOptions {
   tracing?: Tracing;
 }
 
+/** The fires handed to the database in one turn of the event loop: tracked as one write. */
+interface Turn {
+  /** Fires of the turn not answered yet. */
+  left: number;
+  /** The turn is over: no fire joins it any more. */
+  closed: boolean;
+  settle: () => void;
+}
+
+/** A due slot on its way to the database, with what its answer needs. */
+interface Firing extends DueSlot {
+  job: JobSnapshot;
+  turn: Turn;
+  /** With tracing: when its claim began (its span's start). */
+  claimStart: number;
+  /** Told of its answer (a catch-up waits for it); null: deferred or failed. */
+  then: ((outcome: FireOutcome | null) => void) | undefined;
+}
+
 /**
  * The path from a due slot to a running run: the slot is recorded (the run store batches the
  * slots due together into one claim), the runs won start on the executor. Also the claims of
@@ -41,6 +61,16 @@ export class FirePath {
   /** Jobs running missed slots one after another (catch-up ALL). */
   private readonly catchingUp = new Map<string, Date[]>();
   private outage = false;
+  /** The turn whose fires are being handed to the database, until it ends. */
+  private turn: Turn | undefined;
+  /**
+   * Where every fire's answer goes: one sink, no promise or closure per slot (at 10,000 co-due
+   * slots those were garbage collected between the slot and the handlers; BENCHMARKS.md).
+   */
+  private readonly answers: BatchSink<Firing, FireOutcome> = {
+    resolved: (firing, outcome) => this.answered(firing, outcome),
+    rejected: (firing, err) => this.failed(firing, err),
+  };
 
   constructor(private readonly o: FirePathOptions) {}
 
@@ -70,7 +100,7 @@ export class FirePath {
       this.o.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
       return;
     }
-    void this.record(job, slot, deadline, dueAt);
+    this.record(job, slot, deadline, dueAt);
   }
 
   /**
@@ -95,7 +125,7 @@ export class FirePath {
             if (!this.o.firing()) this.o.log.warn({ jobKey: job.jobKey, left: queue.length + 1 }, 'catch-up interrupted by stop');
             return;
           }
-          const outcome = await this.record(job, slot, deadline());
+          const outcome = await new Promise<FireOutcome | null>((resolve) => this.record(job, slot, deadline(), undefined, resolve));
           if (outcome?.kind === 'claimed') await this.o.executor.whenEnded(outcome.run.id);
           if (outcome === null) return; // deferred to the ledger
         }
@@ -207,45 +237,95 @@ export class FirePath {
     }
   }
 
-  /** Records one slot and starts its run; resolves with the store's answer (null: deferred or failed). */
-  private record(job: JobSnapshot, slot: Date, deadline?: Date, dueAt?: Date): Promise<FireOutcome | null> {
-    const { store, ledger, log, events, tracing } = this.o;
+  /** Records one slot and starts its run; `then` is told of the store's answer (null: deferred or failed). */
+  private record(job: JobSnapshot, slot: Date, deadline?: Date, dueAt?: Date, then?: (outcome: FireOutcome | null) => void): void {
+    const { tracing } = this.o;
+    const turn = (this.turn ??= this.openTurn());
+    turn.left++;
     // With tracing, the run's trace starts here: its id goes into the row the claim inserts.
-    const claimStart = tracing ? traceClock() : 0;
-    return this.track(
-      store.fire(tracing ? { jobId: job.id, slot, deadline, job, dueAt, traceparent: tracing.newTrace() } : { jobId: job.id, slot, deadline, job, dueAt }).then(
-        (outcome) => {
-          if (outcome.kind === 'claimed') {
-            // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
-            for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
-            this.execute(outcome.run, job, tracing?.claimed(outcome.run, claimStart));
-          } else if (outcome.kind === 'waiting') {
-            // Waiting in its pool (whoever admits it runs it); what it replaced stops all the same.
-            for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
-          } else if (outcome.kind === 'late') {
-            // The database took longer than the grace period to take it: MISSED, not late.
-            ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
-          }
-          events.emit('slotRecorded', { jobId: job.id, jobKey: job.jobKey, slot, kind: outcome.kind, runId: runIdOf(outcome) });
-          return outcome;
-        },
-        (err) => {
-          if (isDatabaseUnavailable(err)) {
-            // The outcome is unknown (the statement may have committed): the ledger's later
-            // insert finds the row if it exists, and the sweep resumes a run recorded as ours.
-            this.setOutage(true);
-            ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
-          } else {
-            log.error({ err, jobKey: job.jobKey, slot }, 'could not record a due slot');
-          }
-          return null;
-        },
-      ),
-    );
+    const firing: Firing = {
+      jobId: job.id,
+      slot,
+      deadline,
+      job,
+      dueAt,
+      traceparent: tracing ? tracing.newTrace() : undefined,
+      turn,
+      claimStart: tracing ? traceClock() : 0,
+      then,
+    };
+    this.o.store.fireTo(firing, this.answers);
+  }
+
+  /**
+   * The fires of this turn of the event loop, tracked as one write until the last is answered
+   * (stop and the sweep wait for it; its start is the turn's).
+   */
+  private openTurn(): Turn {
+    const turn: Turn = { left: 0, closed: false, settle: () => {} };
+    this.track(new Promise<void>((resolve) => (turn.settle = resolve)));
+    setImmediate(() => {
+      turn.closed = true;
+      if (this.turn === turn) this.turn = undefined;
+      if (turn.left === 0) turn.settle();
+    });
+    return turn;
+  }
+
+  /** A fire was answered (or failed): its turn settles with its last. */
+  private done(firing: Firing, outcome: FireOutcome | null): void {
+    try {
+      firing.then?.(outcome);
+    } finally {
+      if (--firing.turn.left === 0 && firing.turn.closed) firing.turn.settle();
+    }
+  }
+
+  /** The store's answer to a fire: the run starts if it is ours. Never throws (the batch's other answers follow). */
+  private answered(firing: Firing, outcome: FireOutcome): void {
+    const { job, slot } = firing;
+    const { ledger, log, events, tracing } = this.o;
+    try {
+      if (outcome.kind === 'claimed') {
+        // CANCEL_PREVIOUS: the runs it replaced stop (here; elsewhere the store's NOTIFY).
+        for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
+        this.execute(outcome.run, job, tracing?.claimed(outcome.run, firing.claimStart));
+      } else if (outcome.kind === 'waiting') {
+        // Waiting in its pool (whoever admits it runs it); what it replaced stops all the same.
+        for (const old of outcome.replaced ?? []) this.abortRun(old.id, 'replaced by the next slot (overlap: CANCEL_PREVIOUS)');
+      } else if (outcome.kind === 'late') {
+        // The database took longer than the grace period to take it: MISSED, not late.
+        ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+      }
+      // No event built per slot when no one listens (the common case outside tests).
+      if (events.listening('slotRecorded')) events.emit('slotRecorded', { jobId: job.id, jobKey: job.jobKey, slot, kind: outcome.kind, runId: runIdOf(outcome) });
+    } catch (err) {
+      log.error({ err, jobKey: job.jobKey, slot }, 'could not start the run of a recorded slot');
+    } finally {
+      this.done(firing, outcome);
+    }
+  }
+
+  private failed(firing: Firing, err: unknown): void {
+    const { job, slot } = firing;
+    try {
+      if (isDatabaseUnavailable(err)) {
+        // The outcome is unknown (the statement may have committed): the ledger's later
+        // insert finds the row if it exists, and the sweep resumes a run recorded as ours.
+        this.setOutage(true);
+        this.o.ledger.defer(job, new Date(slot.getTime() - 1), slot, MissedReason.DATABASE_UNREACHABLE);
+      } else {
+        this.o.log.error({ err, jobKey: job.jobKey, slot }, 'could not record a due slot');
+      }
+    } catch (again) {
+      this.o.log.error({ err: again, jobKey: job.jobKey, slot }, 'could not defer a due slot');
+    } finally {
+      this.done(firing, null);
+    }
   }
 
   private execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): void {
-    this.o.executor.execute(run, limits, trace).catch((err) => this.o.log.error({ err, runId: run.id }, 'run executor failed'));
+    this.o.executor.execute(run, limits, trace);
   }
 }
 

@@ -60,6 +60,9 @@ export class JobActor {
   /** The slot the alarm is set for. */
   nextAt: Date | null = null;
   private readonly slots: SlotMemo;
+  /** The alarm's callback and the re-arm, made once (not a closure per slot). */
+  private readonly wake = (): void => this.onAlarm();
+  private readonly rearm = (): void => this.armNext();
 
   constructor(
     readonly job: JobSnapshot,
@@ -133,7 +136,7 @@ export class JobActor {
   private setAlarm(slot: Date): void {
     if (this.stopped) return;
     this.nextAt = slot;
-    this.alarm = this.clock.setAlarm(this.dueAt(slot), () => this.onAlarm());
+    this.alarm = this.clock.setAlarm(this.dueAt(slot), this.wake);
   }
 
   private handTo(slot: Date): void {
@@ -190,7 +193,7 @@ export class JobActor {
       this.handTo(at);
       this.cursor = at;
       // nextAt keeps the slot just handed on until the re-arm (a turn of the event loop).
-      this.clock.later(() => this.armNext());
+      this.clock.later(this.rearm);
       return;
     }
     let latest: Date | null = null;

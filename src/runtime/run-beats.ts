@@ -65,9 +65,9 @@ export class RunBeats {
 
   constructor(private readonly o: RunBeatsOptions) {}
 
-  /** The handler is entered at `at` (its startedAt): the silence is counted from here. */
+  /** The handler is entered at `at` (its startedAt): the silence is counted from here. `run` may be the run as entered already. */
   entered(run: RunRecord, at: Date): void {
-    this.run = { ...run, startedAt: at, updatedAt: at };
+    this.run = run.startedAt === at && run.updatedAt === at ? run : { ...run, startedAt: at, updatedAt: at };
     this.lastBeatAt = at;
     const limit = this.o.heartbeatTimeoutSeconds;
     if (limit) {

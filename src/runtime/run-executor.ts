@@ -4,6 +4,7 @@ import type { RunRecord } from '../domain/run.js';
 import type { Finish, RunLimits, RunStore } from '../db/run-store.js';
 import { isRetryable } from '../db/pool.js';
 import type { TargetRegistry } from './targets/registry.js';
+import type { TargetContext, TargetRunInfo } from './targets/target.js';
 import { redactSecrets, resolveReferences, secretNames } from '../secrets/references.js';
 import { redactingLogger } from '../secrets/redacting-logger.js';
 import { capturingLogger } from './run-logger.js';
@@ -19,12 +20,25 @@ export interface SecretResolver {
 
 const NO_SECRETS: ReadonlyMap<string, string> = new Map();
 
+/**
+ * A run in flight here. One object per run, holding what its start needs: no closure, no promise
+ * per run until something waits for it (`done`) — the fire path starts thousands together, and
+ * what it allocates per run before the handlers are entered is paid in garbage collection
+ * (BENCHMARKS.md, "Co-due: the Node CPU of the fire path").
+ */
 interface InFlight {
   run: RunRecord;
   /** Aborts the run's signal and settles its race (see `Abort`). */
   abort: Abort;
-  done: Promise<void>;
+  limits: RunLimits;
+  trace: RunTrace | undefined;
+  /** Settles once the run's end is recorded: made when first asked for (most runs are never waited on). */
+  done?: Promise<void>;
+  settle?: () => void;
 }
+
+/** The promise that settles once the run's end is recorded (made on demand). */
+const doneOf = (entry: InFlight): Promise<void> => (entry.done ??= new Promise<void>((resolve) => (entry.settle = resolve)));
 
 /**
  * A run's abort: its handler's signal, and the promise its handler is raced against — rejected
@@ -130,6 +144,112 @@ function safeJson(value: unknown): unknown {
 }
 
 /**
+ * A copy of a payload for its handler (the run's snapshot is shared: events, the job's actor).
+ * A snapshot is JSON (it comes from a jsonb column or a GraphQL input): copied as such, which is
+ * several times cheaper than `structuredClone` (a serialiser round trip: ~4 % of the CPU of
+ * 10,000 co-due starts, BENCHMARKS.md); anything else goes through `structuredClone`.
+ */
+function copyPayload(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const copy = copyJson(value, 0);
+  return copy === NOT_JSON ? structuredClone(value) : copy;
+}
+
+const NOT_JSON = Symbol('not JSON');
+/** Deeper than this, the copy is left to `structuredClone` (a JSON snapshot is never this deep). */
+const MAX_JSON_DEPTH = 64;
+
+function copyJson(value: object, depth: number): unknown {
+  if (depth > MAX_JSON_DEPTH) return NOT_JSON;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const c = v === null || typeof v !== 'object' ? v : copyJson(v, depth + 1);
+      if (c === NOT_JSON) return NOT_JSON;
+      out[i] = c;
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_JSON;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // JSON may hold an own "__proto__" key: assigning it would set the copy's prototype.
+    if (key === '__proto__') return NOT_JSON;
+    const v: unknown = (value as Record<string, unknown>)[key];
+    const c = v === null || typeof v !== 'object' ? v : copyJson(v, depth + 1);
+    if (c === NOT_JSON) return NOT_JSON;
+    out[key] = c;
+  }
+  return out;
+}
+
+/**
+ * A run's `ctx.log`: the child logger (kept with the run's lines, redacted) made when the handler
+ * first asks for it — most never log, and a child costs.
+ */
+class RunLog {
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly run: RunRecord,
+    private readonly logs: RunLogWriter | undefined,
+    private readonly secrets: ReadonlyMap<string, string>,
+  ) {}
+
+  /** Whether the handler asked for its logger (its lines are then closed before the end). */
+  get opened(): boolean {
+    return this.child !== undefined;
+  }
+
+  get logger(): Logger {
+    if (!this.child) {
+      const { run, logs, secrets } = this;
+      const child = this.parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
+      // Kept with the run inside the redaction: the run's log never holds a secret's value.
+      const kept = logs ? capturingLogger(child, logs.open(run.id)) : child;
+      this.child = secrets.size > 0 ? redactingLogger(kept, secrets) : kept;
+    }
+    return this.child;
+  }
+}
+
+/**
+ * What a handler is given (`TargetContext`). A class, so that its two getters (`signal`, `log`:
+ * made on demand) are on its prototype: an object literal with getters defines them at every run,
+ * a slow path of the engine (~1.5 % of the CPU of 10,000 co-due starts).
+ */
+class HandlerContext implements TargetContext {
+  readonly #abort: Abort;
+  readonly #log: RunLog;
+  readonly progress: TargetContext['progress'];
+  readonly heartbeat: TargetContext['heartbeat'];
+
+  constructor(
+    readonly payload: unknown,
+    abort: Abort,
+    log: RunLog,
+    beats: RunBeats,
+    readonly traceparent: string | undefined,
+    readonly run: TargetRunInfo,
+  ) {
+    this.#abort = abort;
+    this.#log = log;
+    this.progress = beats.progress;
+    this.heartbeat = beats.heartbeat;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get log(): Logger {
+    return this.#log.logger;
+  }
+}
+
+/**
  * Runs claimed (RUNNING) runs: resolves the target, gives the handler an AbortSignal that fires on
  * the job's timeout, on cancelRun and on shutdown, and records the terminal state. Keeps the
  * in-flight runs so they can be canceled and drained.
@@ -137,7 +257,7 @@ function safeJson(value: unknown): unknown {
 export class RunExecutor {
   private readonly inFlight = new Map<string, InFlight>();
   /** Runs executed but whose handler is not started yet (the rest of the answer is being read). */
-  private toStart: (() => void)[] = [];
+  private toStart: InFlight[] = [];
   /** Set once drained: recordings still failing then give up (recovery settles those runs). */
   private stopped = false;
 
@@ -165,34 +285,32 @@ export class RunExecutor {
 
   /** Resolves when the runs in flight now have settled. */
   async whenIdle(): Promise<void> {
-    await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    await Promise.allSettled([...this.inFlight.values()].map(doneOf));
   }
 
   /** Resolves when the run (if in flight here) has ended and its end is recorded. */
   whenEnded(runId: string): Promise<void> {
-    return this.inFlight.get(runId)?.done ?? Promise.resolve();
+    const entry = this.inFlight.get(runId);
+    return entry ? doneOf(entry) : Promise.resolve();
   }
 
   /**
-   * Starts a RUNNING run in the background; resolves when its terminal state is recorded. `trace`:
-   * the run's spans (tracing on), ended with the handler and the run.
+   * Starts a RUNNING run in the background (`whenEnded` waits for its terminal state to be
+   * recorded). `trace`: the run's spans (tracing on), ended with the handler and the run.
    */
-  execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): Promise<void> {
-    const abort = new Abort();
-    const done = new Promise<void>((resolve) => {
-      // The first run of an answer schedules the start of all: a microtask queued behind the
-      // answer's other outcomes, so each handler starts knowing the whole batch is claimed.
-      if (this.toStart.push(() => resolve(this.runHandler(run, abort, limits, trace))) === 1) queueMicrotask(() => this.startAll());
-    }).finally(() => this.inFlight.delete(run.id));
+  execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): void {
+    const entry: InFlight = { run, abort: new Abort(), limits, trace };
     // In flight from now on: it can be aborted, waited for and drained before its handler starts.
-    this.inFlight.set(run.id, { run, abort, done });
-    return done;
+    this.inFlight.set(run.id, entry);
+    // The first run of an answer schedules the start of all: a microtask queued behind the
+    // answer's other outcomes, so each handler starts knowing the whole batch is claimed.
+    if (this.toStart.push(entry) === 1) queueMicrotask(() => this.startAll());
   }
 
   private startAll(): void {
     const runs = this.toStart;
     this.toStart = [];
-    for (const start of runs) start();
+    for (const entry of runs) void this.runHandler(entry);
   }
 
   /** Aborts an in-flight run on this instance (cancelRun already recorded CANCELED). */
@@ -209,7 +327,7 @@ export class RunExecutor {
    */
   async drain(graceMs: number): Promise<void> {
     if (this.inFlight.size === 0) return;
-    const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    const all = () => Promise.allSettled([...this.inFlight.values()].map(doneOf));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       all().then(() => false),
@@ -226,91 +344,81 @@ export class RunExecutor {
     this.stopped = true;
   }
 
-  private async runHandler(run: RunRecord, cut: Abort, { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes }: RunLimits, trace: RunTrace | undefined): Promise<void> {
-    // Bound to the run when a handler first asks for it: most never log, and a child costs.
-    let log: Logger | undefined;
-    const parent = this.log;
-    const definition = this.targets.get(run.target);
-    if (!definition) {
-      // The target was removed from the registry after the job was created.
-      await this.record(run, {
-        status: RunStatus.FAILED,
-        failureCode: FailureCode.UNKNOWN_TARGET,
-        failureMessage: `target "${run.target}" is not in the registry of this instance`,
-      }, trace);
-      return;
-    }
-    // `${secrets.NAME}` references resolve in the handler's own copy only; every value resolved
-    // is redacted from what the handler returns, throws and logs.
-    let payload: unknown = structuredClone(run.payloadSnapshot);
-    let secrets: ReadonlyMap<string, string> = NO_SECRETS;
-    const names = secretNames(payload);
-    if (names.size > 0) {
-      try {
-        if (!this.secrets) throw Object.assign(new Error('no secrets are available to this runtime'), { code: FailureCode.UNKNOWN_SECRET });
-        secrets = await this.secrets.resolve(names);
-        payload = resolveReferences(payload, secrets);
-      } catch (err) {
-        const unknown = (err as { code?: unknown }).code === FailureCode.UNKNOWN_SECRET;
-        await this.record(run, {
+  /**
+   * Runs the run's handler and records its end; never rejects (what throws is logged). One async
+   * function per run (its end's recording included): each promise costs, at 10,000 co-due runs.
+   */
+  private async runHandler(entry: InFlight): Promise<void> {
+    const { run, abort: cut, trace } = entry;
+    const { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes } = entry.limits;
+    let outcome: Finish | undefined;
+    try {
+      const definition = this.targets.get(run.target);
+      if (!definition) {
+        // The target was removed from the registry after the job was created.
+        outcome = {
           status: RunStatus.FAILED,
-          failureCode: unknown ? FailureCode.UNKNOWN_SECRET : FailureCode.HANDLER_ERROR,
-          failureMessage: unknown ? (err as Error).message : `could not read the secrets the payload references: ${withoutNul(String((err as Error).message))}`,
-        }, trace);
+          failureCode: FailureCode.UNKNOWN_TARGET,
+          failureMessage: `target "${run.target}" is not in the registry of this instance`,
+        };
+        await this.recordEnd(run, outcome);
         return;
       }
-    }
-    const logs = this.logs;
-    const handlerLog = () => {
-      const child = parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
-      // Kept with the run inside the redaction: the run's log never holds a secret's value.
-      const kept = logs ? capturingLogger(child, logs.open(run.id)) : child;
-      return secrets.size > 0 ? redactingLogger(kept, secrets) : kept;
-    };
-    let timer: NodeJS.Timeout | undefined;
-    if (timeoutSeconds) {
-      timer = setTimeout(
-        () => cut.abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
-        timeoutSeconds * 1000,
-      );
-    }
-    const beats = new RunBeats({
-      store: this.store,
-      now: this.now,
-      heartbeatTimeoutSeconds: heartbeatTimeoutSeconds ?? null,
-      secrets,
-      log: () => (log ??= handlerLog()),
-      silent: (lastBeatAt) =>
-        cut.abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${heartbeatTimeoutSeconds} s (heartbeatTimeoutSeconds)`, {
-          heartbeatTimeoutSeconds,
-          lastBeatAt: lastBeatAt.toISOString(),
-          settledBy: 'runner',
-        })),
-    });
-    let outcome: Finish;
-    let enteredAt: Date | undefined;
-    try {
-      // Aborted before its start (canceled, shut down while its answer was read): not entered at all.
-      if (cut.reason) await cut.aborted;
-      // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
-      enteredAt = this.now();
-      this.store.started(run.id, enteredAt);
-      beats.entered(run, enteredAt);
-      const traceparent = trace?.enter();
-      // A synchronous throw lands in the catch below like a rejection.
-      const result: unknown = definition.handler({
-        // Its own copy: the run's snapshot is shared (events, the job's actor), the handler may mutate it.
-        payload,
-        get signal() {
-          return cut.signal;
-        },
-        get log() {
-          return (log ??= handlerLog());
-        },
-        progress: beats.progress,
-        heartbeat: beats.heartbeat,
-        traceparent,
-        run: {
+      // `${secrets.NAME}` references resolve in the handler's own copy only; every value resolved
+      // is redacted from what the handler returns, throws and logs.
+      let payload: unknown = copyPayload(run.payloadSnapshot);
+      let secrets: ReadonlyMap<string, string> = NO_SECRETS;
+      const names = secretNames(payload);
+      if (names.size > 0) {
+        try {
+          if (!this.secrets) throw Object.assign(new Error('no secrets are available to this runtime'), { code: FailureCode.UNKNOWN_SECRET });
+          secrets = await this.secrets.resolve(names);
+          payload = resolveReferences(payload, secrets);
+        } catch (err) {
+          const unknown = (err as { code?: unknown }).code === FailureCode.UNKNOWN_SECRET;
+          outcome = {
+            status: RunStatus.FAILED,
+            failureCode: unknown ? FailureCode.UNKNOWN_SECRET : FailureCode.HANDLER_ERROR,
+            failureMessage: unknown ? (err as Error).message : `could not read the secrets the payload references: ${withoutNul(String((err as Error).message))}`,
+          };
+          await this.recordEnd(run, outcome);
+          return;
+        }
+      }
+      // Bound to the run when a handler first asks for it: most never log, and a child costs.
+      const log = new RunLog(this.log, run, this.logs, secrets);
+      let timer: NodeJS.Timeout | undefined;
+      if (timeoutSeconds) {
+        timer = setTimeout(
+          () => cut.abort(new AbortReason('TIMEOUT', `the run exceeded its timeout of ${timeoutSeconds} s`)),
+          timeoutSeconds * 1000,
+        );
+      }
+      const beats = new RunBeats({
+        store: this.store,
+        now: this.now,
+        heartbeatTimeoutSeconds: heartbeatTimeoutSeconds ?? null,
+        secrets,
+        log: () => log.logger,
+        silent: (lastBeatAt) =>
+          cut.abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${heartbeatTimeoutSeconds} s (heartbeatTimeoutSeconds)`, {
+            heartbeatTimeoutSeconds,
+            lastBeatAt: lastBeatAt.toISOString(),
+            settledBy: 'runner',
+          })),
+      });
+      /** The run as entered: RUNNING since its handler's entry (one record, shared by its announcement, its beats and its end). */
+      let entered: RunRecord | undefined;
+      try {
+        // Aborted before its start (canceled, shut down while its answer was read): not entered at all.
+        if (cut.reason) await cut.aborted;
+        // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
+        const enteredAt = this.now();
+        entered = { ...run, startedAt: enteredAt, updatedAt: enteredAt };
+        this.store.started(run.id, enteredAt, entered);
+        beats.entered(entered, enteredAt);
+        // A synchronous throw lands in the catch below like a rejection.
+        const result: unknown = definition.handler(new HandlerContext(payload, cut, log, beats, trace?.enter(), {
           id: run.id,
           jobId: run.jobId,
           jobKey: run.jobKey,
@@ -319,34 +427,42 @@ export class RunExecutor {
           triggerType: run.triggerType,
           attempt: run.attempt,
           captureBytes,
-        },
-      });
-      // A handler that ignores its signal still loses the race against it; one that returned
-      // (a synchronous handler) has nothing to race.
-      const output = isThenable(result) ? await Promise.race([result, cut.aborted]) : result;
-      outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
-    } catch (err) {
-      const reason = cut.reason;
-      if (reason instanceof AbortReason) {
-        outcome =
-          reason.kind === 'CANCELED'
-            ? { status: RunStatus.CANCELED, failureCode: FailureCode.CANCELED, failureMessage: reason.message }
-            : { status: RunStatus.FAILED, failureCode: reason.kind, failureMessage: reason.message, failureDetails: reason.details };
-      } else {
-        outcome = { status: RunStatus.FAILED, ...describeFailure(err) };
+        }));
+        // A handler that ignores its signal still loses the race against it; one that returned
+        // (a synchronous handler) has nothing to race.
+        const output = isThenable(result) ? await Promise.race([result, cut.aborted]) : result;
+        outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
+      } catch (err) {
+        const reason = cut.reason;
+        if (reason instanceof AbortReason) {
+          outcome =
+            reason.kind === 'CANCELED'
+              ? { status: RunStatus.CANCELED, failureCode: FailureCode.CANCELED, failureMessage: reason.message }
+              : { status: RunStatus.FAILED, failureCode: reason.kind, failureMessage: reason.message, failureDetails: reason.details };
+        } else {
+          outcome = { status: RunStatus.FAILED, ...describeFailure(err) };
+        }
+      } finally {
+        clearTimeout(timer);
       }
+      // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
+      // handler's last report goes with the end (it may still be waiting for its write).
+      const ended = beats.end(entered ?? run);
+      const recorded = secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome;
+      outcome = recorded;
+      trace?.left(recorded);
+      // The run's lines are stored before its end is recorded (and published): a reader or a
+      // subscriber who learns that it ended has every line. Immediate for a run that did not log.
+      if (log.opened) await this.logs?.close(run.id);
+      await this.recordEnd(ended, recorded);
+    } catch (err) {
+      this.log.error({ err, runId: run.id }, 'run executor failed');
     } finally {
-      clearTimeout(timer);
+      // The run's span ends when its end is written (or given up on): the span says how it ended here.
+      if (trace && outcome) trace.end(outcome);
+      this.inFlight.delete(run.id);
+      entry.settle?.();
     }
-    // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
-    // handler's last report goes with the end (it may still be waiting for its write).
-    const ended = beats.end(enteredAt ? { ...run, startedAt: enteredAt } : run);
-    const recorded = secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome;
-    trace?.left(recorded);
-    // The run's lines are stored before its end is recorded (and published): a reader or a
-    // subscriber who learns that it ended has every line. Immediate for a run that did not log.
-    if (log) await logs?.close(run.id);
-    await this.record(ended, recorded, trace);
   }
 
   /**
@@ -356,15 +472,6 @@ export class RunExecutor {
    * that retrying cannot cure is answered by recording the run alone (outside its batch), and
    * then, if that fails too, as FAILED without its output.
    */
-  private async record(run: RunRecord, outcome: Finish, trace?: RunTrace): Promise<void> {
-    try {
-      await this.recordEnd(run, outcome);
-    } finally {
-      // The run's span ends when its end is written (or given up on): the span says how it ended here.
-      trace?.end(outcome);
-    }
-  }
-
   private async recordEnd(run: RunRecord, outcome: Finish): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {

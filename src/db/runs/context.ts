@@ -20,10 +20,11 @@ export interface RunContext {
   /** The one place run changes leave the store: told of every change each write made, in order, right after it returned. */
   readonly publish: (changes: RunChange[]) => void;
   /**
-   * Told of the changes a claim made (a fired slot's creation, then RUNNING): published now, or
-   * held until the run's handler is entered (`started.ts`), by the store's choice.
+   * Told of the runs a claim made RUNNING here (`fired`: inserted by it, so created too): their
+   * changes (`claimChanges`) published now, or held until the run's handler is entered
+   * (`started.ts`), by the store's choice.
    */
-  readonly claimed: (changes: RunChange[]) => void;
+  readonly claimed: (runs: readonly RunRecord[], fired: boolean) => void;
   /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */
   readonly waiting: (runs: readonly WaitingRun[]) => void;
   /** Fire statements in flight: ends of runs wait for those (fires first: a slot is due now, a run's end can wait). */

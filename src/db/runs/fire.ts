@@ -1,6 +1,6 @@
-import { FailureCode, OverlapPolicy, RunStatus } from '../../domain/enums.js';
+import { FailureCode, OverlapPolicy } from '../../domain/enums.js';
 import type { JobSnapshot } from '../../domain/job.js';
-import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
+import { created, type RunRecord } from '../../domain/run.js';
 import { instantArray, uuidArray } from '../array-literals.js';
 import { inTransaction, type RunContext } from './context.js';
 import { missedAlerts, outboxNotice } from './alert-rules.js';
@@ -8,7 +8,7 @@ import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rule
 import { insertRuns } from './new-runs.js';
 import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
 import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
-import { asOf, firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
+import { firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
 import { admit, claimStatement } from './pool-admission.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
 
@@ -151,8 +151,6 @@ function bySlot(rows: Record<string, unknown>[]): Map<string, RunRecord> {
   return map;
 }
 
-/** The run as it was, for an instant, before its claim: what the creation event announces. */
-const asPending = (run: RunRecord): RunRecord => asOf(run, RunStatus.PENDING, run.createdAt);
 
 /**
  * Co-due slots in one statement, more only when some overlap. The first inserts every slot that
@@ -185,9 +183,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
     [...dueParams(plain, now), ctx.instanceId, ...traceParams(plain)],
   ));
   const running = builtRuns(ctx, inserted.rows, plain, now);
-  const changes: RunChange[] = [];
-  for (const run of running.values()) changes.push(created(asPending(run)), moved(run, RunStatus.PENDING));
-  ctx.claimed(changes);
+  ctx.claimed([...running.values()], true);
 
   // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
   const outcomes = new Map<DueSlot, FireOutcome>();
@@ -317,7 +313,7 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
     ctx.publish([created(run)]);
     return { kind: 'waiting', run, replaced };
   }
-  ctx.claimed([created(asPending(run)), moved(run, RunStatus.PENDING)]);
+  ctx.claimed([run], true);
   return { kind: 'claimed', run, replaced };
 }
 
@@ -397,7 +393,7 @@ export async function claim(ctx: RunContext, ids: string[], newTrace?: () => str
     traces ? [runIds, now, ctx.instanceId, traces] : [runIds, now, ctx.instanceId],
   );
   const won = res.rows.filter((row) => row.id != null).map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
-  ctx.claimed(won.map((c) => moved(c.run, RunStatus.PENDING)));
+  ctx.claimed(won.map((c) => c.run), false);
   const pools = res.rows[0]?.pools as string[] | null;
   return pools?.length ? [...won, ...(await admit(ctx, pools, { newTrace }))] : won;
 }

@@ -1,5 +1,3 @@
-import { moved } from '../../domain/run.js';
-import { RunStatus } from '../../domain/enums.js';
 import { inTransaction, type Query, type RunContext } from './context.js';
 import type { ClaimedRun } from './fire.js';
 import { limitColumns, limitsOf, rowToRun } from './record.js';
@@ -87,6 +85,6 @@ export async function admit(ctx: RunContext, names: readonly string[], o: { only
     return res.rows;
   });
   const won = rows.map((row) => ({ run: rowToRun(row), limits: limitsOf(row) }));
-  ctx.claimed(won.map((c) => moved(c.run, RunStatus.PENDING)));
+  ctx.claimed(won.map((c) => c.run), false);
   return won;
 }

@@ -1,6 +1,7 @@
 import { RunStatus } from '../../domain/enums.js';
-import type { RunChange } from '../../domain/run.js';
+import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
 import { afterFires, type RunContext } from './context.js';
+import { asOf } from './record.js';
 import { S } from './vocabulary.js';
 
 /**
@@ -23,12 +24,17 @@ import { S } from './vocabulary.js';
 /** How long after its handler's entry a run still running gets a write of its own for `startedAt`. */
 export const STARTED_WRITE_DELAY_MS = 50;
 
-/** A run claimed here whose announcement waits for its handler's entry. */
+/**
+ * A run claimed here whose announcement waits for its handler's entry. Its changes are built when
+ * they are announced (after the handlers of its batch), not when the claim returns.
+ */
 interface Held {
-  /** The changes the claim made, as of the claim (creation if fired, then RUNNING). */
-  changes: RunChange[];
-  /** When its handler was entered, once it was. */
-  enteredAt?: Date;
+  /** The run as the claim left it (RUNNING since the claim's instant). */
+  run: RunRecord;
+  /** Whether the claim inserted it: its creation is announced before its RUNNING. */
+  fired: boolean;
+  /** The run as its handler was entered (RUNNING since then), once it was. */
+  entered?: RunRecord;
 }
 
 /**
@@ -48,13 +54,9 @@ export class HeldStarts {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  /** Holds the changes of claims (creation, RUNNING) until their handlers are entered. */
-  hold(changes: readonly RunChange[]): void {
-    for (const c of changes) {
-      const h = this.held.get(c.run.id);
-      if (h) h.changes.push(c);
-      else this.held.set(c.run.id, { changes: [c] });
-    }
+  /** Holds the announcement of claimed runs (`fired`: their creation too) until their handlers are entered. */
+  hold(runs: readonly RunRecord[], fired: boolean): void {
+    for (const run of runs) this.held.set(run.id, { run, fired });
   }
 
   /**
@@ -75,10 +77,13 @@ export class HeldStarts {
     this.emit(out);
   }
 
-  /** The handler of `runId` was entered at `at`: written with the run's next write. */
-  entered(runId: string, at: Date): void {
+  /**
+   * The handler of `runId` was entered at `at`: written with the run's next write. `run`: the run
+   * as entered (RUNNING since `at`), if the caller has it already.
+   */
+  entered(runId: string, at: Date, run?: RunRecord): void {
     const h = this.held.get(runId);
-    if (h) h.enteredAt = at;
+    if (h) h.entered = run && run.startedAt === at ? run : { ...h.run, startedAt: at, updatedAt: at };
     this.unwritten.set(runId, at);
     this.timer ??= setTimeout(() => void this.flush(), STARTED_WRITE_DELAY_MS).unref();
   }
@@ -125,11 +130,26 @@ export class HeldStarts {
   }
 }
 
-/** A held announcement, its RUNNING change at the handler's entry when it was entered. */
+/**
+ * The changes of runs a claim made RUNNING: created PENDING first when the claim inserted them
+ * (a fired slot), then RUNNING. Built when they are announced, not when the claim returns: the
+ * fire path builds nothing per run before the handlers that it does not need there.
+ */
+export function claimChanges(runs: readonly RunRecord[], fired: boolean): RunChange[] {
+  const changes: RunChange[] = [];
+  for (const run of runs) {
+    if (fired) changes.push(created(asPending(run)));
+    changes.push(moved(run, RunStatus.PENDING));
+  }
+  return changes;
+}
+
+/** The run as it was, for an instant, before its claim: what the creation event announces. */
+const asPending = (run: RunRecord): RunRecord => asOf(run, RunStatus.PENDING, run.createdAt);
+
+/** A held announcement: its creation as of the claim (if fired), its RUNNING at the handler's entry once it was entered. */
 function announced(h: Held): RunChange[] {
-  const at = h.enteredAt;
-  if (!at) return h.changes;
-  return h.changes.map((c) =>
-    c.run.status === RunStatus.RUNNING ? { ...c, run: { ...c.run, startedAt: at, updatedAt: at }, changedAt: at } : c,
-  );
+  const changes: RunChange[] = h.fired ? [created(asPending(h.run))] : [];
+  changes.push(moved(h.entered ?? h.run, RunStatus.PENDING));
+  return changes;
 }
