@@ -13,6 +13,8 @@ interface Entry<I, O> {
   sink: BatchSink<I, O>;
 }
 
+const itemOf = <I>(entry: Entry<I, unknown>): I => entry.item;
+
 /** A sink of its own for one item (`add`), settling its promise. */
 class Deferred<I, O> implements BatchSink<I, O> {
   resolve: (o: O) => void = () => {};
@@ -43,8 +45,9 @@ export class Batcher<I, O> {
     /**
      * Cuts a batch into parts handed to `run` at once (each part's callers are answered as soon
      * as its own `run` is): several statements on several connections, when that is faster.
+     * Given the batch's entries and how to read an entry's item.
      */
-    private readonly split?: (items: I[]) => I[][],
+    private readonly split?: <E>(entries: E[], itemOf: (entry: E) => I) => E[][],
   ) {}
 
   add(item: I): Promise<O> {
@@ -78,11 +81,9 @@ export class Batcher<I, O> {
   }
 
   private async send(batch: Entry<I, O>[]): Promise<void> {
-    const items = batch.map((b) => b.item);
-    const parts = this.split?.(items);
-    if (!parts || parts.length <= 1) return this.runPart(items, batch);
-    const entry = new Map(batch.map((b) => [b.item, b]));
-    await Promise.all(parts.map((part) => this.runPart(part, part.map((item) => entry.get(item)!))));
+    const parts = this.split?.(batch, itemOf);
+    if (!parts || parts.length <= 1) return this.runPart(batch.map(itemOf), batch);
+    await Promise.all(parts.map((part) => this.runPart(part.map(itemOf), part)));
   }
 
   private async runPart(items: I[], entries: Entry<I, O>[]): Promise<void> {

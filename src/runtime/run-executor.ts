@@ -454,7 +454,15 @@ export class RunExecutor {
       // The run's lines are stored before its end is recorded (and published): a reader or a
       // subscriber who learns that it ended has every line. Immediate for a run that did not log.
       if (log.opened) await this.logs?.close(run.id);
-      await this.recordEnd(ended, recorded);
+      // `recordEnd`, its common case inline (one async function per run, not two).
+      let failed: { err: unknown } | undefined;
+      try {
+        await this.store.finish(ended, recorded);
+      } catch (err) {
+        failed = { err };
+      }
+      if (failed) await this.recordEndAgain(ended, recorded, failed.err);
+      else this.ended(ended, recorded.status);
     } catch (err) {
       this.log.error({ err, runId: run.id }, 'run executor failed');
     } finally {
@@ -473,29 +481,41 @@ export class RunExecutor {
    * then, if that fails too, as FAILED without its output.
    */
   private async recordEnd(run: RunRecord, outcome: Finish): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await (attempt === 0 ? this.store.finish(run, outcome) : this.store.finishAlone(run, outcome));
-        if (attempt > 0) this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
-        this.ended(run, outcome.status);
-        return;
-      } catch (err) {
-        if (!isRetryable(err) && outcome.failureCode !== FailureCode.RECORD_ERROR) {
-          if (attempt === 0) continue; // once more alone: the batch may have failed for another run
+    try {
+      await this.store.finish(run, outcome);
+    } catch (err) {
+      return this.recordEndAgain(run, outcome, err);
+    }
+    this.ended(run, outcome.status);
+  }
+
+  /** `recordEnd` once its first write (in a batch) threw `err`: on its own, as the error allows. */
+  private async recordEndAgain(run: RunRecord, outcome: Finish, err: unknown): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (!isRetryable(err) && outcome.failureCode !== FailureCode.RECORD_ERROR) {
+        // The first time, once more alone: the batch may have failed for another run.
+        if (attempt > 1) {
           this.log.error({ err, runId: run.id }, 'the outcome of a run cannot be stored; recording it as FAILED');
           outcome = {
             status: RunStatus.FAILED,
             failureCode: FailureCode.RECORD_ERROR,
             failureMessage: `the run ended (${outcome.status}) but its outcome could not be stored: ${withoutNul(String((err as Error).message))}`,
           };
-          continue;
         }
-        if (this.stopped || !isRetryable(err)) {
-          this.log.error({ err, runId: run.id }, 'could not record the end of a run; recovery will settle it');
-          return;
-        }
-        if (attempt === 0) this.log.warn({ err, runId: run.id }, 'could not record the end of a run; retrying');
-        await sleep(Math.min(30_000, 200 * 2 ** attempt));
+      } else if (this.stopped || !isRetryable(err)) {
+        this.log.error({ err, runId: run.id }, 'could not record the end of a run; recovery will settle it');
+        return;
+      } else {
+        if (attempt === 1) this.log.warn({ err, runId: run.id }, 'could not record the end of a run; retrying');
+        await sleep(Math.min(30_000, 200 * 2 ** (attempt - 1)));
+      }
+      try {
+        await this.store.finishAlone(run, outcome);
+        this.log.info({ runId: run.id, attempts: attempt + 1 }, 'recorded the end of a run');
+        this.ended(run, outcome.status);
+        return;
+      } catch (again) {
+        err = again;
       }
     }
   }

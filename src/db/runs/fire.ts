@@ -40,14 +40,18 @@ export const FIRE_SPLIT_MIN = 2_000;
  * every statement takes its keys in (job, slot) order, as one statement for all would: two
  * instances' parts never deadlock either.
  */
-export function splitByJob(slots: DueSlot[]): DueSlot[][] {
+export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'> = (t) => t as DueSlot): T[][] {
   if (slots.length < FIRE_SPLIT_MIN) return [slots];
-  const sorted = [...slots].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0));
-  const parts: DueSlot[][] = [];
+  const sorted = [...slots].sort((a, b) => {
+    const x = slotOf(a).jobId;
+    const y = slotOf(b).jobId;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const parts: T[][] = [];
   let from = 0;
   for (let p = 1; p <= FIRE_PARTS; p++) {
     let to = p === FIRE_PARTS ? sorted.length : Math.round((sorted.length * p) / FIRE_PARTS);
-    while (to < sorted.length && to > from && sorted[to].jobId === sorted[to - 1].jobId) to++;
+    while (to < sorted.length && to > from && slotOf(sorted[to]).jobId === slotOf(sorted[to - 1]).jobId) to++;
     if (to > from) parts.push(sorted.slice(from, to));
     from = to;
   }
