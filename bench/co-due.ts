@@ -5,7 +5,8 @@
  *
  * Figures, per round: slot → handler entered (p50, p99, max), slot → RUNNING committed (the fire
  * statement's answer reaching the fire path, `slotRecorded`), and the gap handler entered −
- * `startedAt` as the run's row holds it. Baseline, same run, same PostgreSQL: the **physical
+ * `startedAt` as the run's row holds it, and the process's CPU from the slot to the last handler
+ * entered, per run (load-independent, unlike the wall-clock figures). Baseline, same run, same PostgreSQL: the **physical
  * floor** — one timer at the slot, then one batched `INSERT … ON CONFLICT DO NOTHING` and one
  * `UPDATE` of the N rows of a minimal table with the same unique key (job, slot) (median of three);
  * beside it, as a second line, the old floor (the same two statements on cronql's own runs table).
