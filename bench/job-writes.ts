@@ -10,6 +10,7 @@
  *    1,000 rows each through pg. Goal ≤ 10 s.
  *
  *   BENCH_CREATE_JOBS=5000 BENCH_APPLY_JOBS=10000 node dist/bench/job-writes.js
+ *   BENCH_WRITES=create BENCH_BEFORE_MAIN=../before/dist/src/main.js node dist/bench/job-writes.js
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +26,7 @@ const CREATE_JOBS = Number(process.env.BENCH_CREATE_JOBS ?? 5_000);
 const APPLY_JOBS = Number(process.env.BENCH_APPLY_JOBS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENTS = 50;
+const BEFORE_MAIN = process.env.BENCH_BEFORE_MAIN;
 const CLI = fileURLToPath(new URL('../src/cli/cronql.js', import.meta.url));
 
 const CREATE = `mutation ($input: CreateJobInput!) { createJob(input: $input) { id key version status } }`;
@@ -76,19 +78,25 @@ async function createJobs(url: string, prefix: string, n: number): Promise<numbe
 async function createBench(serverUrl: string): Promise<void> {
   const db = await freshDatabase(serverUrl, 'cronql_bench_job_writes');
   const server = await startServer(db.url);
+  // BENCH_BEFORE_MAIN: another build's dist/src/main.js, on a database of its own, run in the same
+  // rounds (the order alternating), for a before/after comparison on the same PostgreSQL.
+  const beforeDb = BEFORE_MAIN ? await freshDatabase(serverUrl, 'cronql_bench_job_writes_before') : undefined;
+  const before = beforeDb ? await startServer(beforeDb.url, {}, BEFORE_MAIN) : undefined;
   try {
-    const cronqlRates: number[] = [];
+    const runs = [{ name: 'cronql', server, rates: [] as number[], cpu: [] as number[] }];
+    if (before) runs.push({ name: 'before', server: before, rates: [], cpu: [] });
     const baselines: number[] = [];
-    const cpuPerJob: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       baselines.push(await plainInserts(db.url, `plain-${r}`, CREATE_JOBS));
-      const cpu0 = await cpuMsOf(server.child.pid);
-      cronqlRates.push(await createJobs(server.url, `gql-${r}`, CREATE_JOBS));
-      const cpu1 = await cpuMsOf(server.child.pid);
-      if (cpu0 !== undefined && cpu1 !== undefined) cpuPerJob.push((cpu1 - cpu0) / CREATE_JOBS);
+      for (const run of r % 2 ? [...runs].reverse() : runs) {
+        const cpu0 = await cpuMsOf(run.server.child.pid);
+        run.rates.push(await createJobs(run.server.url, `gql-${r}`, CREATE_JOBS));
+        const cpu1 = await cpuMsOf(run.server.child.pid);
+        if (cpu0 !== undefined && cpu1 !== undefined) run.cpu.push((cpu1 - cpu0) / CREATE_JOBS);
+      }
       // Every job created is armed by the server (one process, role all): the next round starts from more.
     }
-    const value = median(cronqlRates);
+    const value = median(runs[0].rates);
     const baseline = median(baselines);
     const goal = baseline < 6_000 ? Math.min(2_000, baseline / 3) : 2_000;
     report({
@@ -101,12 +109,17 @@ async function createBench(serverUrl: string): Promise<void> {
       goal: baseline < 6_000 ? `≥ ⅓ of the baseline (${Math.round(goal)} jobs/s) or ≥ 2,000 jobs/s` : '≥ 2,000 jobs/s',
       met: value >= goal,
     });
-    console.log(`  rounds: cronql ${cronqlRates.map((x) => Math.round(x)).join(' / ')} jobs/s; baseline ${baselines.map((x) => Math.round(x)).join(' / ')} jobs/s`);
-    // Steadier than the rates on a shared machine (the first round includes loading the job store).
-    if (cpuPerJob.length) console.log(`  server CPU per createJob: ${cpuPerJob.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(cpuPerJob).toFixed(2)})`);
+    console.log(`  rounds: baseline ${baselines.map((x) => Math.round(x)).join(' / ')} jobs/s`);
+    for (const run of runs) {
+      console.log(`  ${run.name}: ${run.rates.map((x) => Math.round(x)).join(' / ')} jobs/s (median ${Math.round(median(run.rates))}, ${(median(run.rates) / baseline).toFixed(2)}× the baseline)`);
+      // Steadier than the rates on a shared machine (the first round includes loading the job store).
+      if (run.cpu.length) console.log(`    server CPU per createJob: ${run.cpu.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(run.cpu).toFixed(2)})`);
+    }
   } finally {
     await server.stop();
+    await before?.stop();
     await db.drop();
+    await beforeDb?.drop();
   }
 }
 
