@@ -155,10 +155,10 @@ describe('createJob by concurrent callers: one statement, each caller its own an
     const rnd = random(7);
     type Expect = 'created' | 'UNKNOWN_CALENDAR' | 'UNKNOWN_POOL' | 'UNKNOWN_JOB';
     const calls: { input: CreateJobInput; expect: Expect }[] = [];
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 24; i++) {
       const r = rnd();
-      if (r < 0.7) calls.push({ input: job(`ref.ok${i}`), expect: 'created' });
-      else if (r < 0.8) calls.push({ input: job(`ref.cal${i}`, { calendars: ['no-such-calendar'] }), expect: 'UNKNOWN_CALENDAR' });
+      if (r < 0.6) calls.push({ input: job(`ref.ok${i}`), expect: 'created' });
+      else if (r < 0.75) calls.push({ input: job(`ref.cal${i}`, { calendars: ['no-such-calendar'] }), expect: 'UNKNOWN_CALENDAR' });
       else if (r < 0.9) calls.push({ input: job(`ref.pool${i}`, { concurrencyPool: 'no-such-pool' }), expect: 'UNKNOWN_POOL' });
       else calls.push({ input: job(`ref.up${i}`, { scheduleType: 'AFTER', cronExpression: null, after: [{ jobKey: 'no-such-upstream' }] }), expect: 'UNKNOWN_JOB' });
     }
