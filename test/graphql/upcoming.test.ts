@@ -229,7 +229,7 @@ describe('upcoming', () => {
     expect(await count(q(', from: "2026-03-10T00:00:00Z"'))).toBe('BAD_USER_INPUT'); // to before from
   });
 
-  it("leaves out the slots a job's calendars exclude, in upcoming and nextRuns, and follows a calendar changed (an api instance keeps its own calendars)", async () => {
+  it("leaves out the slots a job's calendars exclude, in upcoming, nextRuns and nextRunAt, and follows a calendar changed (an api instance keeps its own calendars)", async () => {
     await cronql.calendars.set({ name: 'up-lunch', timezone: 'UTC', dailyWindows: [{ start: '13:00', end: '15:00', reason: 'lunch' }] });
     const job = await cronql.jobs.create({ key: 'cal-hourly', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '0 * * * *', calendars: ['up-lunch'] } as never);
     const from = new Date(Date.parse(NOW) + HOUR / 2); // 12:30
@@ -237,14 +237,15 @@ describe('upcoming', () => {
     const filter = { keyContains: 'cal-hourly' };
     const timeline = async () => (await cronql.upcoming.page({ from, to, filter })).nodes.map((n) => n.slot.toISOString().slice(11, 16));
     const nextRuns = async () => {
-      const res = await gql<{ job: { nextRuns: string[] } }, { id: string }>(api.url, 'query($id: ID!) { job(id: $id) { nextRuns(count: 4) } }', { id: job.id }, api.adminToken);
-      return res.data!.job.nextRuns.map((d) => d.slice(11, 16));
+      const res = await gql<{ job: { nextRunAt: string; nextRuns: string[] } }, { id: string }>(api.url, 'query($id: ID!) { job(id: $id) { nextRunAt nextRuns(count: 4) } }', { id: job.id }, api.adminToken);
+      // nextRunAt is the first of them.
+      return [res.data!.job.nextRunAt, ...res.data!.job.nextRuns].map((d) => d.slice(11, 16));
     };
     expect(await timeline()).toEqual(['15:00', '16:00', '17:00', '18:00']);
-    expect(await nextRuns()).toEqual(['15:00', '16:00', '17:00', '18:00']);
+    expect(await nextRuns()).toEqual(['15:00', '15:00', '16:00', '17:00', '18:00']);
     // The window moves: both follow once the change has reached this instance (its notification).
     await cronql.calendars.set({ name: 'up-lunch', timezone: 'UTC', dailyWindows: [{ start: '15:00', end: '17:00', reason: 'late lunch' }] });
     await expect.poll(timeline, { timeout: 30_000 }).toEqual(['13:00', '14:00', '17:00', '18:00']);
-    await expect.poll(nextRuns, { timeout: 30_000 }).toEqual(['13:00', '14:00', '17:00', '18:00']);
+    await expect.poll(nextRuns, { timeout: 30_000 }).toEqual(['13:00', '13:00', '14:00', '17:00', '18:00']);
   });
 });
