@@ -169,7 +169,7 @@ jobs:
     expect(await timeline('cli.tonight.pause')).toEqual([3, 4, 5].map((k) => `${slot(k)} cli.tonight.pause`));
 
     await api.cronql.calendars.set({ name: 'cli-tonight', windows: [{ from: new Date(slot(1)), to: new Date(slot(2)), reason: 'maintenance' }] });
-    await runJson(['jobs', 'create', '--key', 'cli.tonight.cal', '--target', 'log', '--cron', cron, '--calendar', 'cli-tonight']);
+    const withCalendar = await runJson(['jobs', 'create', '--key', 'cli.tonight.cal', '--target', 'log', '--cron', cron, '--calendar', 'cli-tonight']);
     expect(await timeline('cli.tonight.cal')).toEqual([0, 2, 3, 4, 5].map((k) => `${slot(k)} cli.tonight.cal`));
 
     // People get a table, in time order across jobs (one slot's jobs by id); --limit stops early.
@@ -182,6 +182,9 @@ jobs:
     const backwards = await run(['upcoming', '--from', to, '--to', slot(0)]);
     expect(backwards.code).toBe(1);
     expect(backwards.stderr.trim()).toMatch(/^error BAD_USER_INPUT: /);
+    // The calendars test after this one lists the calendars: this one goes.
+    await api.cronql.jobs.retire(withCalendar.id);
+    await api.cronql.calendars.delete('cli-tonight');
   });
 
   it('audit: who changed what, filtered by job, action and time, newest first; --limit; a VIEWER is FORBIDDEN', async () => {
