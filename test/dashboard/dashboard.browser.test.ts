@@ -376,11 +376,12 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(again[0].slots.map((d) => d.toISOString())).toEqual([failed.scheduledAt.toISOString()]);
   });
 
-  it("an interval job's page: skip next and pause until from its actions; Next runs and the Upcoming view leave those slots out", async () => {
+  it("an interval job's page: its end bound; skip next and pause until from its actions; Next runs and the Upcoming view leave those slots out", async () => {
     const minute = 60_000;
     const anchor = Math.floor(Date.now() / 1000) * 1000 + 20 * minute;
     const slot = (k: number) => new Date(anchor + k * 30 * minute).toISOString();
-    const job = await api.cronql.jobs.create({ key: 'board.every30', target: 'log', scheduleType: ScheduleType.INTERVAL, every: '30m', anchorAt: new Date(anchor) } as never);
+    const endAt = new Date(anchor + 2 * 86_400_000);
+    const job = await api.cronql.jobs.create({ key: 'board.every30', target: 'log', scheduleType: ScheduleType.INTERVAL, every: '30m', anchorAt: new Date(anchor), endAt } as never);
     const nextRuns = () => page.locator('[data-testid=next-runs] time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
     await go(`#/jobs/${job.id}`);
     // An interval has no expression to preview: its page says what it is instead.
@@ -388,6 +389,8 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await page.locator('[data-testid=preview-none]').innerText()).toContain('every 30m from');
     expect(await page.locator('[data-testid=preview-none]').innerText()).toContain('absolute time');
     await expect.poll(async () => (await nextRuns())[0], patient).toBe(slot(0));
+    expect(await page.locator('[data-testid=bounds] time').getAttribute('datetime')).toBe(endAt.toISOString());
+    expect(await page.locator('[data-testid=bounds]').innerText()).toContain('not after');
 
     await page.getByRole('button', { name: 'Skip next…' }).click();
     const skip = page.locator('[data-testid=skip-dialog]');
