@@ -496,7 +496,9 @@ program
       for (const at of b.slots.slice(0, 20)) console.log(`  ${at}`);
       if (b.slots.length > 20) console.log(`  … and ${b.slots.length - 20} more`);
     }
-    output(b, [backfillRow(b)]);
+    // A dry run's plan is never stored: its id names nothing, so the table leaves it out.
+    const { id: _unstored, ...plan } = backfillRow(b);
+    output(b, [o.dryRun ? plan : backfillRow(b)]);
   });
 
 // --- jobs as code ----------------------------------------------------------------------------------

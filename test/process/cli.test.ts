@@ -131,6 +131,8 @@ jobs:
     const plan = await run(['backfill', 'cli.backfill', ...range, '--dry-run']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual(['would run 6 slot(s) of cli.backfill (NOT_SUCCEEDED); 0 left out', '  2026-10-01T00:00:00.000Z', '  2026-10-01T01:00:00.000Z']);
+    // The plan's table has no id column: a dry run's plan is never stored, so an id would name nothing.
+    expect(plan.stdout).toMatch(/^JOB +STATE +SCOPE +SLOTS/m);
     expect((await api.cronql.pool.query('SELECT count(*)::int AS n FROM cron_backfills')).rows[0].n).toBe(0);
     const real = await runJson(['backfill', 'cli.backfill', ...range, '--scope', 'ALL', '--reason', 'from the CLI test']);
     expect(real).toMatchObject({ scope: 'ALL', reason: 'from the CLI test', job: { key: 'cli.backfill' } });
