@@ -11,16 +11,14 @@ import type { HttpServer, PreparedHttpServer } from './http/server.js';
 import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } from './auth/admin-token.js';
 import { unsupportedNodeLine } from './node-support.js';
 
+/** The API's largest packages, imported one by one before the API itself (see main). */
+const API_PACKAGES = [() => import('type-graphql'), () => import('@apollo/server'), () => import('express'), () => import('ws'), () => import('graphql-scalars')];
+
 /** `npm start`: read the configuration, start cronql and its HTTP server, stop in order on a signal. */
 async function main(): Promise<void> {
   // From the process's start to here: node itself, then the imports above.
   const processStart = Math.round(performance.nodeTiming.bootstrapComplete);
   const imports = Math.round(performance.now()) - processStart;
-  // The API's modules (GraphQL, type-graphql, Apollo, Express: most of what a start imports) load
-  // from now on, while the configuration is read and start() waits on the database.
-  const apiStarted = performance.now();
-  const httpModule = import('./http/server.js');
-  httpModule.catch(() => {}); // awaited below; a failure is reported there
   // Said once and then ignored: an older Node may well run cronql, but it is not what was tested.
   const unsupported = unsupportedNodeLine(process.version);
   if (unsupported) console.error(unsupported);
@@ -46,6 +44,9 @@ async function main(): Promise<void> {
     console.error(`cronql: invalid configuration: ${err.message}`);
     process.exit(2);
   }
+  // Reading the configuration, the targets module and the admin token.
+  const configured = performance.now();
+  const configMs = Math.round(configured) - processStart - imports;
   const cronql = createCronql({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -69,6 +70,8 @@ async function main(): Promise<void> {
     httpAllowPrivate: config.httpAllowPrivate,
     log,
   });
+  // Its steps follow main's without a gap: together they add up to the total.
+  cronql.startup.continueFrom(configured);
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -96,20 +99,34 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   let http: HttpServer | undefined;
-  // Its schema is built and Apollo started while start() waits on the database too: no route
-  // reaches cronql before a request, and the server listens only once start() is done, so
-  // /readyz still answers 200 only with the jobs armed and the API answering.
+  let listening = 0;
+  // The API — its modules (type-graphql, Apollo, Express: half of what a start imports), its
+  // schema, Apollo started — is prepared while start() reads the jobs (PostgreSQL computes and
+  // sends their rows meanwhile): no route reaches cronql before a request, and the server listens
+  // only once start() is done, so /readyz still answers 200 only with the jobs armed and the API
+  // answering. Not earlier, and a package at a time: evaluating modules holds the event loop, and
+  // a connection or statement timer that expired meanwhile would fail a start however fast the
+  // database answered — so the start's connections are open by then (recovery ran on them), and
+  // no single hold is long.
+  let apiStarted = 0;
   let api = 0;
-  const prepared: Promise<PreparedHttpServer> = httpModule.then(async ({ prepareHttpServer }) => {
-    const server = await prepareHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
-    api = Math.round(performance.now() - apiStarted);
-    return server;
-  });
-  prepared.catch(() => {}); // awaited below; a failure is reported there
+  let prepared: Promise<PreparedHttpServer> | undefined;
+  const prepareApi = () =>
+    (prepared ??= (async () => {
+      apiStarted = performance.now();
+      for (const load of API_PACKAGES) await load();
+      const { prepareHttpServer } = await import('./http/server.js');
+      const server = await prepareHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
+      api = Math.round(performance.now() - apiStarted);
+      return server;
+    })());
+  // A failure is reported where it is awaited, below. Without a runtime (role api) there is no
+  // recovery: the API is prepared after start().
+  cronql.startup.after('recovery', () => void prepareApi().catch(() => {}));
   try {
     await cronql.start();
-    http = await (await prepared).listen();
-    cronql.startup.mark('http');
+    http = await (await prepareApi()).listen();
+    listening = cronql.startup.mark('http');
   } catch (err) {
     // Nothing to add to this one (no stack, no log line): it says what to do.
     const missing = err instanceof EmbeddedPostgresMissingError;
@@ -126,10 +143,11 @@ async function main(): Promise<void> {
   const startup = {
     processStart,
     imports,
+    config: configMs,
     ...cronql.startup.phases,
-    // Overlapped with the steps above, not after them: from main's start to the API prepared.
+    // Overlapped with the jobs read and the arming, not after them: the API's modules loaded, its schema built.
     api,
-    total: Math.round(performance.now()),
+    total: Math.round(listening),
     cpu: Math.round((cpu.user + cpu.system) / 1000),
   };
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl, startup }, 'cronql is listening');
