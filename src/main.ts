@@ -6,6 +6,7 @@ import { ConfigError } from './errors.js';
 import { EmbeddedPostgresMissingError } from './db/embedded/binaries.js';
 import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
+import { optionsFromConfig } from './options.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
 import type { HttpServer, PreparedHttpServer } from './http/server.js';
 import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } from './auth/admin-token.js';
@@ -47,29 +48,7 @@ async function main(): Promise<void> {
   // Reading the configuration, the targets module and the admin token.
   const configured = performance.now();
   const configMs = Math.round(configured) - processStart - imports;
-  const cronql = createCronql({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    targets,
-    role: config.role,
-    instanceId: config.instanceId,
-    staleAfterMs: config.staleAfterMs,
-    shutdownGraceMs: config.shutdownGraceMs,
-    heartbeatMs: config.heartbeatMs,
-    lostAfterMs: config.lostAfterMs,
-    misfireGraceMs: config.misfireGraceMs,
-    dbConnectTimeoutMs: config.dbConnectTimeoutMs,
-    dbQueryTimeoutMs: config.dbQueryTimeoutMs,
-    retentionDays: config.retentionDays,
-    jobReplicas: config.jobReplicas,
-    alertWebhookUrl: config.alertWebhookUrl,
-    alertWebhookSecret: config.alertWebhookSecret,
-    publicUrl: config.publicUrl,
-    secretsKey: config.secretsKey,
-    maxPayloadBytes: config.maxPayloadBytes,
-    httpAllowPrivate: config.httpAllowPrivate,
-    log,
-  });
+  const cronql = createCronql({ ...optionsFromConfig(config), targets, log });
   // Its steps follow main's without a gap: together they add up to the total.
   cronql.startup.continueFrom(configured);
 
