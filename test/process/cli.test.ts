@@ -141,6 +141,52 @@ jobs:
     expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
   }, 60_000);
 
+  it('upcoming ("what runs tonight"), jobs skip and jobs pause --until: the timeline leaves out the skipped slots, the paused span and a calendar\'s', async () => {
+    const hour = 3_600_000;
+    const now = Date.now();
+    // Every hour at half an hour from now's minute: no slot comes due while the test runs.
+    const minute = (new Date(now).getUTCMinutes() + 30) % 60;
+    const cron = `${minute} * * * *`;
+    const first = new Date(now);
+    first.setUTCMinutes(minute, 0, 0);
+    if (first.getTime() <= now) first.setTime(first.getTime() + hour);
+    const slot = (k: number) => new Date(first.getTime() + k * hour).toISOString();
+    const to = slot(5); // six slots: 0 to 5
+    const timeline = async (key: string) =>
+      (await runJson(['upcoming', '--to', to, '--key-contains', key])).map((s: { slot: string; job: { key: string } }) => `${s.slot} ${s.job.key}`);
+
+    const skipped = await runJson(['jobs', 'create', '--key', 'cli.tonight.skip', '--target', 'log', '--cron', cron]);
+    expect(await timeline('cli.tonight.skip')).toEqual([0, 1, 2, 3, 4, 5].map((k) => `${slot(k)} cli.tonight.skip`));
+    expect(await runJson(['jobs', 'skip', skipped.id, '--count', '2', '--reason', 'skip tonight'])).toMatchObject({ skipRemaining: 2, skipReason: 'skip tonight' });
+    expect(await timeline('cli.tonight.skip')).toEqual([2, 3, 4, 5].map((k) => `${slot(k)} cli.tonight.skip`));
+
+    const paused = await runJson(['jobs', 'create', '--key', 'cli.tonight.pause', '--target', 'log', '--cron', cron]);
+    const asked = await runJson(['jobs', 'pause', paused.id, '--reason', 'until the deploy', '--until', '+3h']);
+    expect(asked).toMatchObject({ status: 'PAUSED', pauseReason: 'until the deploy' });
+    const until = Date.parse(asked.pausedUntil);
+    expect(Math.abs(until - (now + 3 * hour))).toBeLessThan(5 * 60_000);
+    // From the pause's end on: the slots 2.5 h, 3.5 h … from now when the job was created (k = 3, 4, 5).
+    expect(await timeline('cli.tonight.pause')).toEqual([3, 4, 5].map((k) => `${slot(k)} cli.tonight.pause`));
+
+    await api.cronql.calendars.set({ name: 'cli-tonight', windows: [{ from: new Date(slot(1)), to: new Date(slot(2)), reason: 'maintenance' }] });
+    const withCalendar = await runJson(['jobs', 'create', '--key', 'cli.tonight.cal', '--target', 'log', '--cron', cron, '--calendar', 'cli-tonight']);
+    expect(await timeline('cli.tonight.cal')).toEqual([0, 2, 3, 4, 5].map((k) => `${slot(k)} cli.tonight.cal`));
+
+    // People get a table, in time order across jobs (one slot's jobs by id); --limit stops early.
+    const table = await run(['upcoming', '--to', to, '--key-contains', 'cli.tonight', '--limit', '3']);
+    expect(table.code, table.stderr).toBe(0);
+    const [header, ...rows] = table.stdout.trim().split('\n').map((l) => l.split(/\s+/).join(' '));
+    expect(header).toBe('SLOT DUEAT KEY TARGET');
+    expect(rows[0]).toBe(`${slot(0)} cli.tonight.cal log`);
+    expect(rows.slice(1).sort()).toEqual([`${slot(2)} cli.tonight.cal log`, `${slot(2)} cli.tonight.skip log`]);
+    const backwards = await run(['upcoming', '--from', to, '--to', slot(0)]);
+    expect(backwards.code).toBe(1);
+    expect(backwards.stderr.trim()).toMatch(/^error BAD_USER_INPUT: /);
+    // The calendars test after this one lists the calendars: this one goes.
+    await api.cronql.jobs.retire(withCalendar.id);
+    await api.cronql.calendars.delete('cli-tonight');
+  });
+
   it('audit: who changed what, filtered by job, action and time, newest first; --limit; a VIEWER is FORBIDDEN', async () => {
     const job = await runJson(['jobs', 'create', '--key', 'cli.audited', '--target', 'log', '--cron', '0 4 * * *']);
     await runJson(['jobs', 'pause', job.id, '--reason', 'from the CLI test']);
