@@ -8,14 +8,18 @@ import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
 import { optionsFromConfig } from './options.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
-import { startHttpServer } from './http/server.js';
+import type { HttpServer, PreparedHttpServer } from './http/server.js';
 import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } from './auth/admin-token.js';
 import { unsupportedNodeLine } from './node-support.js';
 
+/** The API's largest packages, imported one by one before the API itself (see main). */
+const API_PACKAGES = [() => import('type-graphql'), () => import('@apollo/server'), () => import('express'), () => import('ws'), () => import('graphql-scalars')];
+
 /** `npm start`: read the configuration, start cronql and its HTTP server, stop in order on a signal. */
 async function main(): Promise<void> {
-  // From the process's start to here: node itself and the imports above.
-  const imports = Math.round(performance.now());
+  // From the process's start to here: node itself, then the imports above.
+  const processStart = Math.round(performance.nodeTiming.bootstrapComplete);
+  const imports = Math.round(performance.now()) - processStart;
   // Said once and then ignored: an older Node may well run cronql, but it is not what was tested.
   const unsupported = unsupportedNodeLine(process.version);
   if (unsupported) console.error(unsupported);
@@ -41,7 +45,12 @@ async function main(): Promise<void> {
     console.error(`cronql: invalid configuration: ${err.message}`);
     process.exit(2);
   }
+  // Reading the configuration, the targets module and the admin token.
+  const configured = performance.now();
+  const configMs = Math.round(configured) - processStart - imports;
   const cronql = createCronql({ ...optionsFromConfig(config), targets, log });
+  // Its steps follow main's without a gap: together they add up to the total.
+  cronql.startup.continueFrom(configured);
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -68,11 +77,35 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  let http: HttpServer | undefined;
+  let listening = 0;
+  // The API — its modules (type-graphql, Apollo, Express: half of what a start imports), its
+  // schema, Apollo started — is prepared while start() reads the jobs (PostgreSQL computes and
+  // sends their rows meanwhile): no route reaches cronql before a request, and the server listens
+  // only once start() is done, so /readyz still answers 200 only with the jobs armed and the API
+  // answering. Not earlier, and a package at a time: evaluating modules holds the event loop, and
+  // a connection or statement timer that expired meanwhile would fail a start however fast the
+  // database answered — so the start's connections are open by then (recovery ran on them), and
+  // no single hold is long.
+  let apiStarted = 0;
+  let api = 0;
+  let prepared: Promise<PreparedHttpServer> | undefined;
+  const prepareApi = () =>
+    (prepared ??= (async () => {
+      apiStarted = performance.now();
+      for (const load of API_PACKAGES) await load();
+      const { prepareHttpServer } = await import('./http/server.js');
+      const server = await prepareHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
+      api = Math.round(performance.now() - apiStarted);
+      return server;
+    })());
+  // A failure is reported where it is awaited, below. Without a runtime (role api) there is no
+  // recovery: the API is prepared after start().
+  cronql.startup.after('recovery', () => void prepareApi().catch(() => {}));
   try {
     await cronql.start();
-    http = await startHttpServer(cronql, { ...config, adminToken: admin?.token, viewerToken: config.viewerToken });
-    cronql.startup.mark('http');
+    http = await (await prepareApi()).listen();
+    listening = cronql.startup.mark('http');
   } catch (err) {
     // Nothing to add to this one (no stack, no log line): it says what to do.
     const missing = err instanceof EmbeddedPostgresMissingError;
@@ -85,7 +118,17 @@ async function main(): Promise<void> {
     await Promise.race([cronql.stop().catch(() => {}), new Promise((r) => setTimeout(r, 5_000).unref())]);
     process.exit(missing ? 2 : 1);
   }
-  const startup = { processAndImports: imports, ...cronql.startup.phases, total: Math.round(performance.now()) };
+  const cpu = process.cpuUsage();
+  const startup = {
+    processStart,
+    imports,
+    config: configMs,
+    ...cronql.startup.phases,
+    // Overlapped with the jobs read and the arming, not after them: the API's modules loaded, its schema built.
+    api,
+    total: Math.round(listening),
+    cpu: Math.round((cpu.user + cpu.system) / 1000),
+  };
   log.info({ url: http.url, role: config.role, embeddedDatabase: !config.databaseUrl, startup }, 'cronql is listening');
   console.log(`cronql listening on ${http.url} (health: ${http.url}/healthz)`);
   if (admin) for (const line of adminTokenStartupLines(admin, http.url)) console.log(line);
