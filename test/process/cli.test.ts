@@ -88,7 +88,7 @@ describe('the cronql CLI', { timeout: 180_000 }, () => {
     // People get a table.
     const table = await run(['jobs', 'list']);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+KEY\s+V\s+STATUS/);
-  }, 60_000);
+  });
 
   it('labels: jobs create --label, list -l, pause -l and resume -l (one call each), and labels in a jobs file round-trip', async () => {
     const made = await runJson(['jobs', 'create', '--key', 'cli.labelled', '--target', 'log', '--cron', '0 3 * * *', '--label', 'team=cli', 'env=prod', '--owner', 'cli-team']);
@@ -141,7 +141,7 @@ jobs:
     const large = await run(['backfill', 'cli.backfill', '--from', '2020-01-01T00:00:00Z', '--to', '2026-01-01T00:00:00Z', '--dry-run']);
     expect(large.code).toBe(1);
     expect(large.stderr.trim()).toMatch(/^error BACKFILL_TOO_LARGE: /);
-  }, 60_000);
+  });
 
   it('upcoming ("what runs tonight"), jobs skip and jobs pause --until: the timeline leaves out the skipped slots, the paused span and a calendar\'s', async () => {
     const hour = 3_600_000;
@@ -520,7 +520,7 @@ jobs:
     expect((await runJson(['apply', file, '--batch-size', '3'])).plan.map((p: { action: string }) => p.action)).toEqual(Array(7).fill('unchanged'));
     expect(await rows()).toEqual(first);
     for (const key of keys(7, 100)) expect(api.cronql.runtime!.nextRunAt((await api.cronql.jobs.list({ key }, 1)).nodes[0].id)).toBeInstanceOf(Date);
-  }, 60_000);
+  });
 
   it('tokens: create prints the secret once, whoami names it, list never shows it, revoke ends it (TOKEN_REVOKED)', async () => {
     const created = await run(['tokens', 'create', '--name', 'cli-ops', '--role', 'operator', '--selector', 'team=cli']);
