@@ -1,0 +1,69 @@
+import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+
+/** What one operation over HTTP is executed with (what Apollo hands its executor). */
+export interface Execution {
+  document: DocumentNode;
+  operation?: OperationDefinitionNode;
+  operationName?: string | null;
+  variables?: Record<string, unknown>;
+  context: unknown;
+}
+
+/**
+ * Executes the queries of the HTTP API with graphql-jit: each validated document is compiled once
+ * into a function that resolves exactly its selection (no per-field argument parsing, resolve-info
+ * building or type dispatch at run time), then run for every request of the same document — Apollo
+ * keeps a parsed document per query text, so a client's repeated operations (a dashboard's page, a
+ * poll) hit the same compiled function. graphql-js's per-field machinery was about a fifth of a
+ * 50-run page's CPU (BENCHMARKS.md, "Page reads").
+ *
+ * The resolvers are the schema's own, so roles, scopes, redaction and every error they raise are
+ * unchanged. What stays with graphql-js, which answers exactly as before:
+ * - mutations (serial, and not where the time goes) and anything but a query;
+ * - an operation whose variables do not coerce (graphql-js's messages and locations are what
+ *   Apollo recognises as BAD_USER_INPUT, status 400);
+ * - a document graphql-jit cannot compile.
+ */
+export class CompiledExecution {
+  /** By document (Apollo's cached one), then by operation name. null: graphql-jit declined it. */
+  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  run(e: Execution): ExecutionResult | Promise<ExecutionResult> {
+    const operation = e.operation;
+    if (operation?.operation !== 'query') return this.interpreted(e);
+    if (operation.variableDefinitions?.length) {
+      // Coerced here only to learn whether they do; graphql-js reports the errors as before.
+      const coerced = getVariableValues(this.schema, operation.variableDefinitions, e.variables ?? {});
+      if (coerced.errors) return this.interpreted(e);
+    }
+    const query = this.compiledFor(e.document, e.operationName ?? '');
+    if (!query) return this.interpreted(e);
+    return query.query(undefined, e.context, e.variables ?? {}) as ExecutionResult | Promise<ExecutionResult>;
+  }
+
+  private compiledFor(document: DocumentNode, operationName: string): CompiledQuery | null {
+    let byName = this.compiled.get(document);
+    if (!byName) this.compiled.set(document, (byName = new Map()));
+    let query = byName.get(operationName);
+    if (query === undefined) {
+      const result = compileQuery(this.schema, document, operationName || undefined);
+      query = isCompiledQuery(result) ? result : null;
+      byName.set(operationName, query);
+    }
+    return query;
+  }
+
+  private interpreted(e: Execution): ExecutionResult | Promise<ExecutionResult> {
+    return execute({
+      schema: this.schema,
+      document: e.document,
+      contextValue: e.context,
+      variableValues: e.variables,
+      operationName: e.operationName,
+    });
+  }
+}
