@@ -1,4 +1,4 @@
-import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
@@ -42,7 +42,8 @@ export class CompiledExecution {
     }
     const query = this.compiledFor(e.document, e.operationName ?? '');
     if (!query) return this.interpreted(e);
-    return query.query(undefined, e.context, e.variables ?? {}) as ExecutionResult | Promise<ExecutionResult>;
+    const result = query.query(undefined, e.context, e.variables ?? {}) as ExecutionResult | Promise<ExecutionResult>;
+    return result instanceof Promise ? result.then(withGraphQLErrors) : withGraphQLErrors(result);
   }
 
   private compiledFor(document: DocumentNode, operationName: string): CompiledQuery | null {
@@ -66,4 +67,21 @@ export class CompiledExecution {
       operationName: e.operationName,
     });
   }
+}
+
+/**
+ * graphql-jit's errors are objects of its own (no `extensions` unless the original error had
+ * some, locations given as such rather than by nodes); Apollo, the plugins and the error
+ * formatting expect graphql-js's. Each becomes the GraphQLError graphql-js would have made: the
+ * same message, path, locations, and the error the resolver threw as `originalError` (whose
+ * `extensions` it takes, as graphql-js's `locatedError` does).
+ */
+function withGraphQLErrors(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map((e) => {
+    const error = new GraphQLError(e.message, { path: e.path, originalError: e.originalError ?? undefined });
+    (error as { locations?: GraphQLError['locations'] }).locations = e.locations;
+    return error;
+  });
+  return { ...result, errors };
 }

@@ -13,7 +13,10 @@ import { getMetadataStorage, type BuildSchemaOptions } from 'type-graphql';
  * `simpleResolvers` (which would also drop an `@Authorized` or `@UseMiddleware` later put on one of
  * their fields, silently): a field keeps its wrapper if it has roles, middlewares, arguments, a
  * `@FieldResolver` (type-graphql's own matching: same object class, same method name), a schema
- * name other than its property, or if the schema has global middlewares.
+ * name other than its property, or if the schema has global middlewares. A field whose value may
+ * be a promise (a lazy getter, as a connection's `totalCount`) is declared `simple: false`: graphql-js
+ * awaits such a property, but the compiled execution (compiled-execution.ts) awaits only what a
+ * resolver returns.
  */
 export function withPlainFields(schema: GraphQLSchema, options: Pick<BuildSchemaOptions, 'globalMiddlewares'>): GraphQLSchema {
   if (options.globalMiddlewares?.length) return schema;
@@ -26,7 +29,7 @@ export function withPlainFields(schema: GraphQLSchema, options: Pick<BuildSchema
     for (const field of objectType.fields ?? []) {
       const def = defs[field.schemaName];
       if (!def || def.args.length > 0) continue;
-      if (field.roles !== undefined || field.middlewares?.length || field.params?.length || field.name !== field.schemaName) continue;
+      if (field.simple === false || field.roles !== undefined || field.middlewares?.length || field.params?.length || field.name !== field.schemaName) continue;
       if (storage.fieldResolvers.some((r) => r.methodName === field.name && r.getObjectType?.() === field.target)) continue;
       def.resolve = undefined;
     }
