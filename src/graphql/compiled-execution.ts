@@ -28,7 +28,7 @@ export interface Execution {
  */
 export class CompiledExecution {
   /** By document (Apollo's cached one), then by operation name. null: graphql-jit declined it. */
-  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  private readonly byDocument = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
   constructor(private readonly schema: GraphQLSchema) {}
 
@@ -40,15 +40,16 @@ export class CompiledExecution {
       const coerced = getVariableValues(this.schema, operation.variableDefinitions, e.variables ?? {});
       if (coerced.errors) return this.interpreted(e);
     }
-    const query = this.compiledFor(e.document, e.operationName ?? '');
+    const query = this.compiled(e.document, e.operationName ?? '');
     if (!query) return this.interpreted(e);
     const result = query.query(undefined, e.context, e.variables ?? {}) as ExecutionResult | Promise<ExecutionResult>;
     return result instanceof Promise ? result.then(withGraphQLErrors) : withGraphQLErrors(result);
   }
 
-  private compiledFor(document: DocumentNode, operationName: string): CompiledQuery | null {
-    let byName = this.compiled.get(document);
-    if (!byName) this.compiled.set(document, (byName = new Map()));
+  /** The document's operation compiled (once), or null if graphql-jit cannot compile it. */
+  compiled(document: DocumentNode, operationName = ''): CompiledQuery | null {
+    let byName = this.byDocument.get(document);
+    if (!byName) this.byDocument.set(document, (byName = new Map()));
     let query = byName.get(operationName);
     if (query === undefined) {
       const result = compileQuery(this.schema, document, operationName || undefined);
