@@ -27,6 +27,7 @@ import { Migration20261128020000_audit_log } from './Migration20261128020000_aud
 import { Migration20261128030000_dependencies } from './Migration20261128030000_dependencies.js';
 import { Migration20261128040000_concurrency_pools } from './Migration20261128040000_concurrency_pools.js';
 import { Migration20261128060000_lean_fire } from './Migration20261128060000_lean_fire.js';
+import { Migration20261129050000_backfill_trace } from './Migration20261129050000_backfill_trace.js';
 
 import type { Migration } from '@mikro-orm/migrations';
 import { MIGRATION_NAMES, type MigrationName } from './names.js';
@@ -63,6 +64,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261128030000_dependencies,
   Migration20261128040000_concurrency_pools,
   Migration20261128060000_lean_fire,
+  Migration20261129050000_backfill_trace,
 };
 
 /** Every migration, in order. Append only: a new one's name goes in names.ts, its class here. */

@@ -33,6 +33,7 @@ export const MIGRATION_NAMES = [
   'Migration20261128030000_dependencies',
   'Migration20261128040000_concurrency_pools',
   'Migration20261128060000_lean_fire',
+  'Migration20261129050000_backfill_trace',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -383,7 +383,7 @@ export class Cronql {
       ? { advance: () => runtime.advanceBackfills() }
       : new Backfills({ pool, store, log: this.log, claimAndExecute: notifyCreated, perRound: MAINTENANCE.perPass });
     this._audit = new AuditService({ pool });
-    this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover, calendars: this._calendars });
+    this._backfills = new BackfillService({ pool, store, jobs: this._jobs, clock: this.clock, mover, calendars: this._calendars, tracing: this._tracing });
     this.deliverer = new Deliverer({
       pool: this._pool,
       channels: this._channels,

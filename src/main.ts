@@ -6,6 +6,7 @@ import { ConfigError } from './errors.js';
 import { EmbeddedPostgresMissingError } from './db/embedded/binaries.js';
 import { createLogger } from './logger.js';
 import { createCronql } from './app.js';
+import { optionsFromConfig } from './options.js';
 import { loadTargetModule } from './runtime/targets/load-module.js';
 import { startHttpServer } from './http/server.js';
 import { adminTokenStartupLines, resolveAdminToken, type ResolvedAdminToken } from './auth/admin-token.js';
@@ -40,29 +41,7 @@ async function main(): Promise<void> {
     console.error(`cronql: invalid configuration: ${err.message}`);
     process.exit(2);
   }
-  const cronql = createCronql({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    targets,
-    role: config.role,
-    instanceId: config.instanceId,
-    staleAfterMs: config.staleAfterMs,
-    shutdownGraceMs: config.shutdownGraceMs,
-    heartbeatMs: config.heartbeatMs,
-    lostAfterMs: config.lostAfterMs,
-    misfireGraceMs: config.misfireGraceMs,
-    dbConnectTimeoutMs: config.dbConnectTimeoutMs,
-    dbQueryTimeoutMs: config.dbQueryTimeoutMs,
-    retentionDays: config.retentionDays,
-    jobReplicas: config.jobReplicas,
-    alertWebhookUrl: config.alertWebhookUrl,
-    alertWebhookSecret: config.alertWebhookSecret,
-    publicUrl: config.publicUrl,
-    secretsKey: config.secretsKey,
-    maxPayloadBytes: config.maxPayloadBytes,
-    httpAllowPrivate: config.httpAllowPrivate,
-    log,
-  });
+  const cronql = createCronql({ ...optionsFromConfig(config), targets, log });
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {

@@ -1,5 +1,5 @@
 import type { Logger } from './logger.js';
-import { defaultInstanceId, lostAfterProblem, TUNABLES, tunableProblem, type Role, type Tunable } from './config.js';
+import { defaultInstanceId, lostAfterProblem, TUNABLES, tunableProblem, type Config, type Role, type Tunable } from './config.js';
 import type { Clock } from './runtime/clock.js';
 import type { TargetMap } from './runtime/targets/target.js';
 import { TracingSettingsError, tracingRequested, tracingSettings, type TracingSettings } from './tracing/settings.js';
@@ -85,6 +85,28 @@ export class OptionsError extends Error {
 }
 
 const ROLES: readonly Role[] = ['all', 'api', 'scheduler'];
+
+/**
+ * What `npm start` gives `createCronql` from the environment (`loadConfig`): every tunable —
+ * taken from the one table of them, so a variable added there cannot be read, checked and then
+ * left behind (CRONQL_RUN_LOG_RETENTION_DAYS and CRONQL_AUDIT_RETENTION_DAYS once were) — and
+ * the settings a Cronql takes besides. The server's own (port, tokens, limits) go to the HTTP server.
+ */
+export function optionsFromConfig(config: Config): CronqlOptions {
+  const tunables = Object.fromEntries((Object.keys(TUNABLES) as Tunable[]).map((name) => [name, config[name]])) as { [K in Tunable]: number };
+  return {
+    ...tunables,
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    role: config.role,
+    instanceId: config.instanceId,
+    httpAllowPrivate: config.httpAllowPrivate,
+    alertWebhookUrl: config.alertWebhookUrl,
+    alertWebhookSecret: config.alertWebhookSecret,
+    publicUrl: config.publicUrl,
+    secretsKey: config.secretsKey,
+  };
+}
 
 /**
  * Checks the options once, when a Cronql is created (as `loadConfig` checks the environment, by

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCronql } from '../src/app.js';
-import { DEFAULTS, TUNABLES, type Tunable } from '../src/config.js';
-import { OptionsError, resolveOptions } from '../src/options.js';
+import { DEFAULTS, loadConfig, TUNABLES, type Tunable } from '../src/config.js';
+import { OptionsError, optionsFromConfig, resolveOptions } from '../src/options.js';
 
 /**
  * `createCronql` checks its options once, by the same bounds as the environment, and fills in
@@ -50,6 +50,22 @@ describe('createCronql options', () => {
       expect(() => resolveOptions({ databaseUrl: url }), String(url)).toThrow(/databaseUrl must be a postgres/);
     }
     expect(() => resolveOptions({ alertWebhookUrl: 'ftp://x' })).toThrow(/alertWebhookUrl/);
+  });
+
+  it('npm start hands every tunable it read from the environment to createCronql (none is read, checked, then dropped)', () => {
+    // Each variable set to a value that is not its default (within its bounds and the cross rule).
+    const env: Record<string, string> = { CRONQL_PUBLIC_URL: 'https://cron.example.com', CRONQL_ALERT_WEBHOOK_URL: 'https://hooks.example.com/x' };
+    const expected: Partial<Record<Tunable, number>> = {};
+    for (const name of names) {
+      const { env: variable, min, max }: { env: string; min: number; max: number } = TUNABLES[name];
+      const byDefault: number = DEFAULTS[name];
+      const value = name === 'lostAfterMs' ? 86_400_000 : byDefault === min ? min + 1 : Math.min(max, byDefault) - 1;
+      env[variable] = String(value);
+      expected[name] = value;
+    }
+    const resolved = resolveOptions(optionsFromConfig(loadConfig(env)));
+    for (const name of names) expect(resolved[name], `${TUNABLES[name].env} → ${name}`).toBe(expected[name]);
+    expect(resolved).toMatchObject({ runLogRetentionDays: 29, auditRetentionDays: 399, publicUrl: 'https://cron.example.com', alertWebhookUrl: 'https://hooks.example.com/x' });
   });
 
   it('fails at createCronql, before anything starts', () => {

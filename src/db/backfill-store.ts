@@ -89,14 +89,14 @@ export type NewBackfill = Omit<BackfillRecord, 'id' | 'created' | 'state' | 'fin
  * transaction. A slot another backfill took meanwhile is refused by the in-flight slot key: it is
  * left out of this plan and counted with `skippedExisting` — so two backfills asked for together
  * share their common slots out, each slot to one of them. Its audit entry (`audit`) is written in
- * the same transaction.
+ * the same transaction. `traceparent`: the trace context its runs continue (the asking operation's).
  */
-export async function insertBackfill(pool: Pool, b: NewBackfill, id: string, audit: AuditBy): Promise<BackfillRecord> {
+export async function insertBackfill(pool: Pool, b: NewBackfill, id: string, audit: AuditBy, traceparent: string | null = null): Promise<BackfillRecord> {
   return inTransaction(pool, async (q) => {
     await q(
-      `INSERT INTO cron_backfills (id, job_definition_id, job_key, from_at, to_at, scope, state, skipped_existing, reason, requested_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, ${B.RUNNING}, $7, $8, $9, $10, $10)`,
-      [id, b.jobId, b.jobKey, b.from, b.to, b.scope, b.skippedExisting, b.reason, b.requestedBy, b.createdAt],
+      `INSERT INTO cron_backfills (id, job_definition_id, job_key, from_at, to_at, scope, state, skipped_existing, reason, requested_by, created_at, updated_at, traceparent)
+         VALUES ($1, $2, $3, $4, $5, $6, ${B.RUNNING}, $7, $8, $9, $10, $10, $11)`,
+      [id, b.jobId, b.jobKey, b.from, b.to, b.scope, b.skippedExisting, b.reason, b.requestedBy, b.createdAt, traceparent],
     );
     const ins = await q(
       `INSERT INTO cron_backfill_slots (backfill_id, job_key, slot, state)

@@ -28,7 +28,7 @@ export class BackfillResolver {
     @Arg('reason', () => String) reason: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<BackfillRecord> {
-    return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason }, ctx.principal.name, scopeOf(ctx.principal));
+    return ctx.cronql.backfills.backfill({ jobId: id, from, to, scope, dryRun, reason, traceparent: ctx.traceparent }, ctx.principal.name, scopeOf(ctx.principal));
   }
 
   @Authorized(...rolesFor('Mutation.cancelBackfill'))

@@ -113,7 +113,7 @@ export class RunResolver {
 
   @FieldResolver(() => String, {
     nullable: true,
-    description: "The W3C trace id of the run's trace (OpenTelemetry): a run-now's continues its mutation's. Null when the run was created with tracing off.",
+    description: "The W3C trace id of the run's trace (OpenTelemetry): a run-now's or a backfill's continues its mutation's. Null when the run was created with tracing off.",
   })
   traceId(@Root() run: RunRecord): string | null {
     return traceIdOf(run.traceparent);

@@ -14,6 +14,7 @@ import { jobScheduleOf } from '../domain/job-schedule.js';
 import { isUuid, type JobService } from './job.service.js';
 import { validateReason } from './job-rules.js';
 import { EVERY_JOB, type Scope } from '../domain/scope.js';
+import type { Tracing } from '../tracing/tracing.js';
 
 /** What a backfill is asked for with (the API's `backfillJob`). */
 export interface BackfillRequest {
@@ -26,6 +27,11 @@ export interface BackfillRequest {
   /** The plan only: nothing is written. @default false */
   dryRun?: boolean | null;
   reason: string;
+  /**
+   * The W3C `traceparent` of the caller's span (the GraphQL operation's): the backfill's runs
+   * continue it, as a run-now's run does. Ignored while tracing is off.
+   */
+  traceparent?: string;
 }
 
 export interface BackfillServiceDeps {
@@ -40,6 +46,8 @@ export interface BackfillServiceDeps {
   mover: { advance(): Promise<void> };
   /** The calendars a job names, read now: a slot they exclude is left out of a plan. */
   calendars?: { getMany(names: readonly string[]): Promise<CalendarRules[]> };
+  /** With tracing on: the trace context the backfill's runs continue. */
+  tracing?: Pick<Tracing, 'continueOrStart'>;
 }
 
 /**
@@ -86,7 +94,8 @@ export class BackfillService {
     const asked = { jobId: job.id, jobKey: job.jobKey, from, to, scope, reason, requestedBy, createdAt: now, ...plan };
     if (req.dryRun) return { ...asked, id: randomUUID(), created: 0, state: BackfillState.PLANNED, finishedAt: null };
     // A dry run changes nothing, and records nothing.
-    const made = await insertBackfill(this.d.pool, asked, randomUUID(), { actor: auditActor(requestedBy), action: 'backfillJob' });
+    const traceparent = this.d.tracing?.continueOrStart(req.traceparent) ?? null;
+    const made = await insertBackfill(this.d.pool, asked, randomUUID(), { actor: auditActor(requestedBy), action: 'backfillJob' }, traceparent);
     if (made.state === BackfillState.RUNNING) await this.d.mover.advance();
     return (await getBackfill(this.d.pool, made.id)) ?? made;
   }

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MissedReason, ScheduleType } from '../../src/domain/enums.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -12,6 +13,7 @@ interface Received {
   raw: string;
   signature: string | undefined;
   event: string | undefined;
+  headers: Record<string, string>;
 }
 
 /** A webhook receiver that fails its first request, then accepts (the alerter retries). */
@@ -30,7 +32,13 @@ beforeAll(async () => {
         res.end('not yet');
         return;
       }
-      received.push({ body: JSON.parse(raw), raw, signature: req.headers['x-cronql-signature'] as string, event: req.headers['x-cronql-event'] as string });
+      received.push({
+        body: JSON.parse(raw),
+        raw,
+        signature: req.headers['x-cronql-signature'] as string,
+        event: req.headers['x-cronql-event'] as string,
+        headers: req.headers as Record<string, string>,
+      });
       res.end('ok');
     });
   });
@@ -84,7 +92,12 @@ describe('failure alerts', () => {
       expect(r.signature).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(r.raw).digest('hex')}`);
       expect(r.event).toBe(r.body.kind);
       expect(r.raw).not.toMatch(/payload/i);
+      // Besides its own signature, the env channel sends the Standard Webhooks headers, keyed by the
+      // secret's UTF-8 bytes: the reference library verifies them with that key (base64).
+      expect(new Webhook(Buffer.from('hook-secret').toString('base64')).verify(r.raw, r.headers)).toEqual(r.body);
     }
+    // The body receivers of the env webhook always parsed: `kind`, `at`, `instanceId`, the job, the run, … (with `event` added).
+    expect(Object.keys(failed.body).sort()).toEqual(['at', 'consecutiveFailures', 'event', 'instanceId', 'job', 'kind', 'run']);
     expect(failuresLeft).toBe(0); // the first delivery failed and was retried
     // Resumed and succeeding: no alert; failing again: one more run.failed.
     fail = false;

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Deliverer } from '../../src/alerts/deliverer.js';
+import { NOTIFICATIONS } from '../../src/config.js';
 import { OutboxStore } from '../../src/db/notification-outbox.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { eventually } from '../support/cronql.js';
@@ -304,7 +306,10 @@ describe('notification channels', () => {
     const tests = hits.filter((h) => h.body.event === 'TEST' && h.channel === 'team-a');
     expect(tests).toHaveLength(1);
     expect(tests[0]!.body).toMatchObject({ kind: 'test', channel: 'team-a' });
+    const failedTests = async () => Number((await api.cronql.metrics.text()).match(/^cronql_notifications_failed_total\{event="TEST",final="true"\} (\d+)$/m)?.[1] ?? 0);
+    const failedBefore = await failedTests();
     expect((await admin<{ testNotificationChannel: boolean }>(test, { name: 'down' })).data!.testNotificationChannel).toBe(false);
+    expect((await failedTests()) - failedBefore).toBe(1);
     expect(codes(await admin(test, { name: 'ghost' }))).toEqual(['NOT_FOUND']);
     expect(codes(await admin(test, { name: 'bad name' }))).toEqual(['BAD_USER_INPUT']);
     const listed = (await admin<{ notificationChannels: { name: string; lastError: string | null; lastDeliveryAt: string | null }[] }>(CHANNELS)).data!.notificationChannels;
@@ -318,5 +323,40 @@ describe('notification channels', () => {
     const everything = [...answers.filter((a) => !own(a)), ...lines];
     expect(everything.filter((t) => t.includes(TOKEN) || t.includes(SECRET.slice(6)))).toEqual([]);
     expect(everything.some((t) => t.includes(new URL(base).host))).toBe(true);
+  });
+
+  it('a channel\'s URL and secret are stored sealed: no row of channels, outbox or audit log holds them, only the host', async () => {
+    const { pool } = api.cronql;
+    const rows = await pool.query(`SELECT name, url_host, url_ciphertext, secret_ciphertext, t::text AS whole FROM cron_notification_channels t WHERE name IN ('team-a', 'slack') ORDER BY name`);
+    expect(rows.rows.map((r) => [r.name, r.url_host])).toEqual([['slack', new URL(base).host], ['team-a', new URL(base).host]]);
+    const plain = [TOKEN, SECRET, SECRET.slice(6), urlOf('team-a'), urlOf('slack')];
+    for (const r of rows.rows) {
+      expect(Buffer.isBuffer(r.url_ciphertext) && r.url_ciphertext.length > 0).toBe(true);
+      for (const text of plain) {
+        expect(r.whole.includes(text)).toBe(false);
+        expect((r.url_ciphertext as Buffer).includes(Buffer.from(text))).toBe(false);
+      }
+    }
+    expect(rows.rows.find((r) => r.name === 'team-a')!.secret_ciphertext).toBeInstanceOf(Buffer);
+    const elsewhere = await pool.query(`SELECT t::text AS whole FROM cron_notification_outbox t UNION ALL SELECT a::text FROM cron_audit_log a`);
+    expect(elsewhere.rows.length).toBeGreaterThan(0);
+    expect(elsewhere.rows.filter((r) => plain.some((text) => (r.whole as string).includes(text)))).toEqual([]);
+    // Opened with the secrets key, it is the URL given.
+    expect((await api.cronql.channels.open('team-a'))!.url).toBe(urlOf('team-a'));
+  });
+
+  it('deliveries pass the http target\'s address guard: without CRONQL_HTTP_ALLOW_PRIVATE a loopback channel is refused, nothing sent', async () => {
+    const guarded = new Deliverer({ pool: api.cronql.pool, channels: api.cronql.channels, log, instanceId: 'guarded', now: () => clock.now(), allowPrivate: false, bounds: NOTIFICATIONS });
+    const before = hits.length;
+    expect(await guarded.test('team-a')).toBe(false);
+    expect(hits.length).toBe(before);
+    const listed = (await admin<{ notificationChannels: { name: string; lastError: string | null }[] }>(CHANNELS)).data!.notificationChannels;
+    expect(listed.find((c) => c.name === 'team-a')!.lastError).toBe(
+      `HTTP_BLOCKED: http: 127.0.0.1 is not a public address (loopback); set CRONQL_HTTP_ALLOW_PRIVATE=true to allow it`,
+    );
+    // The same channel through the instance that may call private addresses: delivered.
+    expect((await admin<{ testNotificationChannel: boolean }>(`mutation { testNotificationChannel(name: "team-a") }`)).data!.testNotificationChannel).toBe(true);
+    expect(hits.length).toBe(before + 1);
+    await guarded.stop();
   });
 });

@@ -24,6 +24,8 @@ describe('progress and heartbeats', () => {
   let open: () => void = () => {};
   const closeGate = () => (gate = new Promise<void>((resolve) => (open = resolve)));
   const entered = new Set<string>();
+  /** Runs whose signal aborted (the handler was told to stop). */
+  const abortedRuns = new Set<string>();
   /** The metric's value for one target and settler. */
   const timeouts = async (target: string, by: string) => {
     const line = (await api.cronql.metrics.text()).split('\n').find((l) => l.startsWith('cronql_heartbeat_timeouts_total{') && l.includes(`target="${target}"`) && l.includes(`settled_by="${by}"`));
@@ -39,6 +41,7 @@ describe('progress and heartbeats', () => {
         stalls: async (ctx: TargetContext) => {
           ctx.progress(10, 'downloading');
           ctx.heartbeat();
+          ctx.signal.addEventListener('abort', () => abortedRuns.add(ctx.run.id), { once: true });
           await aborted(ctx);
         },
         // 100 reports in a tight loop, then waits for the test, then 100 more and returns.
@@ -88,6 +91,7 @@ describe('progress and heartbeats', () => {
     const end = await nextChange(api.cronql, (c) => c.run.id === run.id && c.run.status !== RunStatus.RUNNING, 60_000);
     expect(end.run).toMatchObject({ status: 'FAILED', failureCode: 'HEARTBEAT_TIMEOUT', progress: 10, progressMessage: 'downloading' });
     expect(end.run.failureDetails).toMatchObject({ heartbeatTimeoutSeconds: 1, settledBy: 'runner' });
+    await eventually(() => abortedRuns.has(run.id), 10_000);
     // Silent for its timeout at least, counted from its last beat; the job's 10-minute timeout never came into it.
     const lastBeat = new Date((end.run.failureDetails as { lastBeatAt: string }).lastBeatAt);
     expect(end.run.heartbeatAt).toEqual(lastBeat);

@@ -107,8 +107,23 @@ function span(buf: Buffer, resource: ReceivedSpan['resource']): ReceivedSpan {
   return s;
 }
 
-/** The spans of an `ExportTraceServiceRequest`; with `countOnly`, only how many there are. */
-export function decodeExport(body: Buffer, countOnly = false): { count: number; spans: ReceivedSpan[] } {
+/** A span's trace and span ids (hex), read without decoding the rest. */
+function spanKey(buf: Buffer): string {
+  let trace = '';
+  let id = '';
+  for (const f of fields(buf)) {
+    if (f.no === 1) trace = hex(f.value);
+    else if (f.no === 2) id = hex(f.value);
+    if (trace && id) break;
+  }
+  return trace + id;
+}
+
+/**
+ * The spans of an `ExportTraceServiceRequest`; with `countOnly`, only how many there are and, in
+ * `keys`, each one's trace and span ids (a batch the exporter sent again is counted once there).
+ */
+export function decodeExport(body: Buffer, countOnly = false, keys?: Set<string>): { count: number; spans: ReceivedSpan[] } {
   const spans: ReceivedSpan[] = [];
   let count = 0;
   for (const rs of fields(body)) {
@@ -124,6 +139,7 @@ export function decodeExport(body: Buffer, countOnly = false): { count: number; 
         if (f.no !== 2) continue;
         count++;
         if (!countOnly) spans.push(span(f.value as Buffer, resource));
+        else keys?.add(spanKey(f.value as Buffer));
       }
     }
   }
@@ -136,6 +152,8 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   /** Spans received (kept or not). */
   readonly count: number;
+  /** With `countOnly`: distinct spans received (by trace and span id), whatever was sent twice. */
+  readonly distinct: number;
   /** Export requests received. */
   readonly requests: number;
   /** Resolves once `predicate` holds for the spans received, or rejects after `timeoutMs`. */
@@ -147,6 +165,7 @@ export async function startOtlpReceiver(o: { countOnly?: boolean } = {}): Promis
   const spans: ReceivedSpan[] = [];
   let count = 0;
   let requests = 0;
+  const keys = new Set<string>();
   const waiters = new Set<() => void>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -159,7 +178,7 @@ export async function startOtlpReceiver(o: { countOnly?: boolean } = {}): Promis
         return;
       }
       requests++;
-      const decoded = decodeExport(body, o.countOnly);
+      const decoded = decodeExport(body, o.countOnly, keys);
       count += decoded.count;
       spans.push(...decoded.spans);
       // An empty ExportTraceServiceResponse: everything accepted.
@@ -177,6 +196,9 @@ export async function startOtlpReceiver(o: { countOnly?: boolean } = {}): Promis
     },
     get requests() {
       return requests;
+    },
+    get distinct() {
+      return o.countOnly ? keys.size : new Set(spans.map((x) => x.traceId + x.spanId)).size;
     },
     waitFor(predicate, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {

@@ -163,6 +163,49 @@ describe('tracing on', () => {
     expect(spans.filter((s) => s.name === 'run traced-retry').map((s) => s.attributes['cronql.run.attempt']).sort()).toEqual([1, 2]);
   });
 
+  it("a backfill's runs continue its mutation's trace, one run span per slot under the operation's span", async () => {
+    const job = await api.cronql.jobs.create({ key: 'traced-backfill', target: 'traced', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 * * * *' });
+    const callerTrace = '5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e';
+    const callerSpan = '0badc0de0badc0de';
+    const ends: string[] = [];
+    const both = new Promise<void>((resolve) => {
+      const off = api.cronql.runtimeEvents.on('runEnded', (e) => {
+        if (e.jobId !== job.id) return;
+        ends.push(e.runId);
+        if (ends.length === 2) resolve(off());
+      });
+    });
+    // Two past slots (10:00 and 11:00 of the manual clock's day), run one after the other.
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${api.adminToken}`, traceparent: `00-${callerTrace}-${callerSpan}-01` },
+      body: JSON.stringify({
+        query: 'mutation Refill($id: ID!) { backfillJob(id: $id, from: "2026-06-01T10:00:00Z", to: "2026-06-01T11:00:00Z", scope: ALL, reason: "traced") { slots } }',
+        variables: { id: job.id },
+      }),
+    });
+    expect(((await res.json()) as { data: { backfillJob: { slots: string[] } } }).data.backfillJob.slots).toHaveLength(2);
+    await both;
+    const runs = await Promise.all(ends.map((id) => api.cronql.runs.get(id)));
+    expect(runs.map((r) => [r!.triggerType, r!.status, r!.traceparent?.slice(3, 35)])).toEqual([
+      ['BACKFILL', 'SUCCEEDED', callerTrace],
+      ['BACKFILL', 'SUCCEEDED', callerTrace],
+    ]);
+
+    const spans = inTrace(callerTrace)(await receiver.waitFor((all) => inTrace(callerTrace)(all).filter((s) => s.name === 'run traced-backfill').length === 2));
+    const op = spans.find((s) => s.name === 'mutation Refill')!;
+    expect(op.parentSpanId).toBe(callerSpan);
+    const runSpans = spans.filter((s) => s.name === 'run traced-backfill');
+    expect(runSpans.map((s) => s.parentSpanId)).toEqual([op.spanId, op.spanId]);
+    expect(runSpans.map((s) => s.attributes['cronql.run.trigger'])).toEqual(['BACKFILL', 'BACKFILL']);
+    expect(runSpans.map((s) => s.attributes['cronql.run.slot']).sort()).toEqual(['2026-06-01T10:00:00.000Z', '2026-06-01T11:00:00.000Z']);
+    // Each run's handler was given its own span of that trace.
+    for (const run of runs) {
+      const handler = spans.find((s) => s.name === 'handler traced' && s.parentSpanId === runSpanId(run!.id))!;
+      expect(run!.output).toEqual({ traceparent: `00-${callerTrace}-${handler.spanId}-01` });
+    }
+  });
+
   it("a run whose runner is gone: the instance that ends it emits the run's span (same ids), saying it ended it", async () => {
     const job = await api.cronql.jobs.create({ key: 'traced-lost', target: 'traced', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
     const id = randomUUID();

@@ -54,13 +54,14 @@ export type BackfillStep =
  * progress, its oldest planned slot becomes a PENDING BACKFILL run of the job's live version (its
  * target and payload now), by the job's lanes like a run-now — a free lane, never ahead of a
  * buffered slot — but never SKIPPED or replacing: with the lanes busy the slot waits for the
- * next step. With nothing left, the backfill is DONE.
+ * next step. With nothing left, the backfill is DONE. The run continues the backfill's trace
+ * context (its `backfillJob` operation's), whichever instance steps it.
  */
 export async function stepBackfill(ctx: RunContext, id: string): Promise<BackfillStep> {
   const now = ctx.now();
   const step = await inTransaction(ctx.pool, async (q): Promise<BackfillStep> => {
     const locked = await q(
-      `SELECT b.id, b.job_key, b.requested_by, (SELECT j.id FROM cron_job_definitions j WHERE j.job_key = b.job_key AND j.status <> ${JOB.RETIRED}) AS live
+      `SELECT b.id, b.job_key, b.requested_by, b.traceparent, (SELECT j.id FROM cron_job_definitions j WHERE j.job_key = b.job_key AND j.status <> ${JOB.RETIRED}) AS live
          FROM cron_backfills b WHERE b.id = $1 AND b.state = ${B.RUNNING} FOR UPDATE OF b SKIP LOCKED`,
       [id],
     );
@@ -82,8 +83,8 @@ export async function stepBackfill(ctx: RunContext, id: string): Promise<Backfil
     const source = `(SELECT $1::uuid AS job_id, $2::timestamptz AS slot, NULL::jsonb AS payload) s
         JOIN cron_job_definitions j ON j.id = s.job_id AND j.status <> ${JOB.RETIRED}`;
     const ins = await q(
-      insertRuns(source, { trigger: BACKFILL, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$3', lane: FREE_LANE, where: NOT_BEHIND_BUFFER, triggeredBy: '$4::text' }),
-      [b.live, slot.slot, now, b.requested_by],
+      insertRuns(source, { trigger: BACKFILL, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$3', lane: FREE_LANE, where: NOT_BEHIND_BUFFER, triggeredBy: '$4::text', traceparent: '$5::text' }),
+      [b.live, slot.slot, now, b.requested_by, b.traceparent],
     );
     if (!ins.rows[0]) return { kind: 'waiting' };
     const run = rowToRun(ins.rows[0]);
