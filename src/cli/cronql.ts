@@ -496,7 +496,9 @@ program
       for (const at of b.slots.slice(0, 20)) console.log(`  ${at}`);
       if (b.slots.length > 20) console.log(`  … and ${b.slots.length - 20} more`);
     }
-    output(b, [backfillRow(b)]);
+    // A dry run's plan is never stored: its id names nothing, so the table leaves it out.
+    const { id: _unstored, ...plan } = backfillRow(b);
+    output(b, [o.dryRun ? plan : backfillRow(b)]);
   });
 
 // --- jobs as code ----------------------------------------------------------------------------------
@@ -535,7 +537,7 @@ async function liveJobs(): Promise<Map<string, LiveJob>> {
  * anything is changed; every bad job is reported, one line each (file, key, field, code).
  */
 async function checkedJobsFile(path: string): Promise<JobsFile> {
-  const file = parseJobsFile(path, await readFile(path, 'utf8'));
+  const file = await parseJobsFile(path, await readFile(path, 'utf8'));
   const { targets } = await request(endpoint(), TargetsDocument, {});
   // Loaded here: the server's rules (and their schedule code) cost every other command ~0.1 s.
   const { checkJobs } = await import('./jobs-check.js');
@@ -696,7 +698,7 @@ program
       ...(pls.length ? { pools: pls } : {}),
       jobs: live.map((j) => definitionSpec(j.key, liveDefinition(j))),
     };
-    const text = asJson() ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file);
+    const text = asJson() ? `${JSON.stringify(file, null, 2)}\n` : await toYaml(file);
     if (o.out) await writeFile(o.out, text);
     else process.stdout.write(text);
   });
