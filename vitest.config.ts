@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/sequencer.js';
 
 export default defineConfig({
   resolve: {
@@ -15,6 +16,7 @@ export default defineConfig({
     // would starve the processes they time.
     pool: 'forks',
     maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
     globalSetup: ['test/support/global-setup.ts'],
     // A safety net, not a goal: on a busy machine (CI beside other work) a process test can take
     // twice its idle time. Speed goals live in `npm run bench`.

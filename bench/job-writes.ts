@@ -4,12 +4,14 @@
  * 1. `createJob` by 50 concurrent GraphQL clients (keep-alive), jobs/s — beside the same-run
  *    baseline: the same rows as plain single-row INSERTs by 50 pg clients. Goal ≥ 2,000 jobs/s,
  *    or ≥ ⅓ of the baseline when the baseline itself is under 6,000/s. Baseline and cronql
- *    alternate over BENCH_ROUNDS rounds (median of each).
+ *    alternate over BENCH_ROUNDS rounds (median of each). Printed beside the rates, steadier than
+ *    they are on a shared machine: the server's CPU and its PostgreSQL backends' CPU per createJob.
  * 2. `cronql apply` of a file of 10,000 jobs (the CLI as a user runs it), then the same file
  *    again (nothing to change), beside the same-run baseline: the same 10,000 rows as INSERTs of
  *    1,000 rows each through pg. Goal ≤ 10 s.
  *
  *   BENCH_CREATE_JOBS=5000 BENCH_APPLY_JOBS=10000 node dist/bench/job-writes.js
+ *   BENCH_WRITES=create BENCH_BEFORE_MAIN=../before/dist/src/main.js node dist/bench/job-writes.js
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +27,7 @@ const CREATE_JOBS = Number(process.env.BENCH_CREATE_JOBS ?? 5_000);
 const APPLY_JOBS = Number(process.env.BENCH_APPLY_JOBS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENTS = 50;
+const BEFORE_MAIN = process.env.BENCH_BEFORE_MAIN;
 const CLI = fileURLToPath(new URL('../src/cli/cronql.js', import.meta.url));
 
 const CREATE = `mutation ($input: CreateJobInput!) { createJob(input: $input) { id key version status } }`;
@@ -44,9 +47,10 @@ async function concurrently(n: number, clients: number, one: (i: number) => Prom
 }
 
 /** The same rows createJob writes (its columns but the defaults), as plain INSERTs by `clients` pg clients. */
-async function plainInserts(url: string, prefix: string, n: number): Promise<number> {
+async function plainInserts(url: string, prefix: string, n: number, dbCpu: number[] = []): Promise<number> {
   const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
   await Promise.all(Array.from({ length: CLIENTS }, () => pool.query('SELECT 1')));
+  const backends0 = await backendsCpu(url);
   const rate = await concurrently(n, CLIENTS, async (i) => {
     const now = new Date();
     await pool.query(
@@ -55,9 +59,30 @@ async function plainInserts(url: string, prefix: string, n: number): Promise<num
       [`${prefix}-${i}`, cron(i), { message: `job ${i}` }, now],
     );
   });
+  dbCpu.push(cpuSpent(backends0, await backendsCpu(url)) / n);
   await pool.end();
   return rate;
 }
+
+/** The CPU time (ms) of each PostgreSQL backend connected to the database at `url` (the server's connections), by pid. */
+async function backendsCpu(url: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    const out = new Map<number, number>();
+    for (const { pid } of rows) {
+      const ms = await cpuMsOf(pid);
+      if (ms !== undefined) out.set(pid, ms);
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The CPU the backends spent between two readings (a connection opened meanwhile counts from zero). */
+const cpuSpent = (before: Map<number, number>, after: Map<number, number>): number => [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
 async function createJobs(url: string, prefix: string, n: number): Promise<number> {
   const client = graphqlClient(url, CLIENTS);
@@ -76,19 +101,29 @@ async function createJobs(url: string, prefix: string, n: number): Promise<numbe
 async function createBench(serverUrl: string): Promise<void> {
   const db = await freshDatabase(serverUrl, 'cronql_bench_job_writes');
   const server = await startServer(db.url);
+  // BENCH_BEFORE_MAIN: another build's dist/src/main.js, on a database of its own, run in the same
+  // rounds (the order alternating), for a before/after comparison on the same PostgreSQL.
+  const beforeDb = BEFORE_MAIN ? await freshDatabase(serverUrl, 'cronql_bench_job_writes_before') : undefined;
+  const before = beforeDb ? await startServer(beforeDb.url, {}, BEFORE_MAIN) : undefined;
   try {
-    const cronqlRates: number[] = [];
+    const runs = [{ name: 'cronql', server, db, rates: [] as number[], cpu: [] as number[], dbCpu: [] as number[] }];
+    if (before && beforeDb) runs.push({ name: 'before', server: before, db: beforeDb, rates: [], cpu: [], dbCpu: [] });
     const baselines: number[] = [];
-    const cpuPerJob: number[] = [];
+    const baselineDbCpu: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      baselines.push(await plainInserts(db.url, `plain-${r}`, CREATE_JOBS));
-      const cpu0 = await cpuMsOf(server.child.pid);
-      cronqlRates.push(await createJobs(server.url, `gql-${r}`, CREATE_JOBS));
-      const cpu1 = await cpuMsOf(server.child.pid);
-      if (cpu0 !== undefined && cpu1 !== undefined) cpuPerJob.push((cpu1 - cpu0) / CREATE_JOBS);
+      baselines.push(await plainInserts(db.url, `plain-${r}`, CREATE_JOBS, baselineDbCpu));
+      for (const run of r % 2 ? [...runs].reverse() : runs) {
+        const cpu0 = await cpuMsOf(run.server.child.pid);
+        const backends0 = await backendsCpu(run.db.url);
+        run.rates.push(await createJobs(run.server.url, `gql-${r}`, CREATE_JOBS));
+        const cpu1 = await cpuMsOf(run.server.child.pid);
+        const backends1 = await backendsCpu(run.db.url);
+        if (cpu0 !== undefined && cpu1 !== undefined) run.cpu.push((cpu1 - cpu0) / CREATE_JOBS);
+        run.dbCpu.push(cpuSpent(backends0, backends1) / CREATE_JOBS);
+      }
       // Every job created is armed by the server (one process, role all): the next round starts from more.
     }
-    const value = median(cronqlRates);
+    const value = median(runs[0].rates);
     const baseline = median(baselines);
     const goal = baseline < 6_000 ? Math.min(2_000, baseline / 3) : 2_000;
     report({
@@ -101,12 +136,19 @@ async function createBench(serverUrl: string): Promise<void> {
       goal: baseline < 6_000 ? `≥ ⅓ of the baseline (${Math.round(goal)} jobs/s) or ≥ 2,000 jobs/s` : '≥ 2,000 jobs/s',
       met: value >= goal,
     });
-    console.log(`  rounds: cronql ${cronqlRates.map((x) => Math.round(x)).join(' / ')} jobs/s; baseline ${baselines.map((x) => Math.round(x)).join(' / ')} jobs/s`);
-    // Steadier than the rates on a shared machine (the first round includes loading the job store).
-    if (cpuPerJob.length) console.log(`  server CPU per createJob: ${cpuPerJob.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(cpuPerJob).toFixed(2)})`);
+    console.log(`  rounds: baseline ${baselines.map((x) => Math.round(x)).join(' / ')} jobs/s`);
+    console.log(`    PostgreSQL backends' CPU per INSERT (the server's connections, too): ${baselineDbCpu.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(baselineDbCpu).toFixed(2)})`);
+    for (const run of runs) {
+      console.log(`  ${run.name}: ${run.rates.map((x) => Math.round(x)).join(' / ')} jobs/s (median ${Math.round(median(run.rates))}, ${(median(run.rates) / baseline).toFixed(2)}× the baseline)`);
+      // Steadier than the rates on a shared machine (the first round includes loading the job store).
+      if (run.cpu.length) console.log(`    server CPU per createJob: ${run.cpu.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(run.cpu).toFixed(2)})`);
+      console.log(`    its PostgreSQL backends' CPU per createJob: ${run.dbCpu.map((x) => x.toFixed(2)).join(' / ')} ms (median ${median(run.dbCpu).toFixed(2)})`);
+    }
   } finally {
     await server.stop();
+    await before?.stop();
     await db.drop();
+    await beforeDb?.drop();
   }
 }
 

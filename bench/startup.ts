@@ -55,6 +55,7 @@ async function processStartup(serverUrl: string, n: number): Promise<void> {
   const reads: number[] = [];
   const nodes: number[] = [];
   const phases: Record<string, number[]> = {};
+  const phasesBefore: Record<string, number[]> = {};
   for (let round = 0; round < ROUNDS; round++) {
     let t = performance.now();
     spawnSync(process.execPath, ['-e', '0']);
@@ -66,6 +67,7 @@ async function processStartup(serverUrl: string, n: number): Promise<void> {
       const old = await startServer(db.url, {}, before);
       readyBefore.push(old.readyMs);
       if (old.readyCpuMs !== undefined) cpuBefore.push(old.readyCpuMs);
+      for (const [phase, ms] of Object.entries(old.phases ?? {})) (phasesBefore[phase] ??= []).push(ms);
       await old.stop();
     }
     const server = await startServer(db.url);
@@ -90,7 +92,9 @@ async function processStartup(serverUrl: string, n: number): Promise<void> {
   console.log(`  starts: ${ready.map(Math.round).join(' / ')} ms${before ? `; before (${before}), alternated: ${readyBefore.map(Math.round).join(' / ')} ms, median ${Math.round(median(readyBefore))} ms` : ''}`);
   // The process's CPU until ready: steadier than the wall clock on a shared machine.
   if (cpu.length) console.log(`  CPU to ready: median ${Math.round(median(cpu))} ms${cpuBefore.length ? `; before, alternated: ${Math.round(median(cpuBefore))} ms` : ''}`);
-  console.log(`  breakdown (median ms, the process's own clock): ${Object.entries(phases).map(([p, xs]) => `${p} ${median(xs)}`).join(', ')}`);
+  const breakdown = (of: Record<string, number[]>) => Object.entries(of).map(([p, xs]) => `${p} ${median(xs)}`).join(', ');
+  console.log(`  breakdown (median ms, the process's own clock): ${breakdown(phases)}`);
+  if (before) console.log(`  before's breakdown: ${breakdown(phasesBefore)}`);
 }
 
 async function startup(serverUrl: string, n: number): Promise<void> {

@@ -127,7 +127,7 @@ describe('the names the docs use are the code’s', () => {
   });
 
   it('every `cronql …` command and option the docs show exists in the command line', () => {
-    const cli = readFileSync(join(ROOT, 'src/cli/cronql.ts'), 'utf8');
+    const cli = readFileSync(join(ROOT, 'src/cli/commands.ts'), 'utf8');
     // `program.command('x')`, `jobs.command('get <id>')`, and chains `.command('list')` under `jobs`/`runs`.
     const commands = new Set([...cli.matchAll(/(\w+)\s*\.command\('([\w-]+)/g)].map(([, parent, name]) => (['jobs', 'runs'].includes(parent!) ? `${parent} ${name}` : name!)));
     for (const m of cli.matchAll(/^(jobs|runs)\n\s+\.command\('([\w-]+)/gm)) commands.add(`${m[1]} ${m[2]}`);

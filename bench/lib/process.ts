@@ -115,6 +115,18 @@ export async function cpuMsOf(pid: number | undefined): Promise<number | undefin
   }
 }
 
+/** CPU time a process has used so far, split: user space and kernel (ms; undefined off Linux). */
+export async function cpuSplitOf(pid: number | undefined): Promise<{ user: number; kernel: number } | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: (Number(fields[11]) * 1000) / CLOCK_TICKS, kernel: (Number(fields[12]) * 1000) / CLOCK_TICKS };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Linux's USER_HZ, what /proc counts CPU time in (100 on every mainstream kernel). */
 const CLOCK_TICKS = 100;
 

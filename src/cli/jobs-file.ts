@@ -1,4 +1,3 @@
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { CliError } from './client.js';
 import { RETRY_DEFAULTS } from '../domain/job.js';
 import { SETTING_NAMES, settingEntries, type JobSettingName, type JobSettings } from '../domain/job-fields.js';
@@ -147,11 +146,16 @@ const FIELDS = new Set<string>(['key', 'target', 'cron', 'runAt', 'every', 'anch
 const INSTANTS = ['runAt', 'anchorAt', 'startAt', 'endAt'] as const;
 const RETRY_FIELDS = new Set(['maxAttempts', 'backoff', 'delaySeconds', 'maxDelaySeconds', 'retryOn']);
 
-/** Parses and checks a jobs file; every problem names the file, the job key and the field. */
-export function parseJobsFile(name: string, text: string): JobsFile {
+/**
+ * Parses and checks a jobs file; every problem names the file, the job key and the field. The
+ * YAML library is loaded here, not with the command line: it is most of what every other
+ * command would load for nothing.
+ */
+export async function parseJobsFile(name: string, text: string): Promise<JobsFile> {
+  const parseYaml = name.endsWith('.json') ? undefined : (await import('yaml')).parse;
   let doc: unknown;
   try {
-    doc = name.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    doc = parseYaml ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
     throw new CliError('BAD_FILE', `${name}: not valid ${name.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -358,6 +362,6 @@ export function definitionSpec(key: string, d: Definition): JobSpec {
   return spec;
 }
 
-export function toYaml(file: JobsFile): string {
-  return stringifyYaml(file);
+export async function toYaml(file: JobsFile): Promise<string> {
+  return (await import('yaml')).stringify(file);
 }

@@ -88,8 +88,10 @@ export type NewBackfill = Omit<BackfillRecord, 'id' | 'created' | 'state' | 'fin
  * Records a backfill and its plan, RUNNING (DONE at once when nothing is left to run), in one
  * transaction. A slot another backfill took meanwhile is refused by the in-flight slot key: it is
  * left out of this plan and counted with `skippedExisting` — so two backfills asked for together
- * share their common slots out, each slot to one of them. Its audit entry (`audit`) is written in
- * the same transaction. `traceparent`: the trace context its runs continue (the asking operation's).
+ * share their common slots out, each slot to one of them. So is a slot another backfill ran since
+ * the plan was read (`b.createdAt`, read before the history): its hold was already settled and
+ * released, so the key alone would let it run twice. Its audit entry (`audit`) is written in the
+ * same transaction. `traceparent`: the trace context its runs continue (the asking operation's).
  */
 export async function insertBackfill(pool: Pool, b: NewBackfill, id: string, audit: AuditBy, traceparent: string | null = null): Promise<BackfillRecord> {
   return inTransaction(pool, async (q) => {
@@ -100,10 +102,14 @@ export async function insertBackfill(pool: Pool, b: NewBackfill, id: string, aud
     );
     const ins = await q(
       `INSERT INTO cron_backfill_slots (backfill_id, job_key, slot, state)
-         SELECT $1, $2, s, ${B.PLANNED} FROM unnest($3::timestamptz[]) AS s ORDER BY s
+         SELECT $1, $2, s, ${B.PLANNED} FROM unnest($3::timestamptz[]) AS s
+           WHERE NOT EXISTS (SELECT 1 FROM cron_job_runs r
+             WHERE r.job_definition_id IN (SELECT d.id FROM cron_job_definitions d WHERE d.job_key = $2)
+               AND r.scheduled_at = s AND r.trigger_type = ${BACKFILL} AND r.created_at > $4)
+           ORDER BY s
          ON CONFLICT DO NOTHING
          RETURNING slot`,
-      [id, b.jobKey, b.slots],
+      [id, b.jobKey, b.slots, b.createdAt],
     );
     const lost = b.slots.length - (ins.rowCount ?? 0);
     const res = await q(

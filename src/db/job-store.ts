@@ -13,7 +13,8 @@ import { loadJobRecords, loadNewestByKeys, rowToJobRecord } from './job-loading.
 import { listJobs, type JobQuery } from './job-list.js';
 import { changeJobsBySelector, type BulkChange } from './bulk-job-changes.js';
 import type { LabelSelector } from '../domain/label-selector.js';
-import type { Pool } from './pool.js';
+import { isDatabaseUnavailable, type Pool } from './pool.js';
+import { GroupCommit, type Outcome } from './group-commit.js';
 
 /** The fields of a new job version that the services validated. */
 export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
@@ -130,9 +131,47 @@ export class JobStore {
     return listJobs(this.pool, query, position, limit);
   }
 
-  /** Version 1 of a new key, ACTIVE. @throws JobWriteRefused('KEY_EXISTS') */
+  /**
+   * Version 1 of a new key, ACTIVE, with its audit entry and the NOTIFY that arms it: what one
+   * `createMany` of it writes. Concurrent calls share a statement (a group commit, `createTogether`),
+   * each answered on its own. @throws JobWriteRefused('KEY_EXISTS') and the refusals of `createMany`
+   */
   async create(key: string, fields: JobFields, actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord> {
-    return (await this.createMany([{ key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }], actor, now, audit))[0];
+    return this.creations.add({ row: { key, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } }, actor, now, audit });
+  }
+
+  private readonly creations = new GroupCommit<NewJobWrite, JobRecord>((writes) => this.createTogether(writes), MAX_CREATIONS_TOGETHER);
+
+  /**
+   * The new jobs of several `create` calls in one statement, each caller answered as if it had
+   * been alone: a key taken (before, or by an earlier call of the same batch) is KEY_EXISTS for
+   * that caller only. A statement refused for one row's sake (an unknown calendar, pool or
+   * upstream: the database's triggers refuse the whole statement) is tried again in halves, in
+   * the callers' order, until the refusal is its own caller's alone; an unreachable database
+   * fails them all (each would fail alone too).
+   */
+  private async createTogether(writes: NewJobWrite[]): Promise<Outcome<JobRecord>[]> {
+    const first = new Map<string, NewJobWrite>();
+    for (const w of writes) if (!first.has(w.row.key)) first.set(w.row.key, w);
+    const distinct = [...first.values()];
+    let written: (JobRecord | null)[];
+    try {
+      written = await insertJobsSkippingTaken(this.pool, distinct);
+    } catch (err) {
+      if (writes.length === 1 || isDatabaseUnavailable(err)) {
+        const error = err instanceof KeyTaken ? new JobWriteRefused('KEY_EXISTS', err.key) : err;
+        return writes.map(() => ({ ok: false, error }));
+      }
+      const half = Math.ceil(writes.length / 2);
+      return [...(await this.createTogether(writes.slice(0, half))), ...(await this.createTogether(writes.slice(half)))];
+    }
+    const records = written.filter((r): r is JobRecord => r !== null);
+    if (records.length) this.publish(records);
+    const created = new Map(distinct.map((w, i) => [w, written[i]]));
+    return writes.map((w) => {
+      const record = created.get(w);
+      return record ? { ok: true, value: record } : { ok: false, error: new JobWriteRefused('KEY_EXISTS', w.row.key) };
+    });
   }
 
   /**
@@ -236,6 +275,12 @@ function notify(em: EntityManager, jobId: string): Promise<unknown> {
 
 // --- New jobs: one statement for the rows and their notifications -------------------------------
 
+/**
+ * The most `createJob`s written by one statement: 500 rows of the columns below stay well under
+ * PostgreSQL's 65,535 parameters, and a batch that large already costs one commit for hundreds.
+ */
+const MAX_CREATIONS_TOGETHER = 500;
+
 /** A new version 1 of a key, as the services validated it. */
 export interface NewJobRow {
   key: string;
@@ -291,24 +336,54 @@ export class KeyTaken extends Error {
   }
 }
 
+/** One new job's write: its row, and who writes it when (each caller of a group commit its own). */
+export interface NewJobWrite {
+  row: NewJobRow;
+  actor: string | null;
+  now: Date;
+  audit: AuditBy;
+}
+
 /**
  * Inserts version 1 of each key, ACTIVE, and notifies every instance of each new job, in ONE
- * statement: the rows and their NOTIFYs commit together (autocommit, or the caller's
- * transaction), in one round trip, whatever the number of rows. Returns the records in the order
- * given. @throws KeyTaken when a key has a version 1 already (nothing is inserted).
+ * statement: the rows, their audit entries and their NOTIFYs commit together (autocommit, or the
+ * caller's transaction), in one round trip, whatever the number of rows. Returns the records in
+ * the order given. @throws KeyTaken when a key has a version 1 already (nothing is inserted).
  */
 export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly NewJobRow[], actor: string | null, now: Date, audit: AuditBy): Promise<JobRecord[]> {
-  if (rows.length === 0) return [];
+  const records = await insertNewJobs(db, rows.map((row) => ({ row, actor, now, audit })), 'refuse');
+  return records as JobRecord[];
+}
+
+/**
+ * `insertJobs` of writes by several callers (the group commit of `createJob`s): each row with its
+ * own actor, instant and audit entry, and a key that is taken SKIPPED rather than failing the
+ * others (`ON CONFLICT DO NOTHING`, any unique key: a version 1 or a live version of the key):
+ * null in its place. The keys must be distinct.
+ */
+export async function insertJobsSkippingTaken(db: pg.Pool | pg.PoolClient, writes: readonly NewJobWrite[]): Promise<(JobRecord | null)[]> {
+  return insertNewJobs(db, writes, 'skip');
+}
+
+async function insertNewJobs(db: pg.Pool | pg.PoolClient, writes: readonly NewJobWrite[], taken: 'refuse' | 'skip'): Promise<(JobRecord | null)[]> {
+  if (writes.length === 0) return [];
   const params: unknown[] = [];
-  const values = rows.map((row) => `(${COLUMNS.map(([, value]) => `$${params.push(value(row, actor, now))}`).join(', ')})`);
+  const values = writes.map(({ row, actor, now }) => `(${COLUMNS.map(([, value]) => `$${params.push(value(row, actor, now))}`).join(', ')})`);
+  // Who wrote each row, by key (distinct in one statement): three array parameters, whatever the number of rows.
+  const who = `SELECT * FROM unnest($${params.push(writes.map((w) => w.row.key))}::text[], $${params.push(writes.map((w) => w.audit.actor))}::text[], $${params.push(
+    writes.map((w) => w.audit.action),
+  )}::text[]) AS w(job_key, actor, action)`;
   const sql = `WITH ins AS (
-      INSERT INTO cron_job_definitions (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${values.join(', ')} RETURNING *),
+      INSERT INTO cron_job_definitions (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${values.join(', ')}
+      ${taken === 'skip' ? 'ON CONFLICT DO NOTHING' : ''} RETURNING *),
+    who AS (${who}),
     sent AS (SELECT pg_notify($${params.push(Channel.JOB_CHANGED)}, id::text) FROM ins),
     audit AS (${auditFromRows({
-      from: 'ins',
-      at: `$${params.push(now)}`,
-      actor: `$${params.push(audit.actor)}::text`,
-      action: `$${params.push(audit.action)}::text`,
+      from: 'ins JOIN who ON who.job_key = ins.job_key',
+      // The row's own instant: created_at is its caller's now.
+      at: 'ins.created_at',
+      actor: 'who.actor',
+      action: 'who.action',
       jobKey: 'ins.job_key',
       subject: 'ins.id::text',
       details: `jsonb_build_object('version', ins.version, 'target', ins.target, 'scheduleType', ins.schedule_type)`,
@@ -323,5 +398,5 @@ export async function insertJobs(db: pg.Pool | pg.PoolClient, rows: readonly New
     throw unknownCalendarIn(err) ?? dependencyRefusalIn(err) ?? err;
   }
   const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToJobRecord(r)]));
-  return rows.map((r) => byKey.get(r.key)!);
+  return writes.map((w) => byKey.get(w.row.key) ?? null);
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { PG_TYPES } from './timestamps.js';
 
 export type Pool = pg.Pool;
 
@@ -35,6 +36,8 @@ export function connectionOptions(databaseUrl: string, bounds: DbBounds = DEFAUL
     idle_in_transaction_session_timeout: Math.max(bounds.queryTimeoutMs * 3, 30_000),
     keepAlive: true,
     keepAliveInitialDelayMillis: 5_000,
+    // node-postgres's parsers, with a faster one for timestamptz (same values).
+    types: PG_TYPES,
   };
 }
 

@@ -34,6 +34,7 @@ export class AuditConnection {
   @Field(() => PageInfo)
   pageInfo!: PageInfo;
 
-  @Field(() => Int, { description: 'Matches of the filter, ignoring `first` and `after`.' })
+  // Counted only when selected: the value may be a promise (toConnection), which only a resolver may return.
+  @Field(() => Int, { simple: false, description: 'Matches of the filter, ignoring `first` and `after`.' })
   totalCount!: number;
 }

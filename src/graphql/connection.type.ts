@@ -41,7 +41,8 @@ export class JobConnection {
   @Field(() => PageInfo)
   pageInfo!: PageInfo;
 
-  @Field(() => Int, { description: 'Matches of the filter, ignoring `first` and `after`.' })
+  // Counted only when selected: the value may be a promise (toConnection), which only a resolver may return.
+  @Field(() => Int, { simple: false, description: 'Matches of the filter, ignoring `first` and `after`.' })
   totalCount!: number;
 }
 
@@ -56,7 +57,8 @@ export class RunConnection {
   @Field(() => PageInfo)
   pageInfo!: PageInfo;
 
-  @Field(() => Int, { description: 'Matches of the filter, ignoring `first` and `after`.' })
+  // Counted only when selected: the value may be a promise (toConnection), which only a resolver may return.
+  @Field(() => Int, { simple: false, description: 'Matches of the filter, ignoring `first` and `after`.' })
   totalCount!: number;
 }
 

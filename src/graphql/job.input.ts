@@ -91,7 +91,7 @@ export class CreateJobInput extends JobSettingsInput {
   @Field(() => String, { nullable: true, description: 'Required for INTERVAL: "45m", "1h30m", "90s", "2d" or ISO 8601 "PT45M" (whole seconds, 1 s to 366 days).' })
   every?: string | null;
 
-  @Field(() => DateTimeScalar, { nullable: true, description: 'INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant.' })
+  @Field(() => DateTimeScalar, { nullable: true, description: 'INTERVAL: the instant the slots count from (a whole second): anchorAt + k·every, in absolute time; only slots after creation are due, so a future anchorAt is the first run. Default: the creation instant (first run one every later).' })
   anchorAt?: Date | null;
 
   @Field(() => DateTimeScalar, { nullable: true, description: 'RECURRING, INTERVAL: no slot before this instant.' })

@@ -57,7 +57,7 @@ export class Job {
   @Field(() => String, { description: 'IANA time zone, canonical spelling.' })
   timezone!: string;
 
-  @Field(() => DateTimeScalar, { nullable: true, description: 'INTERVAL: the first slot; the others are anchorAt + k·every.' })
+  @Field(() => DateTimeScalar, { nullable: true, description: 'INTERVAL: the instant the slots count from: anchorAt + k·every (only those after creation are due).' })
   anchorAt?: Date | null;
 
   @Field(() => DateTimeScalar, { nullable: true, description: 'No slot before this instant.' })

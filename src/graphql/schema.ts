@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type BuildSchemaOptions } from 'type-graphql';
 import { ApiTokenResolver } from './api-token.resolver.js';
 import { authChecker } from './auth.js';
 import { AuditResolver } from './audit.resolver.js';
@@ -18,6 +18,7 @@ import { RunResolver } from './run.resolver.js';
 import { RunLogLineResolver, RunLogsResolver } from './run-log.resolver.js';
 import { ScheduleResolver } from './schedule.resolver.js';
 import { DateTimeScalar } from './scalars.js';
+import { withPlainFields } from './plain-fields.js';
 import { SubscriptionResolver } from './subscription.resolver.js';
 import { TargetResolver } from './target.resolver.js';
 import { UpcomingResolver } from './upcoming.resolver.js';
@@ -32,7 +33,12 @@ let built: Promise<GraphQLSchema> | undefined;
  * server of the process; it is built once.
  */
 export function cronqlSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({
+  built ??= build();
+  return built;
+}
+
+async function build(): Promise<GraphQLSchema> {
+  const options: BuildSchemaOptions = {
     resolvers: [JobResolver, RunResolver, TargetResolver, ScheduleResolver, SubscriptionResolver, InstanceResolver, HealthResolver, StatsResolver, SecretResolver, RunLogsResolver, RunLogLineResolver, BackfillResolver, UpcomingResolver, CalendarResolver, NotificationChannelResolver, ApiTokenResolver, AuditResolver, ConcurrencyPoolResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     authChecker,
@@ -43,8 +49,9 @@ export function cronqlSchema(): Promise<GraphQLSchema> {
     pubSub: createPubSub(),
     validate: false,
     emitSchemaFile: false,
-  });
-  return built;
+  };
+  // Fields that only read a property of their object are read without type-graphql's wrapper.
+  return withPlainFields(await buildSchema(options), options);
 }
 
 /** The SDL as committed in schema/schema.graphql: types sorted, so the file diffs cleanly. */

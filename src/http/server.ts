@@ -33,6 +33,22 @@ function refuseUpgrade(socket: Duplex): void {
  * an application's own server instead, see attachCronql (attach.ts).
  */
 export async function startHttpServer(cronql: Cronql, config: HttpServerOptions): Promise<HttpServer> {
+  return (await prepareHttpServer(cronql, config)).listen();
+}
+
+/** The server with its routes mounted (the GraphQL schema built, Apollo started), not yet listening. */
+export interface PreparedHttpServer {
+  /** Listens on the configured host and port. */
+  listen(): Promise<HttpServer>;
+  /** Stops the GraphQL API of a server that will not listen. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything of `startHttpServer` but listening. No route reaches cronql before a request, so
+ * `npm start` prepares the server while `start()` waits on the database (main.ts).
+ */
+export async function prepareHttpServer(cronql: Cronql, config: HttpServerOptions): Promise<PreparedHttpServer> {
   const app = express();
   app.disable('x-powered-by');
   const server = createServer(app);
@@ -40,37 +56,42 @@ export async function startHttpServer(cronql: Cronql, config: HttpServerOptions)
   app.use(routes.router);
   // This server is cronql's alone: an upgrade to any other path is refused.
   if (routes.api) server.on('upgrade', (req, socket, head) => routes.upgrade(req, socket, head) || refuseUpgrade(socket));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
-  } catch (err) {
-    await routes.close();
-    throw err;
-  }
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let closing: Promise<void> | undefined;
   return {
-    server,
-    url: `http://${host}:${port}`,
-    subscriptions: routes.subscriptions,
-    close() {
-      closing ??= (async () => {
-        // WebSocket clients first (they would keep the server open), then Apollo, then HTTP.
-        await routes.close();
-        await new Promise<void>((resolve) => {
-          const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-          force.unref();
-          server.close(() => {
-            clearTimeout(force);
-            resolve();
-          });
-          server.closeIdleConnections();
+    close: () => routes.close(),
+    async listen() {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(config.port, config.host, () => resolve());
         });
-      })();
-      return closing;
+      } catch (err) {
+        await routes.close();
+        throw err;
+      }
+      const { port } = server.address() as AddressInfo;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      let closing: Promise<void> | undefined;
+      return {
+        server,
+        url: `http://${host}:${port}`,
+        subscriptions: routes.subscriptions,
+        close() {
+          closing ??= (async () => {
+            // WebSocket clients first (they would keep the server open), then Apollo, then HTTP.
+            await routes.close();
+            await new Promise<void>((resolve) => {
+              const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+              force.unref();
+              server.close(() => {
+                clearTimeout(force);
+                resolve();
+              });
+              server.closeIdleConnections();
+            });
+          })();
+          return closing;
+        },
+      };
     },
   };
 }

@@ -24,7 +24,7 @@ export function parseEvery(text: unknown, field = 'every'): number {
   const short = trimmed.toLowerCase().replace(/\s+/g, '');
   const match = SHORT.exec(short) ?? ISO.exec(trimmed.toUpperCase());
   if (!match || trimmed === '' || match.slice(1).every((g) => g === undefined) || /T$/i.test(trimmed)) {
-    throw invalid(field, text, 'use "45m", "1h30m", "90s", "2d" or an ISO 8601 duration such as "PT45M" (days, hours, minutes, whole seconds)');
+    throw invalid(field, text, 'is not a length of time: use "45m", "1h30m", "90s", "2d" or an ISO 8601 duration such as "PT45M" (days, hours, minutes, whole seconds)');
   }
   const [d, h, m, s] = match.slice(1).map((g) => (g === undefined ? 0 : Number(g)));
   const total = d * UNIT_MS.d + h * UNIT_MS.h + m * UNIT_MS.m + s * UNIT_MS.s;

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { BackfillScope, BackfillState, RunStatus, TriggerType } from '../../src/domain/enums.js';
 import type { BackfillRecord } from '../../src/domain/backfill.js';
+import { randomUUID } from 'node:crypto';
+import { insertBackfill } from '../../src/db/backfill-store.js';
 import { RunStore } from '../../src/db/run-store.js';
 import { createLogger } from '../../src/logger.js';
 import { Retention } from '../../src/maintenance/retention.js';
@@ -226,6 +228,31 @@ describe('backfill', () => {
     await Promise.all([done(cronql, a.id), done(cronql, b.id)]);
     const runs = await backfillRuns(cronql, job.id);
     expect(iso(runs.map((r) => r.scheduledAt)).sort()).toEqual(iso(Array.from({ length: 17 }, (_, i) => at(200 + i))));
+  });
+
+  it('two backfills asked together, decided by the database: a slot another holds, or ran since this plan was read, is left out and counted', async () => {
+    const { cronql } = t;
+    const job = await newJob(cronql, { status: 'PAUSED' });
+    const slots = [at(600), at(601), at(602)];
+    const audit = { actor: 'test', action: 'backfillJob' };
+    // Two plans read at the same instant, before either was written: each would run every slot.
+    const read = new Date(Date.now() - 60_000);
+    const plan = { jobId: job.id, jobKey: job.jobKey, from: slots[0], to: slots[2], scope: BackfillScope.ALL, slots, skippedExisting: 0, reason: 'race', requestedBy: 'test', createdAt: read };
+    // Since then the first ran slot 0 to its end (its hold settled and released) and holds slot 1.
+    await cronql.pool.query(
+      `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, started_at, finished_at, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, $2, 1, 'log', 'BACKFILL', $3, 'SUCCEEDED', now(), now(), now(), now())`,
+      [job.id, job.jobKey, slots[0]],
+    );
+    const first = await insertBackfill(cronql.pool, { ...plan, slots: [slots[1]] }, randomUUID(), audit);
+    expect(iso(first.slots)).toEqual(iso([slots[1]]));
+    const second = await insertBackfill(cronql.pool, plan, randomUUID(), audit);
+    expect(second).toMatchObject({ state: BackfillState.RUNNING, skippedExisting: 2 });
+    expect(iso(second.slots)).toEqual(iso([slots[2]]));
+    // A run older than the plan does not stand in its way (a slot run before is a slot to run again).
+    const later = await insertBackfill(cronql.pool, { ...plan, slots: [slots[0]], createdAt: new Date() }, randomUUID(), audit);
+    expect(iso(later.slots)).toEqual(iso([slots[0]]));
+    for (const b of [first, second, later]) await cronql.backfills.cancel(b.id).catch(() => undefined);
   });
 
   it('retention keeps backfilled runs of old slots until they are a day old, and the planner does not count a pruned slot as missing', async () => {

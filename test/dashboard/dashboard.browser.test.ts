@@ -376,6 +376,57 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(again[0].slots.map((d) => d.toISOString())).toEqual([failed.scheduledAt.toISOString()]);
   });
 
+  it("an interval job's page: its end bound; skip next and pause until from its actions; Next runs and the Upcoming view leave those slots out", async () => {
+    const minute = 60_000;
+    const anchor = Math.floor(Date.now() / 1000) * 1000 + 20 * minute;
+    const slot = (k: number) => new Date(anchor + k * 30 * minute).toISOString();
+    const endAt = new Date(anchor + 2 * 86_400_000);
+    const job = await api.cronql.jobs.create({ key: 'board.every30', target: 'log', scheduleType: ScheduleType.INTERVAL, every: '30m', anchorAt: new Date(anchor), endAt } as never);
+    const nextRuns = () => page.locator('[data-testid=next-runs] time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
+    await go(`#/jobs/${job.id}`);
+    // An interval has no expression to preview: its page says what it is instead.
+    await page.locator('[data-testid=preview-none]').waitFor();
+    expect(await page.locator('[data-testid=preview-none]').innerText()).toContain('every 30m from');
+    expect(await page.locator('[data-testid=preview-none]').innerText()).toContain('absolute time');
+    await expect.poll(async () => (await nextRuns())[0], patient).toBe(slot(0));
+    expect(await page.locator('[data-testid=bounds] time').getAttribute('datetime')).toBe(endAt.toISOString());
+    expect(await page.locator('[data-testid=bounds]').innerText()).toContain('not after');
+
+    await page.getByRole('button', { name: 'Skip next…' }).click();
+    const skip = page.locator('[data-testid=skip-dialog]');
+    await skip.locator('#skip-count').fill('2');
+    await skip.locator('#skip-reason').fill('skip tonight');
+    await skip.getByRole('button', { name: 'Skip' }).click();
+    await page.locator('[data-testid=skip-remaining]').waitFor();
+    expect(await page.locator('[data-testid=skip-remaining]').innerText()).toBe('Its next 2 slots will be skipped: skip tonight');
+    await expect.poll(async () => (await nextRuns()).slice(0, 3), patient).toEqual([slot(2), slot(3), slot(4)]);
+
+    // "What runs in the next 6 hours": from the third slot (the first two skipped) to the last before the window ends.
+    await go('#/upcoming');
+    await page.locator('select[name=window]').selectOption('6');
+    await page.locator('input[name=keyContains]').fill('board.every30');
+    const rows = page.locator('[data-testid=upcoming-table] tr[data-job-key="board.every30"] td:first-child time');
+    await expect.poll(() => rows.evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime'))), patient).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map(slot));
+
+    // Paused until ten minutes after the fourth slot (the field is in the browser's local time):
+    // it resumes then, and the two slots still to skip are the next two after it.
+    await go(`#/jobs/${job.id}`);
+    await page.getByRole('button', { name: 'Pause…' }).click();
+    const pause = page.locator('[data-testid=pause-dialog]');
+    const local = await page.evaluate((iso: string) => {
+      const d = new Date(iso);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    }, new Date(Date.parse(slot(3)) + 10 * minute).toISOString());
+    await pause.locator('#pause-reason').fill('until the deploy');
+    await pause.locator('#pause-until').fill(local);
+    await pause.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('article[data-status=PAUSED]').waitFor();
+    expect(await page.locator('[data-testid=pause-reason]').innerText()).toContain('until the deploy — resumes by itself at');
+    await expect.poll(async () => (await nextRuns()).slice(0, 2), patient).toEqual([slot(6), slot(7)]);
+    await api.cronql.jobs.retire(job.id);
+  });
+
   it('shows when the live connection is lost and when it is back', async () => {
     await go('#/runs');
     await page.locator('[data-testid=live][data-state=live]').waitFor({ timeout: 30_000 });

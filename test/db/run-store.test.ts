@@ -160,6 +160,8 @@ describe('run store: one writer, one change per transition', () => {
     const lostJob = await job();
     const lost = await silent.fire({ jobId: lostJob, slot: slot(12), job: firing(lostJob) });
     if (lost.kind !== 'claimed') throw new Error('not claimed');
+    // Never by its own runner: one that sweeps is alive, its beat only late (a stalled event loop).
+    await transitions(() => silent.settleLost(60_000, 3_600_000), []);
     const { changes } = await transitions(() => store.settleLost(60_000, 3_600_000), [[RunStatus.RUNNING, RunStatus.FAILED]]);
     expect(changes[0].run.failureCode).toBe('RUNNER_LOST');
     await transitions(() => store.settleLost(60_000, 3_600_000), []);

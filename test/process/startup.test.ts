@@ -50,3 +50,27 @@ describe('a start with secrets stored', () => {
     expect(listed.data!.secrets.map((s) => s.name)).toEqual(['TOKEN']);
   }, 60_000);
 });
+
+describe('a start that succeeds', () => {
+  const t = useProcessTest();
+
+  it('says where its time went: every step, in order, adding up to the total; the API prepared meanwhile', async () => {
+    const p = await t.spawn({ databaseUrl: t.url });
+    const listening = JSON.parse(await p.waitForLog(/"msg":"cronql is listening"/)) as { startup: Record<string, number> };
+    const startup = listening.startup;
+    const steps = ['processStart', 'imports', 'config', 'beforeStart', 'migrations', 'listenAndSecrets', 'services', 'recovery', 'jobsRead', 'arming', 'markArmed', 'http'];
+    expect(Object.keys(startup)).toEqual([...steps, 'api', 'total', 'cpu']);
+    for (const value of Object.values(startup)) expect(value).toBeGreaterThanOrEqual(0);
+    // Each step rounded to the ms on its own: the sum may be off by a few.
+    const sum = steps.reduce((s, step) => s + startup[step], 0);
+    expect(Math.abs(sum - startup.total)).toBeLessThanOrEqual(steps.length);
+    // The API (its modules, schema and Apollo) was prepared from the end of the recovery on, in
+    // step with the jobs read and armed, and done by the time the server listened.
+    expect(startup.api).toBeGreaterThan(0);
+    expect(startup.api).toBeLessThanOrEqual(startup.jobsRead + startup.arming + startup.markArmed + startup.http + 4);
+    expect(startup.cpu).toBeGreaterThan(0);
+    // And it answers.
+    const res = await p.graphql<{ jobs: { totalCount: number } }>('{ jobs { totalCount } }');
+    expect(res.errors).toBeUndefined();
+  }, 60_000);
+});

@@ -63,6 +63,61 @@ describe('an INTERVAL job across a DST change, with jitter and a restart', () =>
   });
 });
 
+describe('an INTERVAL job: catch-up after a restart and retries, as for a cron job', () => {
+  let db: Awaited<ReturnType<typeof testDatabase>>;
+  const started: Cronql[] = [];
+  /** Fails a run's first attempt, succeeds its retry. */
+  const targets = { 'flaky-once': async (ctx: TargetContext) => {
+    if (ctx.run.attempt === 1) throw Object.assign(new Error('first attempt fails'), { code: 'FLAKY' });
+    return { ok: true };
+  } };
+  beforeAll(async () => {
+    db = await testDatabase();
+  });
+  afterAll(async () => {
+    for (const c of started) await c.stop();
+    await db.drop();
+  });
+
+  it('down across four slots with catch-up ALL (limit 2): the two newest run, the two before are MISSED, each run retried once — the same rows as a cron job naming the same instants', async () => {
+    const T0 = Date.parse('2026-06-01T00:00:00Z');
+    const slot = (k: number) => new Date(T0 + k * 10 * MIN);
+    // ALLOW: a caught-up slot does not wait for the retry of the one before (under SKIP it is an OVERLAP row, for either kind).
+    const policies = { catchUp: 'ALL' as never, catchUpLimit: 2, retry: { maxAttempts: 2, backoff: 'FIXED' as never, delaySeconds: 0 }, overlap: 'ALLOW' as never, maxConcurrentRuns: 2 };
+    const clock = new ManualClock(new Date(T0 - MIN).toISOString());
+    const first = await startCronql(db.url, { clock, instanceId: 'interval-catch-up-1', targets: targets as never });
+    started.push(first);
+    const interval = await first.jobs.create({ key: 'every-10-catch-up', target: 'flaky-once', scheduleType: ScheduleType.INTERVAL, every: '10m', anchorAt: slot(0), ...policies });
+    const cron = await first.jobs.create({ key: 'cron-10-catch-up', target: 'flaky-once', scheduleType: ScheduleType.RECURRING, cronExpression: '*/10 * * * *', ...policies });
+    const retried = [interval, cron].map((job) => nextChange(first, (c) => c.run.jobId === job.id && c.run.attempt === 2 && terminal(c), 20_000));
+    clock.set(slot(0));
+    for (const r of retried) expect((await r).run).toMatchObject({ status: 'SUCCEEDED', scheduledAt: slot(0) });
+    await first.stop();
+
+    // Back 5 minutes after the fifth slot: slots 1 to 4 fell while no instance ran.
+    const second = await startCronql(db.url, { clock: new ManualClock(new Date(slot(4).getTime() + 5 * MIN).toISOString()), instanceId: 'interval-catch-up-2', targets: targets as never });
+    started.push(second);
+    const outcome = async (jobId: string) => {
+      const runs = (await runsOf(second, jobId)).sort((a, b) => a.scheduledAt.getTime() - b.scheduledAt.getTime() || (a.attempt ?? 1) - (b.attempt ?? 1));
+      return runs.map((r) => [r.scheduledAt.toISOString(), r.attempt, r.status, r.failureCode ?? null]);
+    };
+    const settled = async (jobId: string) => (await outcome(jobId)).filter((r) => r[2] === 'SUCCEEDED').length === 3;
+    await eventually(async () => (await settled(interval.id)) && (await settled(cron.id)), 20_000);
+    expect(await outcome(interval.id)).toEqual([
+      [slot(0).toISOString(), 1, 'FAILED', 'FLAKY'],
+      [slot(0).toISOString(), 2, 'SUCCEEDED', null],
+      [slot(1).toISOString(), 1, 'SKIPPED', 'MISSED'],
+      [slot(2).toISOString(), 1, 'SKIPPED', 'MISSED'],
+      [slot(3).toISOString(), 1, 'FAILED', 'FLAKY'],
+      [slot(3).toISOString(), 2, 'SUCCEEDED', null],
+      [slot(4).toISOString(), 1, 'FAILED', 'FLAKY'],
+      [slot(4).toISOString(), 2, 'SUCCEEDED', null],
+    ]);
+    expect(await outcome(cron.id)).toEqual(await outcome(interval.id));
+    expect(second.runtime!.nextRunAt(interval.id)?.toISOString()).toBe(slot(5).toISOString());
+  });
+});
+
 describe('several expressions, bounds and maxRuns', () => {
   let release: (() => void) | null = null;
   let openAll: () => void = () => {};

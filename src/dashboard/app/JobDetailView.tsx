@@ -280,20 +280,45 @@ export function JobDetailView({ id }: { id: string }) {
 
 /**
  * The next 10 slots from `previewScheduleSlots`, in the job's zone and in UTC, with the slots that
- * daylight-saving time moves (a gap) or makes ambiguous (a repeated hour) marked.
+ * daylight-saving time moves (a gap) or makes ambiguous (a repeated hour) marked: of the job's
+ * expression, or of the one chosen when it has several. An interval, a one-time job and an AFTER
+ * job have no expression: a sentence says what they do instead (their slots are in "Next runs").
  */
 function Preview({ job }: { job: JobDetail }) {
-  const recurring = job.scheduleType === 'RECURRING' && !!job.cronExpression;
+  const expressions = job.scheduleType === 'RECURRING' ? (job.cronExpressions?.length ? job.cronExpressions : job.cronExpression ? [job.cronExpression] : []) : [];
+  const [chosen, setChosen] = useState(0);
+  const expression = expressions[Math.min(chosen, expressions.length - 1)] as string | undefined;
   const [fromDate, setFromDate] = useState('');
   const from = /^\d{4}-\d{2}-\d{2}$/.test(fromDate) ? `${fromDate}T00:00:00Z` : undefined;
   const { data, error } = useQuery(
     Q.preview,
-    recurring ? { cronExpression: job.cronExpression!, timezone: job.timezone, count: 10, ...(from ? { from } : {}) } : null,
-    `${job.cronExpression}|${job.timezone}|${from}`,
+    expression ? { cronExpression: expression, timezone: job.timezone, count: 10, ...(from ? { from } : {}) } : null,
+    `${expression}|${job.timezone}|${from}`,
   );
-  if (!recurring) return <p>A one-time job: it runs once, at {formatTime(job.runAt, job.timezone, true)} ({job.timezone}).</p>;
+  if (!expression) {
+    if (job.scheduleType === 'INTERVAL') {
+      return (
+        <p data-testid="preview-none">
+          An interval: every {job.every} from <Time iso={job.anchorAt} />, in absolute time — daylight-saving time moves none of its slots. The
+          slots that will run are under Next runs.
+        </p>
+      );
+    }
+    if (job.scheduleType === 'AFTER') return <p data-testid="preview-none">An AFTER job has no clock: it runs when its upstreams' runs end as it asks.</p>;
+    return <p data-testid="preview-none">A one-time job: it runs once, at {formatTime(job.runAt, job.timezone, true)} ({job.timezone}).</p>;
+  }
   return (
     <>
+      {expressions.length > 1 && (
+        <label class="preview-from">
+          Expression{' '}
+          <select name="previewExpression" value={String(chosen)} onChange={(e) => setChosen(Number((e.target as HTMLSelectElement).value))}>
+            {expressions.map((e, i) => (
+              <option value={String(i)}>{e}</option>
+            ))}
+          </select>
+        </label>
+      )}
       <label class="preview-from">
         From (UTC day; empty: now){' '}
         <input type="date" name="previewFrom" value={fromDate} onChange={(e) => setFromDate((e.target as HTMLInputElement).value)} />

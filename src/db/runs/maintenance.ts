@@ -70,7 +70,11 @@ export async function promoteStranded(ctx: RunContext, limit = 1_000): Promise<s
  * - the runner has no instance row (an instance of a version without heartbeats, or one pruned
  *   long ago): the stale rule (docs/behaviour.md, "Runners that disappear"), FAILED/STALE_TIMEOUT
  *   once started longer ago than `staleAfterMs`.
- * A retryable failure gets its next attempt like any other.
+ * A retryable failure gets its next attempt like any other. Never the sweeping instance's own
+ * runs: it is alive (it is sweeping), and its own heartbeat can be late only because its event
+ * loop stalled (a loaded machine) — settling them would free their pool places and start their
+ * retries while their handlers still run here. Its runs that no handler runs are the own-runs
+ * duty's (src/maintenance/own-runs.ts).
  */
 export async function settleLost(ctx: RunContext, silentMs: number, staleAfterMs: number): Promise<RunRecord[]> {
   const now = ctx.now();
@@ -78,7 +82,7 @@ export async function settleLost(ctx: RunContext, silentMs: number, staleAfterMs
     `WITH lost AS (
          SELECT r.id, r.runner_instance_id, i.id AS known, i.heartbeat_at
          FROM cron_job_runs r LEFT JOIN cron_instances i ON i.id = r.runner_instance_id
-         WHERE r.status = ${S.RUNNING}
+         WHERE r.status = ${S.RUNNING} AND r.runner_instance_id IS DISTINCT FROM $6
            AND ((i.id IS NOT NULL AND i.heartbeat_at < now() - make_interval(secs => $2::double precision / 1000))
              OR (i.id IS NULL AND r.started_at < $1::timestamptz - make_interval(secs => $3::double precision / 1000)))
          ORDER BY r.id
@@ -98,7 +102,7 @@ export async function settleLost(ctx: RunContext, silentMs: number, staleAfterMs
          RETURNING ${qualified('r')}
        ), ${afterRunsEnd('done', '$1', { lost: true })}
        ${changedRows('done')}`,
-    [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT],
+    [now, silentMs, staleAfterMs, FailureCode.RUNNER_LOST, FailureCode.STALE_TIMEOUT, ctx.instanceId],
   );
   return publishEnded(ctx, res.rows, RunStatus.RUNNING).map((c) => c.run);
 }

@@ -92,7 +92,7 @@ export type CreateJobInput = {
   afterMode?: AfterMode | null | undefined;
   /** afterMode ALL only: the upstreams’ ends count within this many seconds of the last one (1–2678400); null: no window. */
   afterWindowSeconds?: number | null | undefined;
-  /** INTERVAL: the first slot (a whole second); the others are anchorAt + k·every, in absolute time. Default: the creation instant. */
+  /** INTERVAL: the instant the slots count from (a whole second): anchorAt + k·every, in absolute time; only slots after creation are due, so a future anchorAt is the first run. Default: the creation instant (first run one every later). */
   anchorAt?: string | null | undefined;
   /** Exclusion calendars, by name (at most 10; each must exist: UNKNOWN_CALENDAR). Null: none. */
   calendars?: Array<string> | null | undefined;

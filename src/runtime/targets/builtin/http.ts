@@ -1,8 +1,15 @@
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as pinnedFetch, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { assertPublicUrl, blockedAddressReason, type AddressLookup } from '../address-guard.js';
 import { DEFAULT_CAPTURE_BYTES } from '../../../domain/job.js';
 import { TargetError, type TargetContext, type TargetDefinition } from '../target.js';
+
+/**
+ * undici, loaded by the first request an `http` target (or an alert) sends: a start does not need
+ * it, and it was about 50 ms of a start's imports (BENCHMARKS.md, "npm start to ready").
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 export interface HttpTargetOptions {
   /**
@@ -191,7 +198,7 @@ function redirectRequest(req: HttpRequest, status: number, location: URL): HttpR
  * still goes in the Host header and in TLS (SNI, and the certificate is checked against it), but
  * the socket goes to the address the guard checked.
  */
-function pinnedDispatcher(address: string): Agent {
+function pinnedDispatcher(Agent: typeof import('undici').Agent, address: string): Agent {
   const family = ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4;
   return new Agent({
     connect: {
@@ -209,13 +216,14 @@ async function send(
   options: HttpTargetOptions,
   signal: AbortSignal,
 ): Promise<HttpOutput> {
+  const { Agent, fetch: pinnedFetch } = await loadUndici();
   let req = first;
   const started = performance.now();
   for (let hop = 0; ; hop++) {
     let dispatcher: Dispatcher | undefined;
     if (!options.allowPrivate) {
       const checked = await untilAborted(assertPublicUrl(req.url, options.lookup, options.blockedReason ?? blockedAddressReason), signal);
-      dispatcher = pinnedDispatcher(checked[0]);
+      dispatcher = pinnedDispatcher(Agent, checked[0]);
     }
     try {
       const res = (await pinnedFetch(req.url.href, {
