@@ -35,6 +35,10 @@ interface InFlight {
   /** Settles once the run's end is recorded: made when first asked for (most runs are never waited on). */
   done?: Promise<void>;
   settle?: () => void;
+  /** When its handler was entered (its `startedAt`), and the run as entered, once it was. */
+  enteredAt?: Date;
+  entered?: RunRecord;
+  beats?: RunBeats;
 }
 
 /** The promise that settles once the run's end is recorded (made on demand). */
@@ -258,6 +262,11 @@ export class RunExecutor {
   private readonly inFlight = new Map<string, InFlight>();
   /** Runs executed but whose handler is not started yet (the rest of the answer is being read). */
   private toStart: InFlight[] = [];
+  /**
+   * While the handlers of one answer are being entered: the runs entered so far, whose
+   * bookkeeping (the run as entered, the store's entry instant) waits until the last is entered.
+   */
+  private slice: InFlight[] | undefined;
   /** Set once drained: recordings still failing then give up (recovery settles those runs). */
   private stopped = false;
 
@@ -310,7 +319,26 @@ export class RunExecutor {
   private startAll(): void {
     const runs = this.toStart;
     this.toStart = [];
-    for (const entry of runs) void this.runHandler(entry);
+    const slice: InFlight[] = [];
+    this.slice = slice;
+    try {
+      for (const entry of runs) void this.runHandler(entry);
+    } finally {
+      this.slice = undefined;
+      // After the last handler of the answer is entered: each run as entered, its entry instant
+      // handed to the store (written with its next write) and its beats' record. Before any end
+      // of these runs: an end waits a microtask at least (`runHandler`), and this is synchronous.
+      for (const entry of slice) this.entered(entry);
+    }
+  }
+
+  /** The run's handler was entered at `entry.enteredAt`: the run as entered, told to the store and its beats. */
+  private entered(entry: InFlight): void {
+    const at = entry.enteredAt!;
+    const entered: RunRecord = { ...entry.run, startedAt: at, updatedAt: at };
+    entry.entered = entered;
+    this.store.started(entered.id, at, entered);
+    entry.beats!.adopt(entered);
   }
 
   /** Aborts an in-flight run on this instance (cancelRun already recorded CANCELED). */
@@ -407,16 +435,22 @@ export class RunExecutor {
             settledBy: 'runner',
           })),
       });
-      /** The run as entered: RUNNING since its handler's entry (one record, shared by its announcement, its beats and its end). */
-      let entered: RunRecord | undefined;
+      entry.beats = beats;
+      /** Whether the handler was entered among the others of its answer (`startAll`): its bookkeeping follows them. */
+      let sliced = false;
       try {
         // Aborted before its start (canceled, shut down while its answer was read): not entered at all.
         if (cut.reason) await cut.aborted;
         // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
         const enteredAt = this.now();
-        entered = { ...run, startedAt: enteredAt, updatedAt: enteredAt };
-        this.store.started(run.id, enteredAt, entered);
-        beats.entered(entered, enteredAt);
+        entry.enteredAt = enteredAt;
+        beats.entered(run, enteredAt);
+        // The run as entered (one record, shared by its announcement, its beats and its end) is
+        // made once every handler of the answer is entered; alone, now.
+        if (this.slice) {
+          this.slice.push(entry);
+          sliced = true;
+        } else this.entered(entry);
         // A synchronous throw lands in the catch below like a rejection.
         const result: unknown = definition.handler(new HandlerContext(payload, cut, log, beats, trace?.enter(), {
           id: run.id,
@@ -431,6 +465,11 @@ export class RunExecutor {
         // A handler that ignores its signal still loses the race against it; one that returned
         // (a synchronous handler) has nothing to race.
         const output = isThenable(result) ? await Promise.race([result, cut.aborted]) : result;
+        // A handler that returned at once: its end is recorded after the answer's other handlers are entered.
+        if (sliced) {
+          sliced = false;
+          await undefined;
+        }
         outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
       } catch (err) {
         const reason = cut.reason;
@@ -445,9 +484,11 @@ export class RunExecutor {
       } finally {
         clearTimeout(timer);
       }
+      // A handler that threw at once: the same (the run as entered is made after the answer's last entry).
+      if (sliced) await undefined;
       // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
       // handler's last report goes with the end (it may still be waiting for its write).
-      const ended = beats.end(entered ?? run);
+      const ended = beats.end(entry.entered ?? run);
       const recorded = secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome;
       outcome = recorded;
       trace?.left(recorded);
