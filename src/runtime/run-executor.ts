@@ -499,10 +499,11 @@ export class RunExecutor {
         // A handler that ignores its signal still loses the race against it; one that returned
         // (a synchronous handler) has nothing to race.
         const output = isThenable(result) ? await Promise.race([result, cut.aborted]) : result;
-        // A handler that returned at once: its end is recorded after the answer's other handlers are entered.
+        // A handler that returned at once: its end is recorded once the other handlers of its
+        // answer, and those of the fire statements still in flight, are entered.
         if (sliced) {
           sliced = false;
-          await undefined;
+          await this.store.afterFires();
         }
         outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
       } catch (err) {
@@ -519,7 +520,7 @@ export class RunExecutor {
         clearTimeout(timer);
       }
       // A handler that threw at once: the same (the run as entered is made after the answer's last entry).
-      if (sliced) await undefined;
+      if (sliced) await this.store.afterFires();
       // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
       // handler's last report goes with the end (it may still be waiting for its write).
       const ended = beats.end(entry.entered ?? run);
