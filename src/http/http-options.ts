@@ -1,9 +1,8 @@
-/**
- * The options of cronql's HTTP surface, in a file of their own: they are public (`cronql`'s
- * `startHttpServer` and `attachCronql` take them), and the public declarations must not reach
- * routes.ts, whose types name Express's and, through the API, type-graphql's — packages whose
- * types a consumer does not have (docs/architecture.md, "The public types").
- */
+// The options of cronql's HTTP surface, in a file of their own: they are public (`cronql`'s
+// `startHttpServer` and `attachCronql` take them), and the public declarations must not reach
+// routes.ts, whose types name Express's and, through the API, type-graphql's — packages whose
+// types a consumer does not have (docs/architecture.md, "The public types").
+
 /** What cronql serves over HTTP, wherever it is mounted (its own server or a host application's). */
 export interface CronqlHttpOptions {
   /** Token of the ADMIN role; required unless the role is `scheduler`. */
