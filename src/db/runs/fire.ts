@@ -135,6 +135,7 @@ function dueSlots(slots: DueSlot[], tp?: string): string {
 
 /** Whether every slot is at one instant and due at it (no jitter): its instant is sent once. */
 function coDue(slots: DueSlot[]): boolean {
+  if (slots.length === 0) return false;
   const at = slots[0].slot.getTime();
   for (const s of slots) if (s.slot.getTime() !== at || s.dueAt !== undefined) return false;
   return true;
