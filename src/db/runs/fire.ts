@@ -42,11 +42,15 @@ export const FIRE_SPLIT_MIN = 2_000;
  */
 export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'> = (t) => t as DueSlot): T[][] {
   if (slots.length < FIRE_SPLIT_MIN) return [slots];
-  const sorted = [...slots].sort((a, b) => {
-    const x = slotOf(a).jobId;
-    const y = slotOf(b).jobId;
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  // Alarms ring in the order they were set, and actors re-arm in the order they rang: co-due
+  // slots mostly arrive in job order already, and then are not copied and sorted at every fire.
+  const sorted = inJobOrder(slots, slotOf)
+    ? slots
+    : [...slots].sort((a, b) => {
+        const x = slotOf(a).jobId;
+        const y = slotOf(b).jobId;
+        return x < y ? -1 : x > y ? 1 : 0;
+      });
   const parts: T[][] = [];
   let from = 0;
   for (let p = 1; p <= FIRE_PARTS; p++) {
@@ -56,6 +60,12 @@ export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSl
     from = to;
   }
   return parts;
+}
+
+/** Whether the slots are in job-id order (as the fire statement inserts them: uuids compare as their lowercase text). */
+function inJobOrder<T>(slots: readonly T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'>): boolean {
+  for (let i = 1; i < slots.length; i++) if (slotOf(slots[i - 1]).jobId > slotOf(slots[i]).jobId) return false;
+  return true;
 }
 
 /**
@@ -185,9 +195,10 @@ function bySlot(rows: Record<string, unknown>[]): Map<string, RunRecord> {
  */
 export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOutcome[]> {
   const now = ctx.now();
+  const nowMs = now.getTime();
   // Work that can no longer be done on time is dropped, not queued: the caller accounts for it.
-  const late = (s: DueSlot) => s.deadline !== undefined && s.deadline.getTime() < now.getTime();
-  const slots = all.filter((s) => !late(s));
+  const late = (s: DueSlot) => s.deadline !== undefined && s.deadline.getTime() < nowMs;
+  const slots = all.some(late) ? all.filter((s) => !late(s)) : all;
   if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
   // Slots of jobs in a concurrency pool are recorded waiting and go through their pools' admission
@@ -203,12 +214,17 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
     ),
     [...dueParams(plain, now), ctx.instanceId, ...traceParams(plain)],
   ));
-  const running = builtRuns(ctx, inserted.rows, plain, now);
-  ctx.claimed([...running.values()], true);
+  const { runs: running, claimed } = builtRuns(ctx, inserted.rows, plain, now);
+  ctx.claimed(claimed, true);
+  // The common case: every slot of the batch on time, out of any pool, and claimed here.
+  if (plain === all && claimed.length === all.length) return running.map((run): FireOutcome => ({ kind: 'claimed', run: run! }));
 
   // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
   const outcomes = new Map<DueSlot, FireOutcome>();
-  for (const [due, run] of running) outcomes.set(due, { kind: 'claimed', run });
+  for (let i = 0; i < plain.length; i++) {
+    const run = running[i];
+    if (run) outcomes.set(plain[i], { kind: 'claimed', run });
+  }
   if (pooled.length > 0) for (const [due, run] of await firePooled(ctx, pooled, now)) outcomes.set(due, { kind: 'waiting', run });
   let rest = outcomes.size === slots.length ? [] : slots.filter((s) => !outcomes.has(s));
   const settle = (slotsOf: DueSlot[], runs: Map<string, RunRecord>, kind: 'buffered' | 'skipped') => {
@@ -340,24 +356,59 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
 
 /**
  * The RUNNING runs a slim insert made, built from what was inserted: the job's fixed columns,
- * the slot, this instance and the statement's instant — what the row holds.
+ * the slot, this instance and the statement's instant — what the row holds. `runs[i]` is the run
+ * of `slots[i]` (undefined: it inserted nothing); `claimed`, the runs in the rows' order.
  */
-function builtRuns(ctx: RunContext, rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<DueSlot, RunRecord> {
+function builtRuns(ctx: RunContext, rows: Record<string, unknown>[], slots: DueSlot[], now: Date): { runs: (RunRecord | undefined)[]; claimed: RunRecord[] } {
+  const runs = new Array<RunRecord | undefined>(slots.length);
+  const claimed = new Array<RunRecord>(rows.length);
+  const at = rowsInSlotOrder(rows, slots) ?? rowsByLookup(rows, slots);
+  for (let r = 0; r < rows.length; r++) {
+    const i = at[r];
+    const due = slots[i];
+    const run = firedRun(rows[r].id as string, due.jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null, traceparent: due.traceparent }, ctx.instanceId, now);
+    runs[i] = run;
+    claimed[r] = run;
+  }
+  return { runs, claimed };
+}
+
+/**
+ * Which slot each row is, when the rows follow the slots: the statement inserts (and returns) in
+ * (job, slot) order, and co-due slots arrive in job order (`splitByJob`), so one walk pairs them
+ * without a lookup per row. Null when they do not (the slots were not in that order): `rowsByLookup`.
+ */
+function rowsInSlotOrder(rows: Record<string, unknown>[], slots: DueSlot[]): Int32Array | null {
+  const at = new Int32Array(rows.length);
+  let i = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const jobId = rows[r].job_definition_id as string;
+    const slotMs = rows[r].slot_ms as number;
+    while (i < slots.length && (slots[i].jobId !== jobId || slots[i].slot.getTime() !== slotMs)) i++;
+    if (i === slots.length) return null;
+    at[r] = i++;
+  }
+  return at;
+}
+
+/** Which slot each row is, looked up by its job (and slot). */
+function rowsByLookup(rows: Record<string, unknown>[], slots: DueSlot[]): Int32Array {
   // A batch holds a job once, but for a catch-up several slots of one job can share it.
-  const byJob = new Map<string, DueSlot | DueSlot[]>();
-  for (const s of slots) {
-    const seen = byJob.get(s.jobId);
-    byJob.set(s.jobId, seen === undefined ? s : Array.isArray(seen) ? [...seen, s] : [seen, s]);
+  const byJob = new Map<string, number | number[]>();
+  for (let i = 0; i < slots.length; i++) {
+    const seen = byJob.get(slots[i].jobId);
+    byJob.set(slots[i].jobId, seen === undefined ? i : Array.isArray(seen) ? [...seen, i] : [seen, i]);
   }
-  const runs = new Map<DueSlot, RunRecord>();
-  for (const row of rows) {
-    const jobId = row.job_definition_id as string;
-    const slotMs = row.slot_ms as number;
-    const found = byJob.get(jobId)!;
-    const due = Array.isArray(found) ? found.find((s) => s.slot.getTime() === slotMs && !runs.has(s))! : found;
-    runs.set(due, firedRun(row.id as string, jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null, traceparent: due.traceparent }, ctx.instanceId, now));
+  const taken = new Set<number>();
+  const at = new Int32Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const slotMs = rows[r].slot_ms as number;
+    const found = byJob.get(rows[r].job_definition_id as string)!;
+    const i = Array.isArray(found) ? found.find((k) => slots[k].slot.getTime() === slotMs && !taken.has(k))! : found;
+    taken.add(i);
+    at[r] = i;
   }
-  return runs;
+  return at;
 }
 
 /** Tracks a fire statement while it is in flight. */
