@@ -121,37 +121,54 @@ export type FireOutcome =
   | { kind: 'late' };
 
 /**
- * Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot).
+ * Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot);
+ * with tracing on, each slot's trace context (the parameter `tp` names). Co-due slots (one instant,
+ * each due at its slot: what a busy minute fires) send that instant once (`$2`, and `$3` null)
+ * instead of two arrays as long as the ids: PostgreSQL parses a `timestamptz[]` of 10,000 instants
+ * in ~7 ms, on the fire path (BENCHMARKS.md, "2026-11-26 (s7, D)"). Catch-up and jitter send one
+ * instant per slot.
  * A job whose started runs reached its `max_runs` records no more slots (it retires as its last
  * run ends): the database decides, so two instances cannot overshoot the bound between them.
  */
-const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
+function dueSlots(slots: DueSlot[], tp?: string): string {
+  const trace = tp ? `, ${tp}::text[]` : '';
+  const traceCol = tp ? ', tp' : '';
+  const source = coDue(slots)
+    ? `(SELECT job_id, $2::timestamptz AS slot, $3::timestamptz AS due${traceCol}, NULL::jsonb AS payload
+      FROM unnest($1::uuid[]${trace}) AS u(job_id${traceCol})) s`
+    : `(SELECT job_id, slot, due${traceCol}, NULL::jsonb AS payload
+      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]${trace}) AS u(job_id, slot, due${traceCol})) s`;
+  return `${source}
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}
       AND (j.max_runs IS NULL OR ${startedRuns('j')} < j.max_runs)`;
+}
 
-/**
- * `DUE_SLOTS` with each slot's trace context (`$6`), for the inserts that claim (tracing on). A
- * separate statement rather than a parameter of nulls: with tracing off the fire path sends
- * exactly what it sent before tracing existed.
- */
-const tracedDueSlots = (tp: string) => `(SELECT job_id, slot, due, tp, NULL::jsonb AS payload
-      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], ${tp}::text[]) AS u(job_id, slot, due, tp)) s
-    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
-const TRACED_DUE_SLOTS = tracedDueSlots('$6');
+/** Whether every slot is at one instant and due at it (no jitter): its instant is sent once. */
+function coDue(slots: DueSlot[]): boolean {
+  if (slots.length === 0) return false;
+  const at = slots[0].slot.getTime();
+  for (const s of slots) if (s.slot.getTime() !== at || s.dueAt !== undefined) return false;
+  return true;
+}
 
 /** Whether any of the slots carries a trace context (tracing is on for all or none). */
 const traced = (slots: DueSlot[]): boolean => slots.some((s) => s.traceparent !== undefined);
 
+/**
+ * The source of a claiming insert: with tracing on, each slot's trace context (`$6`; `$5` for an
+ * insert without a runner) — a separate statement rather than a parameter of nulls: with tracing
+ * off the fire path sends exactly what it sent before tracing existed.
+ */
+const claimingSlots = (slots: DueSlot[], tp: string) => (traced(slots) ? dueSlots(slots, tp) : dueSlots(slots));
+
 /** The claiming insert's parameters beyond `dueParams` and the runner ($5): the trace contexts ($6), when traced. */
 const traceParams = (slots: DueSlot[]): unknown[] => (traced(slots) ? [slots.map((s) => s.traceparent ?? null)] : []);
 
-/** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
-const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
-  uuidArray(slots.map((s) => s.jobId)),
-  instantArray(slots.map((s) => s.slot)),
-  instantArray(slots.map((s) => s.dueAt ?? null)),
-  now,
-];
+/** The parameters of `dueSlots` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
+const dueParams = (slots: DueSlot[], now: Date): unknown[] =>
+  coDue(slots)
+    ? [uuidArray(slots.map((s) => s.jobId)), slots[0].slot, null, now]
+    : [uuidArray(slots.map((s) => s.jobId)), instantArray(slots.map((s) => s.slot)), instantArray(slots.map((s) => s.dueAt ?? null)), now];
 
 const slotKey = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
 
@@ -191,7 +208,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   const tracing = traced(plain);
   const inserted = plain.length === 0 ? { rows: [] } : await trackFire(ctx, ctx.pool.query(
     insertRuns(
-      tracing ? TRACED_DUE_SLOTS : DUE_SLOTS,
+      claimingSlots(plain, '$6'),
       { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
       `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
     ),
@@ -233,7 +250,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   if (pooled.length > 0) await admitFired(ctx, outcomes);
   if (rest.length > 0) {
     const res = await ctx.pool.query(
-      `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
+      `WITH ins AS (${insertRuns(dueSlots(rest), { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
          ${afterRunsEnd('ins', '$4')}
          ${changedRows('ins')}`,
       [...dueParams(rest, now), FailureCode.OVERLAP, OVERLAP_MESSAGE],
@@ -256,7 +273,7 @@ const inPool = (s: DueSlot): boolean => s.job.concurrencyPool != null;
 async function firePooled(ctx: RunContext, slots: DueSlot[], now: Date): Promise<Map<DueSlot, RunRecord>> {
   const tracing = traced(slots);
   const res = await trackFire(ctx, ctx.pool.query(
-    insertRuns(tracing ? tracedDueSlots('$5') : DUE_SLOTS, {
+    insertRuns(claimingSlots(slots, '$5'), {
       trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: FREE_LANE, due: 's.due',
       where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined,
     }),
@@ -292,7 +309,7 @@ async function admitFired(ctx: RunContext, outcomes: Map<DueSlot, FireOutcome>):
 /** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
 async function buffer(ctx: RunContext, slots: DueSlot[], now: Date): Promise<Map<string, RunRecord>> {
   const res = await ctx.pool.query(
-    insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: String(BUFFER_LANE), due: 's.due' }),
+    insertRuns(dueSlots(slots), { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: String(BUFFER_LANE), due: 's.due' }),
     dueParams(slots, now),
   );
   const buffered = bySlot(res.rows);
@@ -319,8 +336,8 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
     // A pooled job's slot takes the lane waiting; its pool's admission starts it (`admitFired`).
     const ins = await q(
       inPool(slot)
-        ? insertRuns(tracing ? tracedDueSlots('$5') : DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', due: 's.due', traceparent: tracing ? 's.tp' : undefined })
-        : insertRuns(tracing ? TRACED_DUE_SLOTS : DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
+        ? insertRuns(claimingSlots([slot], '$5'), { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', due: 's.due', traceparent: tracing ? 's.tp' : undefined })
+        : insertRuns(claimingSlots([slot], '$6'), { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
       inPool(slot) ? [...dueParams([slot], now), ...traceParams([slot])] : [...dueParams([slot], now), ctx.instanceId, ...traceParams([slot])],
     );
     return { canceled, inserted: ins.rows };
