@@ -13,5 +13,5 @@ export { defineTargets } from './targets.js';
 export { nextSlots, nextSlot, parseCronExpression, canonicalTimezone } from './schedule/index.js';
 export { startHttpServer, type HttpServer, type HttpServerOptions } from './http/server.js';
 export { attachCronql, type AttachCronqlOptions, type AttachedCronql, type HostApp, type HostMiddleware } from './http/attach.js';
-export type { CronqlHttpOptions } from './http/routes.js';
+export type { CronqlHttpOptions } from './http/http-options.js';
 export { EmbeddedPostgresMissingError } from './db/embedded/binaries.js';

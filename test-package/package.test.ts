@@ -272,24 +272,33 @@ describe('the npm package, installed into fresh projects', () => {
     expect(r.code).toBe(2);
   });
 
-  it('types: a consumer .ts importing cronql, cronql/client and cronql/targets type-checks (strict, NodeNext)', async () => {
-    await copyFile(join(fixtures, 'consumer-types.ts'), join(full, 'consumer-types.ts'));
-    await copyFile(join(fixtures, 'consumer-client.ts'), join(full, 'consumer-client.ts'));
-    await writeFile(
-      join(full, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
-        files: ['consumer-types.ts', 'consumer-client.ts'],
-      }),
-    );
-    const r = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], full);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    const strictLib = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--skipLibCheck', 'false'], full);
-    console.log(`[package] with skipLibCheck false: exit ${strictLib.code}\n${strictLib.stdout.slice(0, 4000)}`);
+  it('types: a consumer .ts importing cronql, cronql/client and cronql/targets type-checks with skipLibCheck false (strict; NodeNext, Bundler; the client alone in a browser project)', async () => {
+    // skipLibCheck false: the package's declarations are checked too, with every file they reach.
+    // They must name only types the consumer has: cronql's dependencies' (never a dev dependency's,
+    // e.g. Express's types, nor an optional peer's, e.g. type-graphql's class-validator).
+    const strict = { target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false };
+    const configs: Record<string, { compilerOptions: Record<string, unknown>; files: string[] }> = {
+      'tsconfig.json': { compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'] }, files: ['consumer-types.ts', 'consumer-client.ts'] },
+      'tsconfig.bundler.json': { compilerOptions: { ...strict, module: 'ESNext', moduleResolution: 'Bundler', types: ['node'] }, files: ['consumer-types.ts', 'consumer-client.ts'] },
+      // cronql/client is for browsers too: no Node types, the DOM's instead.
+      'tsconfig.browser.json': { compilerOptions: { ...strict, module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] }, files: ['consumer-client.ts'] },
+    };
+    for (const dir of [full, lean]) {
+      await copyFile(join(fixtures, 'consumer-types.ts'), join(dir, 'consumer-types.ts'));
+      await copyFile(join(fixtures, 'consumer-client.ts'), join(dir, 'consumer-client.ts'));
+      for (const [file, config] of Object.entries(configs)) await writeFile(join(dir, file), JSON.stringify(config));
+    }
+    // Each configuration in the full install; NodeNext in the lean one too (no optional package's types needed).
+    const checks = [...Object.keys(configs).map((file) => ({ dir: full, file })), { dir: lean, file: 'tsconfig.json' }];
+    for (const { dir, file } of checks) {
+      const r = await run(process.execPath, [tsc, '-p', file], dir);
+      expect(r.code, `${dir === full ? 'full' : 'lean'} ${file}:\n${r.stdout}${r.stderr}`).toBe(0);
+    }
     // And a type error in the consumer's code is reported (the check is not vacuous).
     await writeFile(join(full, 'broken.ts'), "import { createCronql } from 'cronql';\nconst n: number = createCronql();\nexport { n };\n");
-    const broken = await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--skipLibCheck', '--types', 'node', 'broken.ts'], full);
+    const broken = await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', 'broken.ts'], full);
     expect(broken.code).not.toBe(0);
-    expect(broken.stdout).toMatch(/broken\.ts\(2,7\): error TS2322: Type 'Cronql' is not assignable to type 'number'/);
+    // That error alone: none in the package's declarations.
+    expect(broken.stdout.split('\n').filter((l) => /error TS/.test(l))).toEqual([expect.stringMatching(/^broken\.ts\(2,7\): error TS2322: Type 'Cronql' is not assignable to type 'number'/)]);
   });
 });

@@ -268,4 +268,9 @@ export class RunStore {
   statuses(runIds: string[]): Promise<Map<string, RunStatus>> {
     return reads.statuses(this.ctx, runIds);
   }
+
+  /** The attempt made after a run (its retry), if any. */
+  nextAttempt(runId: string): Promise<{ id: string; status: RunStatus } | null> {
+    return reads.nextAttempt(this.ctx, runId);
+  }
 }

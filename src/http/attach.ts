@@ -5,7 +5,8 @@ import express from 'express';
 import type { Cronql } from '../app.js';
 import { OptionsError } from '../options.js';
 import type { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
-import { mountCronqlRoutes, type CronqlHttpOptions } from './routes.js';
+import type { CronqlHttpOptions } from './http-options.js';
+import { mountCronqlRoutes } from './routes.js';
 
 /** A middleware as Express (4 or 5), connect and plain Node servers call it. */
 export type HostMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;

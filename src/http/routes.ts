@@ -9,26 +9,7 @@ import { GRAPHQL_PATH, mountGraphqlApi, type GraphqlApi } from './graphql.js';
 import { mountHealth } from './health.js';
 import { lazyRoutes } from './lazy-routes.js';
 import { mountMetrics } from './metrics.js';
-
-/** What cronql serves over HTTP, wherever it is mounted (its own server or a host application's). */
-export interface CronqlHttpOptions {
-  /** Token of the ADMIN role; required unless the role is `scheduler`. */
-  adminToken?: string;
-  /** Optional token of the read-only VIEWER role. */
-  viewerToken?: string;
-  /** Largest accepted request body / WebSocket message, in bytes. @default 1048576 */
-  maxBodyBytes?: number;
-  /** @default 50 */
-  maxSubscriptionsPerConnection?: number;
-  /** @default 5000 */
-  maxConnections?: number;
-  /** @default 8388608 */
-  maxResponseBytes?: number;
-  /** Bearer token `/metrics` requires; unset: open. */
-  metricsToken?: string;
-  /** Browser origins allowed to call the API. @default none beyond the same origin */
-  corsOrigins?: string[];
-}
+import type { CronqlHttpOptions } from './http-options.js';
 
 export interface CronqlRoutes {
   /** Every route of cronql, under `base`; last, cronql's own 404 and error answers, under `base` only. */

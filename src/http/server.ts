@@ -5,7 +5,8 @@ import express from 'express';
 import type { Cronql } from '../app.js';
 import type { Config } from '../config.js';
 import type { SharedSubscriptions } from '../graphql/shared-subscriptions.js';
-import { mountCronqlRoutes, type CronqlHttpOptions } from './routes.js';
+import type { CronqlHttpOptions } from './http-options.js';
+import { mountCronqlRoutes } from './routes.js';
 
 export interface HttpServer {
   server: Server;

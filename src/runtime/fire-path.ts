@@ -27,6 +27,11 @@ export interface FirePathOptions {
   fired(job: JobSnapshot): void;
   /** Spans of the runs claimed here (docs/operations.md, "Tracing"); undefined: tracing is off. */
   tracing?: Tracing;
+  /**
+   * Resolves once a slot's run and its retries have ended (slot-settlement.ts): catch-up ALL
+   * starts the next missed slot then. @default the run's own end here
+   */
+  settled?: (run: RunRecord) => Promise<void>;
 }
 
 /** The fires handed to the database in one turn of the event loop: tracked as one write. */
@@ -105,8 +110,8 @@ export class FirePath {
 
   /**
    * Runs missed slots the job's policy picked: one slot like any other fire; several one after
-   * another, oldest first, each as the SCHEDULED run of its own slot, each waiting for the run
-   * before it to end (the overlap rule holds).
+   * another, oldest first, each as the SCHEDULED run of its own slot, each waiting for the slot
+   * before it to settle — its run and that run's retries ended (the overlap rule holds).
    */
   catchUp(job: JobSnapshot, slots: Date[]): void {
     if (!this.o.firing()) return;
@@ -126,7 +131,7 @@ export class FirePath {
             return;
           }
           const outcome = await new Promise<FireOutcome | null>((resolve) => this.record(job, slot, deadline(), undefined, resolve));
-          if (outcome?.kind === 'claimed') await this.o.executor.whenEnded(outcome.run.id);
+          if (outcome?.kind === 'claimed') await (this.o.settled ? this.o.settled(outcome.run) : this.o.executor.whenEnded(outcome.run.id));
           if (outcome === null) return; // deferred to the ledger
         }
       } finally {

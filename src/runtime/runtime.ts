@@ -11,6 +11,7 @@ import type { JobSnapshot } from '../domain/job.js';
 import type { RunRecord } from '../domain/run.js';
 import type { Clock } from './clock.js';
 import { RuntimeEvents } from './events.js';
+import { SlotSettlement } from './slot-settlement.js';
 import { Backfills } from './backfills.js';
 import { FirePath } from './fire-path.js';
 import { CalendarBook } from './calendar-book.js';
@@ -122,6 +123,8 @@ export class Runtime implements MaintainedRuntime {
   private readonly notifications: Notifications;
   private readonly maintenance: Maintenance;
   private readonly backfills: Backfills;
+  /** When a caught-up slot's retries have ended too (catch-up ALL waits for it). */
+  private readonly settlement: SlotSettlement;
   private readonly identity: InstanceIdentity;
   private state: State = 'new';
   /** Recovery done and the ACTIVE jobs armed. */
@@ -180,6 +183,13 @@ export class Runtime implements MaintainedRuntime {
       defer: (job, after, until, reason) => this.ledger.defer(job, after, until, reason),
       track: (work) => this.firePath.track(work),
     });
+    this.settlement = new SlotSettlement({
+      store,
+      whenEnded: (runId) => this.executor.whenEnded(runId),
+      events: this.events,
+      clock,
+      pollMs: o.heartbeatMs,
+    });
     this.firePath = new FirePath({
       store,
       executor: this.executor,
@@ -191,6 +201,7 @@ export class Runtime implements MaintainedRuntime {
       firing,
       fired: (job) => this.scheduler.fired(job),
       tracing: o.tracing,
+      settled: (run) => this.settlement.settled(run),
     });
     this.identity = { id: o.instanceId, role: o.role, host: hostname(), pid: process.pid, version: o.version };
     this.membership = new Membership({
@@ -447,6 +458,7 @@ export class Runtime implements MaintainedRuntime {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.state = 'stopping';
     this.scheduler.stop();
+    this.settlement.close();
     this.wakers.close();
     this.pauseEnds.close();
     // The cluster-wide maintenance moves to another instance now, not after the drain.

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dashboardLink } from '../../src/auth/admin-token.js';
 import { ScheduleType } from '../../src/domain/enums.js';
 import { TokenRole } from '../../src/domain/token-role.js';
-import { startApi, type Api } from '../graphql/support.js';
+import { codes, gql, startApi, type Api } from '../graphql/support.js';
 import { browserTestsRun, launchChromium, patient, recordingContext, type Recorder } from '../support/chromium.js';
 
 /**
@@ -570,6 +570,12 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
       await viewer.evaluate(`location.hash = '#/runs'`);
       await viewer.locator('[data-testid=runs-table] tbody tr[data-run-id]').first().waitFor();
       expect(await viewer.getByRole('button', { name: actionNames }).count()).toBe(0);
+      // No Tokens page in the header; its address says who the viewer is, and offers nothing.
+      expect(await viewer.getByRole('link', { name: 'Tokens' }).count()).toBe(0);
+      await viewer.evaluate(`location.hash = '#/tokens'`);
+      expect(await viewer.locator('[data-testid=tokens-not-admin]').innerText()).toContain('viewer (VIEWER)');
+      expect(await viewer.getByRole('button', { name: /Create token|Revoke/ }).count()).toBe(0);
+      expect(await viewer.locator('[data-testid=tokens]').count()).toBe(0);
       expect(viewerRecorder.problems).toEqual([]);
     } finally {
       await ctx.close();
@@ -628,6 +634,48 @@ describe.skipIf(!run)('the dashboard in headless Chromium', { timeout: 60_000 },
     expect(await line.innerText()).toContain('pool-page v1');
     await shot('pools');
     await api.cronql.jobs.retire(job.id);
+  });
+
+  it('the Tokens page (ADMIN): creates a token whose secret is shown once, the secret calls the API, revoked it is refused', async () => {
+    await admin.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    const form = page.getByRole('form', { name: 'Create a token' });
+    await form.getByLabel('Name').fill('dashboard-made');
+    await form.getByLabel('Role').selectOption('VIEWER');
+    await form.getByLabel('Label selector').fill('team=billing');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.locator('[data-testid=token-secret-dialog]');
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain('you will not see it again');
+    const secret = await dialog.locator('[data-testid=token-secret]').innerText();
+    expect(secret).toMatch(/^cq_[A-Za-z0-9_-]{43}$/);
+    await dialog.getByRole('button', { name: 'Copy', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Copied', exact: true }).waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
+    await shot('tokens');
+    await dialog.getByRole('button', { name: 'I have copied it' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const line = page.locator('[data-token=dashboard-made]');
+    await line.waitFor();
+    expect(await line.innerText()).toContain('VIEWER');
+    expect(await line.innerText()).toContain('team=billing');
+    // Shown once: once the dialog is closed, the page holds it nowhere.
+    expect(await page.content()).not.toContain(secret.slice(3));
+
+    // The secret calls the API as the new token.
+    const whoami = await gql(api.url, '{ whoami { name role labelSelector } }', {}, secret);
+    expect(whoami.data).toEqual({ whoami: { name: 'dashboard-made', role: 'VIEWER', labelSelector: 'team=billing' } });
+
+    // Revoke, confirmed: the row says when, and the API refuses the secret.
+    await line.getByRole('button', { name: 'Revoke dashboard-made' }).click();
+    const confirm = page.locator('[data-testid=revoke-token-dialog]');
+    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await expect.poll(async () => line.locator('[data-testid=token-revoked] time').count(), patient).toBe(1);
+    expect(await line.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+    const refused = await gql(api.url, '{ whoami { name } }', {}, secret);
+    expect(refused.status).toBe(401);
+    expect(codes(refused)).toEqual(['TOKEN_REVOKED']);
   });
 
   it('made no request outside the test server, no CSP violation and no page error', async () => {

@@ -15,7 +15,13 @@ describe('the slot ledger', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let cronql: Cronql | undefined;
   const clock = new ManualClock('2026-06-01T12:00:00.500Z');
-  const start = async () => (cronql = await startCronql(db.url, { clock, instanceId: 'ledger-test', listen: false }));
+  // `flaky`: a slot's first attempt fails, its retry succeeds.
+  const targets = {
+    flaky: ({ run }: { run: { attempt: number } }) => {
+      if (run.attempt === 1) throw new Error('the first attempt fails');
+    },
+  };
+  const start = async () => (cronql = await startCronql(db.url, { clock, instanceId: 'ledger-test', listen: false, targets }));
   const stop = async () => {
     await cronql?.stop();
     cronql = undefined;
@@ -106,6 +112,37 @@ describe('the slot ledger', () => {
     const caughtUp = allRuns.filter((r) => r.status === 'SUCCEEDED').slice(1);
     for (let i = 1; i < caughtUp.length; i++) expect(caughtUp[i].startedAt!.getTime()).toBeGreaterThanOrEqual(caughtUp[i - 1].finishedAt!.getTime());
     for (const j of [none, latest, all]) await cronql!.jobs.pause(j.id, 'done');
+  });
+
+  it('ALL with retries: each caught-up slot runs to its last attempt before the next starts; none is SKIPPED behind a retry', async () => {
+    clock.set('2026-06-01T14:30:00.500Z');
+    const job = await cronql!.jobs.create({
+      key: 'down-all-retried',
+      target: 'flaky',
+      scheduleType: ScheduleType.RECURRING,
+      cronExpression: '0 * * * * *',
+      catchUp: CatchUpPolicy.ALL,
+      catchUpLimit: 3,
+      retry: { maxAttempts: 2, backoff: 'FIXED', delaySeconds: 0 },
+    } as never);
+    await stop();
+    clock.set('2026-06-01T14:33:30.000Z'); // down across 14:31, 14:32 and 14:33
+    const last = nextChange(
+      cronql ?? (await start()),
+      (c) => c.run.jobId === job.id && c.run.status === 'SUCCEEDED' && c.run.scheduledAt.toISOString().endsWith('14:33:00.000Z'),
+    );
+    await last;
+    await cronql!.runtime!.whenIdle();
+    const runs = (await runsOf(cronql!, job.id)).sort((x, y) => x.scheduledAt.getTime() - y.scheduledAt.getTime() || x.attempt - y.attempt);
+    expect(runs.map((r) => [r.scheduledAt.toISOString().slice(11, 19), r.attempt, r.status, r.failureCode])).toEqual(
+      ['14:31:00', '14:32:00', '14:33:00'].flatMap((s) => [
+        [s, 1, 'FAILED', 'HANDLER_ERROR'],
+        [s, 2, 'SUCCEEDED', null],
+      ]),
+    );
+    // One slot at a time, to its last attempt: each slot's first attempt started after the retry before it ended.
+    for (let i = 2; i < runs.length; i += 2) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());
+    await cronql!.jobs.pause(job.id, 'done');
   });
 
   it('a long gap writes at most 100 MISSED rows per job, and one row that sums up the rest', async () => {

@@ -7,6 +7,7 @@ import { CalendarsView } from './CalendarsView.js';
 import { PoolsView } from './PoolsView.js';
 import { UpcomingView } from './UpcomingView.js';
 import { AuditView } from './AuditView.js';
+import { TokensView } from './TokensView.js';
 import { JobsView } from './JobsView.js';
 import { createLiveFeed, type LiveFeed, type LiveState } from './live.js';
 import { Q } from './queries.js';
@@ -100,9 +101,9 @@ function SignedIn({ endpoint, token, onSignOut }: { endpoint: string; token: str
 function Shell({ onSignOut }: { onSignOut(): void }) {
   const route = useRoute();
   const session = useSession();
-  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : route.view === 'pools' ? 'pools' : route.view === 'audit' ? 'audit' : 'jobs';
+  const section = route.view === 'runs' || route.view === 'run' ? 'runs' : route.view === 'instances' ? 'instances' : route.view === 'upcoming' ? 'upcoming' : route.view === 'calendars' ? 'calendars' : route.view === 'pools' ? 'pools' : route.view === 'audit' ? 'audit' : route.view === 'tokens' ? 'tokens' : 'jobs';
   useEffect(() => {
-    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : section === 'pools' ? 'Pools' : section === 'audit' ? 'Audit' : 'Scheduled jobs'}`;
+    document.title = `cronql — ${section === 'runs' ? 'Execution jobs' : section === 'instances' ? 'Instances' : section === 'upcoming' ? 'Upcoming' : section === 'calendars' ? 'Calendars' : section === 'pools' ? 'Pools' : section === 'audit' ? 'Audit' : section === 'tokens' ? 'API tokens' : 'Scheduled jobs'}`;
   }, [section]);
   return (
     <>
@@ -137,6 +138,11 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
               Audit
             </a>
           )}
+          {session.role === 'ADMIN' && (
+            <a href={href.tokens()} aria-current={section === 'tokens' ? 'page' : undefined}>
+              Tokens
+            </a>
+          )}
         </nav>
         <LiveIndicator live={session.live} />
         <span class={`role role-${session.role.toLowerCase()}`} data-testid="role" title={session.name ? `signed in as ${session.name}` : undefined}>
@@ -158,6 +164,7 @@ function Shell({ onSignOut }: { onSignOut(): void }) {
         {route.view === 'pools' && <PoolsView />}
         {route.view === 'upcoming' && <UpcomingView />}
         {route.view === 'audit' && <AuditView />}
+        {route.view === 'tokens' && <TokensView />}
       </main>
     </>
   );

@@ -8,6 +8,10 @@ import {
   DashboardDependentsDocument,
   DashboardSetCalendarDocument,
   DashboardAuditDocument,
+  DashboardApiTokensDocument,
+  DashboardCreateApiTokenDocument,
+  DashboardRevokeApiTokenDocument,
+  type DashboardApiTokenFragment,
   type DashboardAuditEntryFragment,
   DashboardBackfillJobDocument,
   DashboardBackfillStateDocument,
@@ -165,7 +169,15 @@ export const Q = {
   backfill: DashboardBackfillStateDocument,
   /** The audit log (ADMIN): a job's history, the Audit page. */
   audit: DashboardAuditDocument,
+  /** Named API tokens (ADMIN): the Tokens page. */
+  apiTokens: DashboardApiTokensDocument,
+  /** Its answer holds the new token's secret, the only time it is ever shown. */
+  createApiToken: DashboardCreateApiTokenDocument,
+  revokeApiToken: DashboardRevokeApiTokenDocument,
 } as const;
+
+/** A named API token as the Tokens page shows it (never a secret). */
+export type ApiTokenRow = DashboardApiTokenFragment;
 
 /** A concurrency pool as the dashboard shows it. */
 export type PoolRow = DashboardPoolFragment;

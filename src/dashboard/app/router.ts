@@ -15,7 +15,8 @@ export type Route =
   | { view: 'calendars' }
   | { view: 'pools' }
   | { view: 'upcoming' }
-  | { view: 'audit' };
+  | { view: 'audit' }
+  | { view: 'tokens' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').split('?')[0]!.replace(/\/+$/, '');
@@ -27,6 +28,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'pools') return { view: 'pools' };
   if (parts[0] === 'upcoming') return { view: 'upcoming' };
   if (parts[0] === 'audit') return { view: 'audit' };
+  if (parts[0] === 'tokens') return { view: 'tokens' };
   if (parts[0] === 'jobs' && parts[1] === 'new') return { view: 'new-job' };
   if (parts[0] === 'jobs' && parts[1] && parts[2] === 'new-version') return { view: 'new-version', id: parts[1] };
   if (parts[0] === 'jobs' && parts[1]) return { view: 'job', id: parts[1] };
@@ -45,6 +47,7 @@ export const href = {
   pools: () => '#/pools',
   upcoming: () => '#/upcoming',
   audit: () => '#/audit',
+  tokens: () => '#/tokens',
 };
 
 export function navigate(to: string): void {

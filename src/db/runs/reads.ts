@@ -17,3 +17,9 @@ export async function statuses(ctx: RunContext, runIds: string[]): Promise<Map<s
   const res = await ctx.pool.query('SELECT id, status FROM cron_job_runs WHERE id = ANY($1::uuid[])', [runIds]);
   return new Map(res.rows.map((r) => [r.id as string, r.status as RunStatus]));
 }
+
+/** The attempt made after run `runId` (its retry, by `retry_of`), if any: its id and status. */
+export async function nextAttempt(ctx: RunContext, runId: string): Promise<{ id: string; status: RunStatus } | null> {
+  const res = await ctx.pool.query('SELECT id, status FROM cron_job_runs WHERE retry_of = $1', [runId]);
+  return res.rows[0] ? { id: res.rows[0].id as string, status: res.rows[0].status as RunStatus } : null;
+}

@@ -612,6 +612,30 @@ export type DashboardDeletePoolMutationVariables = Exact<{
 
 export type DashboardDeletePoolMutation = { deleteConcurrencyPool: boolean };
 
+export type DashboardApiTokenFragment = { id: string, name: string, role: TokenRole, labelSelector: string | null, createdAt: string, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null };
+
+export type DashboardApiTokensQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardApiTokensQuery = { apiTokens: Array<{ id: string, name: string, role: TokenRole, labelSelector: string | null, createdAt: string, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null }> };
+
+export type DashboardCreateApiTokenMutationVariables = Exact<{
+  name: string;
+  role: TokenRole;
+  labelSelector?: string | null | undefined;
+  expiresAt?: string | null | undefined;
+}>;
+
+
+export type DashboardCreateApiTokenMutation = { createApiToken: { secret: string, token: { id: string, name: string, role: TokenRole, labelSelector: string | null, createdAt: string, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null } } };
+
+export type DashboardRevokeApiTokenMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardRevokeApiTokenMutation = { revokeApiToken: { id: string, name: string, role: TokenRole, labelSelector: string | null, createdAt: string, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -975,6 +999,18 @@ export const DashboardPoolFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"DashboardPool"}) as unknown as TypedDocumentString<DashboardPoolFragment, unknown>;
+export const DashboardApiTokenFragmentDoc = new TypedDocumentString(`
+    fragment DashboardApiToken on ApiToken {
+  id
+  name
+  role
+  labelSelector
+  createdAt
+  expiresAt
+  lastUsedAt
+  revokedAt
+}
+    `, {"fragmentName":"DashboardApiToken"}) as unknown as TypedDocumentString<DashboardApiTokenFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   whoami {
@@ -1688,3 +1724,59 @@ export const DashboardDeletePoolDocument = new TypedDocumentString(`
   deleteConcurrencyPool(name: $name)
 }
     `) as unknown as TypedDocumentString<DashboardDeletePoolMutation, DashboardDeletePoolMutationVariables>;
+export const DashboardApiTokensDocument = new TypedDocumentString(`
+    query DashboardApiTokens {
+  apiTokens {
+    ...DashboardApiToken
+  }
+}
+    fragment DashboardApiToken on ApiToken {
+  id
+  name
+  role
+  labelSelector
+  createdAt
+  expiresAt
+  lastUsedAt
+  revokedAt
+}`) as unknown as TypedDocumentString<DashboardApiTokensQuery, DashboardApiTokensQueryVariables>;
+export const DashboardCreateApiTokenDocument = new TypedDocumentString(`
+    mutation DashboardCreateApiToken($name: String!, $role: TokenRole!, $labelSelector: String, $expiresAt: DateTime) {
+  createApiToken(
+    name: $name
+    role: $role
+    labelSelector: $labelSelector
+    expiresAt: $expiresAt
+  ) {
+    token {
+      ...DashboardApiToken
+    }
+    secret
+  }
+}
+    fragment DashboardApiToken on ApiToken {
+  id
+  name
+  role
+  labelSelector
+  createdAt
+  expiresAt
+  lastUsedAt
+  revokedAt
+}`) as unknown as TypedDocumentString<DashboardCreateApiTokenMutation, DashboardCreateApiTokenMutationVariables>;
+export const DashboardRevokeApiTokenDocument = new TypedDocumentString(`
+    mutation DashboardRevokeApiToken($id: ID!) {
+  revokeApiToken(id: $id) {
+    ...DashboardApiToken
+  }
+}
+    fragment DashboardApiToken on ApiToken {
+  id
+  name
+  role
+  labelSelector
+  createdAt
+  expiresAt
+  lastUsedAt
+  revokedAt
+}`) as unknown as TypedDocumentString<DashboardRevokeApiTokenMutation, DashboardRevokeApiTokenMutationVariables>;
