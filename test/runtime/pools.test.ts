@@ -162,7 +162,8 @@ describe('concurrency pools on two instances', () => {
     try {
       const made = await a.runs.runNow(racer.id);
       expect(spy).toHaveBeenCalledTimes(1);
-      expect(made).toMatchObject({ status: 'RUNNING', runnerInstanceId: 'pools-b' });
+      // (On a loaded machine `a`'s own pending-runs duty may have claimed it first: RUNNING all the same.)
+      expect(made).toMatchObject({ status: 'RUNNING', runnerInstanceId: expect.stringMatching(/^pools-[ab]$/) });
       const [pool] = await a.pools.getMany(['p-race']);
       expect(pool).toMatchObject({ running: 1, waiting: 0 });
     } finally {
