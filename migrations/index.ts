@@ -28,6 +28,7 @@ import { Migration20261128030000_dependencies } from './Migration20261128030000_
 import { Migration20261128040000_concurrency_pools } from './Migration20261128040000_concurrency_pools.js';
 import { Migration20261128060000_lean_fire } from './Migration20261128060000_lean_fire.js';
 import { Migration20261129050000_backfill_trace } from './Migration20261129050000_backfill_trace.js';
+import { Migration20261130000000_fire_run_indexes } from './Migration20261130000000_fire_run_indexes.js';
 
 import type { Migration } from '@mikro-orm/migrations';
 import { MIGRATION_NAMES, type MigrationName } from './names.js';
@@ -65,6 +66,7 @@ const classes: Record<MigrationName, new (...args: any[]) => Migration> = {
   Migration20261128040000_concurrency_pools,
   Migration20261128060000_lean_fire,
   Migration20261129050000_backfill_trace,
+  Migration20261130000000_fire_run_indexes,
 };
 
 /** Every migration, in order. Append only: a new one's name goes in names.ts, its class here. */

@@ -34,6 +34,7 @@ export const MIGRATION_NAMES = [
   'Migration20261128040000_concurrency_pools',
   'Migration20261128060000_lean_fire',
   'Migration20261129050000_backfill_trace',
+  'Migration20261130000000_fire_run_indexes',
 ] as const;
 
 export type MigrationName = (typeof MIGRATION_NAMES)[number];

@@ -10,6 +10,26 @@
 /** `{id,id,…}` for a `uuid[]` parameter. */
 export const uuidArray = (ids: readonly string[]): string => `{${ids.join(',')}}`;
 
-/** `{2026-…Z,NULL,…}` for a `timestamptz[]` parameter (null: SQL NULL). */
-export const instantArray = (instants: readonly (Date | null)[]): string =>
-  `{${instants.map((at) => (at === null ? 'NULL' : at.toISOString())).join(',')}}`;
+/**
+ * `{2026-…Z,NULL,…}` for a `timestamptz[]` parameter (null: SQL NULL). Co-due slots share their
+ * instant: its text is made once for a run of equal instants, not once per element.
+ */
+export function instantArray(instants: readonly (Date | null)[]): string {
+  const texts = new Array<string>(instants.length);
+  let lastMs = NaN;
+  let lastText = '';
+  for (let i = 0; i < instants.length; i++) {
+    const at = instants[i];
+    if (at === null) {
+      texts[i] = 'NULL';
+      continue;
+    }
+    const ms = at.getTime();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastText = at.toISOString();
+    }
+    texts[i] = lastText;
+  }
+  return `{${texts.join(',')}}`;
+}

@@ -15,6 +15,9 @@ interface Entry<I, O> {
 
 const itemOf = <I>(entry: Entry<I, unknown>): I => entry.item;
 
+/** Resolves after the ticks queued so far (`process.nextTick` is first in, first out). */
+const nextTick = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
+
 /** A sink of its own for one item (`add`), settling its promise. */
 class Deferred<I, O> implements BatchSink<I, O> {
   resolve: (o: O) => void = () => {};
@@ -83,7 +86,14 @@ export class Batcher<I, O> {
   private async send(batch: Entry<I, O>[]): Promise<void> {
     const parts = this.split?.(batch, itemOf);
     if (!parts || parts.length <= 1) return this.runPart(batch.map(itemOf), batch);
-    await Promise.all(parts.map((part) => this.runPart(part.map(itemOf), part)));
+    const sent: Promise<void>[] = [];
+    for (const part of parts) {
+      // Each part's statement leaves before the next part is built: pg writes a statement on a
+      // later tick (`process.nextTick`), which would otherwise wait for every part's parameters.
+      if (sent.length > 0) await nextTick();
+      sent.push(this.runPart(part.map(itemOf), part));
+    }
+    await Promise.all(sent);
   }
 
   private async runPart(items: I[], entries: Entry<I, O>[]): Promise<void> {

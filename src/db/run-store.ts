@@ -3,7 +3,7 @@ import type { RunStatus } from '../domain/enums.js';
 import type { RunChange, RunRecord } from '../domain/run.js';
 import { Batcher, type BatchSink } from './batcher.js';
 import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/backfill.js';
-import type { RunContext, WaitingRun } from './runs/context.js';
+import { afterFires, type RunContext, type WaitingRun } from './runs/context.js';
 import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
@@ -70,6 +70,8 @@ export class RunStore {
   private readonly misses = new Batcher<MissedSlot, RunRecord | null>((slots) => missedBatch(this.ctx, slots));
   private readonly finishes = new Batcher<Ending, RunRecord | null>((items) => finishBatch(this.ctx, items), FIRE_BATCH);
   private wake: (runs: readonly WaitingRun[]) => void = () => {};
+  /** `afterFires`, shared while the fires in flight last. */
+  private firesSettled: Promise<void> | undefined;
   /** Claims whose announcement waits for their handler (with `startedOnEntry`). */
   private readonly held: HeldStarts | undefined;
   /** The handlers' progress reports and beats, throttled (`runs/progress.ts`). */
@@ -121,6 +123,17 @@ export class RunStore {
    */
   started(runId: string, at: Date, run?: RunRecord): void {
     this.held?.entered(runId, at, run);
+  }
+
+  /**
+   * Resolves once no fire statement is in flight and the handlers of the runs they claimed have
+   * started (`runs/context.ts`, `afterFires`): one promise for every caller meanwhile. The
+   * executor records the ends of runs that returned at once behind it — the bookkeeping of 5,000
+   * ends would otherwise run between the first part's handlers and the second's.
+   */
+  afterFires(): Promise<void> {
+    if (this.ctx.firing.size === 0) return Promise.resolve();
+    return (this.firesSettled ??= afterFires(this.ctx).finally(() => (this.firesSettled = undefined)));
   }
 
   /** Who starts the runs created waiting (retries): the runtime arms a timer for each. */

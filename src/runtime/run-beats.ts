@@ -51,8 +51,11 @@ export interface RunBeatsOptions {
 }
 
 export class RunBeats {
-  /** The run as its RUNNING change announced it; set when the handler is entered. */
+  /** The run as its RUNNING change announced it (RUNNING since the handler's entry), once made. */
   private run: RunRecord | undefined;
+  /** The run as given at the handler's entry, and that instant; set when the handler is entered. */
+  private claimed: RunRecord | undefined;
+  private enteredAt: Date | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastBeatAt: Date | undefined;
   private warned = false;
@@ -65,9 +68,15 @@ export class RunBeats {
 
   constructor(private readonly o: RunBeatsOptions) {}
 
-  /** The handler is entered at `at` (its startedAt): the silence is counted from here. `run` may be the run as entered already. */
+  /**
+   * The handler is entered at `at` (its startedAt): the silence is counted from here. `run` may be
+   * the run as entered already; if not, that record is made when first needed (a report), or
+   * handed over by `adopt`.
+   */
   entered(run: RunRecord, at: Date): void {
-    this.run = run.startedAt === at && run.updatedAt === at ? run : { ...run, startedAt: at, updatedAt: at };
+    this.claimed = run;
+    this.enteredAt = at;
+    this.run = run.startedAt === at && run.updatedAt === at ? run : undefined;
     this.lastBeatAt = at;
     const limit = this.o.heartbeatTimeoutSeconds;
     if (limit) {
@@ -77,6 +86,11 @@ export class RunBeats {
         if (!this.ended) this.o.silent(this.lastBeatAt!);
       }, limit * 1000);
     }
+  }
+
+  /** The run as entered, made by the caller (the record its RUNNING change announces): used unless a report made one already. */
+  adopt(run: RunRecord): void {
+    this.run ??= run;
   }
 
   /**
@@ -92,7 +106,10 @@ export class RunBeats {
 
   private report(percent: unknown, message: unknown, isProgress: boolean): void {
     try {
-      if (this.ended || !this.run) return;
+      if (this.ended || !this.claimed) return;
+      const entered = this.enteredAt!;
+      // Reported before the caller made the run as entered (a handler that reports at once).
+      this.run ??= { ...this.claimed, startedAt: entered, updatedAt: entered };
       const at = this.o.now();
       this.lastBeatAt = at;
       // Reset, not re-armed: one timer per run however often it beats.

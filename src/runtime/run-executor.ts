@@ -9,7 +9,7 @@ import { redactSecrets, resolveReferences, secretNames } from '../secrets/refere
 import { redactingLogger } from '../secrets/redacting-logger.js';
 import { capturingLogger } from './run-logger.js';
 import type { RunLogWriter } from './run-log-writer.js';
-import { RunBeats } from './run-beats.js';
+import { RunBeats, type RunBeatsOptions } from './run-beats.js';
 import type { RunTrace } from '../tracing/tracing.js';
 
 /** Where the values of the secrets a payload references come from (read when the run starts). */
@@ -19,23 +19,6 @@ export interface SecretResolver {
 }
 
 const NO_SECRETS: ReadonlyMap<string, string> = new Map();
-
-/**
- * A run in flight here. One object per run, holding what its start needs: no closure, no promise
- * per run until something waits for it (`done`) — the fire path starts thousands together, and
- * what it allocates per run before the handlers are entered is paid in garbage collection
- * (BENCHMARKS.md, "Co-due: the Node CPU of the fire path").
- */
-interface InFlight {
-  run: RunRecord;
-  /** Aborts the run's signal and settles its race (see `Abort`). */
-  abort: Abort;
-  limits: RunLimits;
-  trace: RunTrace | undefined;
-  /** Settles once the run's end is recorded: made when first asked for (most runs are never waited on). */
-  done?: Promise<void>;
-  settle?: () => void;
-}
 
 /** The promise that settles once the run's end is recorded (made on demand). */
 const doneOf = (entry: InFlight): Promise<void> => (entry.done ??= new Promise<void>((resolve) => (entry.settle = resolve)));
@@ -150,10 +133,24 @@ function safeJson(value: unknown): unknown {
  * 10,000 co-due starts, BENCHMARKS.md); anything else goes through `structuredClone`.
  */
 function copyPayload(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'string') seen(value);
+    return value;
+  }
   const copy = copyJson(value, 0);
-  return copy === NOT_JSON ? structuredClone(value) : copy;
+  if (copy !== NOT_JSON) return copy;
+  referenced = true; // not JSON: the copy's strings were not all seen
+  return structuredClone(value);
 }
+
+/** The start of a `${secrets.NAME}` reference (`secrets/references.ts`). */
+const REFERENCE_START = '${secrets.';
+const NO_NAMES: ReadonlySet<string> = new Set();
+/** Whether the last copy saw a string (or key) that may hold a secret reference. */
+let referenced = false;
+const seen = (text: string): void => {
+  if (!referenced && text.includes(REFERENCE_START)) referenced = true;
+};
 
 const NOT_JSON = Symbol('not JSON');
 /** Deeper than this, the copy is left to `structuredClone` (a JSON snapshot is never this deep). */
@@ -165,6 +162,7 @@ function copyJson(value: object, depth: number): unknown {
     const out = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
+      if (typeof v === 'string') seen(v);
       const c = v === null || typeof v !== 'object' ? v : copyJson(v, depth + 1);
       if (c === NOT_JSON) return NOT_JSON;
       out[i] = c;
@@ -176,7 +174,9 @@ function copyJson(value: object, depth: number): unknown {
   for (const key of Object.keys(value)) {
     // JSON may hold an own "__proto__" key: assigning it would set the copy's prototype.
     if (key === '__proto__') return NOT_JSON;
+    seen(key);
     const v: unknown = (value as Record<string, unknown>)[key];
+    if (typeof v === 'string') seen(v);
     const c = v === null || typeof v !== 'object' ? v : copyJson(v, depth + 1);
     if (c === NOT_JSON) return NOT_JSON;
     out[key] = c;
@@ -184,29 +184,75 @@ function copyJson(value: object, depth: number): unknown {
   return out;
 }
 
+/** What the runs in flight share: where their beats and ends go, the clock, where their lines go. */
+interface Shared {
+  store: RunStore;
+  now: () => Date;
+  log: Logger;
+  logs: RunLogWriter | undefined;
+}
+
 /**
- * A run's `ctx.log`: the child logger (kept with the run's lines, redacted) made when the handler
- * first asks for it — most never log, and a child costs.
+ * A run in flight here. One object per run, holding what its start needs: its abort (`Abort`),
+ * what its beats need (`RunBeatsOptions`) and its `ctx.log` — no closure, no promise per run
+ * until something waits for it (`done`): the fire path starts thousands together, and what it
+ * allocates per run before the handlers are entered is paid in garbage collection (BENCHMARKS.md,
+ * "Co-due: the Node CPU of the fire path").
  */
-class RunLog {
+class InFlight extends Abort implements RunBeatsOptions {
+  /** Settles once the run's end is recorded: made when first asked for (most runs are never waited on). */
+  done?: Promise<void>;
+  settle?: () => void;
+  /** When its handler was entered (its `startedAt`), and the run as entered, once it was. */
+  enteredAt?: Date;
+  entered?: RunRecord;
+  beats?: RunBeats;
+  /** The secrets its payload resolved (redacted from what it reports, logs, returns and throws). */
+  secrets: ReadonlyMap<string, string> = NO_SECRETS;
+  /** Its `ctx.log`: the child logger (kept with the run's lines, redacted), made when the handler first asks (most never log). */
   private child: Logger | undefined;
 
   constructor(
-    private readonly parent: Logger,
-    private readonly run: RunRecord,
-    private readonly logs: RunLogWriter | undefined,
-    private readonly secrets: ReadonlyMap<string, string>,
-  ) {}
+    readonly run: RunRecord,
+    readonly limits: RunLimits,
+    readonly trace: RunTrace | undefined,
+    private readonly shared: Shared,
+  ) {
+    super();
+  }
+
+  get store(): RunStore {
+    return this.shared.store;
+  }
+
+  get now(): () => Date {
+    return this.shared.now;
+  }
+
+  get heartbeatTimeoutSeconds(): number | null {
+    return this.limits.heartbeatTimeoutSeconds ?? null;
+  }
+
+  /** The handler has been silent for its heartbeat timeout: the run is aborted. */
+  silent(lastBeatAt: Date): void {
+    const seconds = this.limits.heartbeatTimeoutSeconds;
+    this.abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${seconds} s (heartbeatTimeoutSeconds)`, {
+      heartbeatTimeoutSeconds: seconds,
+      lastBeatAt: lastBeatAt.toISOString(),
+      settledBy: 'runner',
+    }));
+  }
 
   /** Whether the handler asked for its logger (its lines are then closed before the end). */
-  get opened(): boolean {
+  get logOpened(): boolean {
     return this.child !== undefined;
   }
 
-  get logger(): Logger {
+  log(): Logger {
     if (!this.child) {
-      const { run, logs, secrets } = this;
-      const child = this.parent.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
+      const { run, secrets } = this;
+      const { log, logs } = this.shared;
+      const child = log.child({ runId: run.id, jobKey: run.jobKey, target: run.target });
       // Kept with the run inside the redaction: the run's log never holds a secret's value.
       const kept = logs ? capturingLogger(child, logs.open(run.id)) : child;
       this.child = secrets.size > 0 ? redactingLogger(kept, secrets) : kept;
@@ -221,31 +267,28 @@ class RunLog {
  * a slow path of the engine (~1.5 % of the CPU of 10,000 co-due starts).
  */
 class HandlerContext implements TargetContext {
-  readonly #abort: Abort;
-  readonly #log: RunLog;
+  readonly #entry: InFlight;
   readonly progress: TargetContext['progress'];
   readonly heartbeat: TargetContext['heartbeat'];
 
   constructor(
     readonly payload: unknown,
-    abort: Abort,
-    log: RunLog,
+    entry: InFlight,
     beats: RunBeats,
     readonly traceparent: string | undefined,
     readonly run: TargetRunInfo,
   ) {
-    this.#abort = abort;
-    this.#log = log;
+    this.#entry = entry;
     this.progress = beats.progress;
     this.heartbeat = beats.heartbeat;
   }
 
   get signal(): AbortSignal {
-    return this.#abort.signal;
+    return this.#entry.signal;
   }
 
   get log(): Logger {
-    return this.#log.logger;
+    return this.#entry.log();
   }
 }
 
@@ -258,8 +301,15 @@ export class RunExecutor {
   private readonly inFlight = new Map<string, InFlight>();
   /** Runs executed but whose handler is not started yet (the rest of the answer is being read). */
   private toStart: InFlight[] = [];
+  /**
+   * While the handlers of one answer are being entered: the runs entered so far, whose
+   * bookkeeping (the run as entered, the store's entry instant) waits until the last is entered.
+   */
+  private slice: InFlight[] | undefined;
   /** Set once drained: recordings still failing then give up (recovery settles those runs). */
   private stopped = false;
+  /** What the runs in flight share. */
+  private readonly shared: Shared;
 
   constructor(
     private readonly store: RunStore,
@@ -272,7 +322,9 @@ export class RunExecutor {
     private readonly now: () => Date = () => new Date(),
     /** Where handlers' `ctx.log` lines are kept with their runs (docs/run-logs.md); none: the process log only. */
     private readonly logs?: RunLogWriter,
-  ) {}
+  ) {
+    this.shared = { store, now, log, logs };
+  }
 
   get activeCount(): number {
     return this.inFlight.size;
@@ -299,7 +351,7 @@ export class RunExecutor {
    * recorded). `trace`: the run's spans (tracing on), ended with the handler and the run.
    */
   execute(run: RunRecord, limits: RunLimits, trace?: RunTrace): void {
-    const entry: InFlight = { run, abort: new Abort(), limits, trace };
+    const entry = new InFlight(run, limits, trace, this.shared);
     // In flight from now on: it can be aborted, waited for and drained before its handler starts.
     this.inFlight.set(run.id, entry);
     // The first run of an answer schedules the start of all: a microtask queued behind the
@@ -310,14 +362,33 @@ export class RunExecutor {
   private startAll(): void {
     const runs = this.toStart;
     this.toStart = [];
-    for (const entry of runs) void this.runHandler(entry);
+    const slice: InFlight[] = [];
+    this.slice = slice;
+    try {
+      for (const entry of runs) void this.runHandler(entry);
+    } finally {
+      this.slice = undefined;
+      // After the last handler of the answer is entered: each run as entered, its entry instant
+      // handed to the store (written with its next write) and its beats' record. Before any end
+      // of these runs: an end waits a microtask at least (`runHandler`), and this is synchronous.
+      for (const entry of slice) this.entered(entry);
+    }
+  }
+
+  /** The run's handler was entered at `entry.enteredAt`: the run as entered, told to the store and its beats. */
+  private entered(entry: InFlight): void {
+    const at = entry.enteredAt!;
+    const entered: RunRecord = { ...entry.run, startedAt: at, updatedAt: at };
+    entry.entered = entered;
+    this.store.started(entered.id, at, entered);
+    entry.beats!.adopt(entered);
   }
 
   /** Aborts an in-flight run on this instance (cancelRun already recorded CANCELED). */
   abort(runId: string, kind: 'CANCELED' | 'SHUTDOWN', message: string): boolean {
     const entry = this.inFlight.get(runId);
     if (!entry) return false;
-    entry.abort.abort(new AbortReason(kind, message));
+    entry.abort(new AbortReason(kind, message));
     return true;
   }
 
@@ -349,8 +420,9 @@ export class RunExecutor {
    * function per run (its end's recording included): each promise costs, at 10,000 co-due runs.
    */
   private async runHandler(entry: InFlight): Promise<void> {
-    const { run, abort: cut, trace } = entry;
-    const { timeoutSeconds, heartbeatTimeoutSeconds, captureBytes } = entry.limits;
+    const { run, trace } = entry;
+    const cut = entry;
+    const { timeoutSeconds, captureBytes } = entry.limits;
     let outcome: Finish | undefined;
     try {
       const definition = this.targets.get(run.target);
@@ -366,9 +438,11 @@ export class RunExecutor {
       }
       // `${secrets.NAME}` references resolve in the handler's own copy only; every value resolved
       // is redacted from what the handler returns, throws and logs.
+      referenced = false;
       let payload: unknown = copyPayload(run.payloadSnapshot);
       let secrets: ReadonlyMap<string, string> = NO_SECRETS;
-      const names = secretNames(payload);
+      // Looked for only when the copy saw the start of a reference (most payloads have none).
+      const names = referenced ? secretNames(payload) : NO_NAMES;
       if (names.size > 0) {
         try {
           if (!this.secrets) throw Object.assign(new Error('no secrets are available to this runtime'), { code: FailureCode.UNKNOWN_SECRET });
@@ -385,8 +459,7 @@ export class RunExecutor {
           return;
         }
       }
-      // Bound to the run when a handler first asks for it: most never log, and a child costs.
-      const log = new RunLog(this.log, run, this.logs, secrets);
+      entry.secrets = secrets;
       let timer: NodeJS.Timeout | undefined;
       if (timeoutSeconds) {
         timer = setTimeout(
@@ -394,31 +467,26 @@ export class RunExecutor {
           timeoutSeconds * 1000,
         );
       }
-      const beats = new RunBeats({
-        store: this.store,
-        now: this.now,
-        heartbeatTimeoutSeconds: heartbeatTimeoutSeconds ?? null,
-        secrets,
-        log: () => log.logger,
-        silent: (lastBeatAt) =>
-          cut.abort(new AbortReason('HEARTBEAT_TIMEOUT', `the handler did not beat for ${heartbeatTimeoutSeconds} s (heartbeatTimeoutSeconds)`, {
-            heartbeatTimeoutSeconds,
-            lastBeatAt: lastBeatAt.toISOString(),
-            settledBy: 'runner',
-          })),
-      });
-      /** The run as entered: RUNNING since its handler's entry (one record, shared by its announcement, its beats and its end). */
-      let entered: RunRecord | undefined;
+      // The run in flight is its beats' options (its store, clock, secrets, logger, and its abort when silent).
+      const beats = new RunBeats(entry);
+      entry.beats = beats;
+      /** Whether the handler was entered among the others of its answer (`startAll`): its bookkeeping follows them. */
+      let sliced = false;
       try {
         // Aborted before its start (canceled, shut down while its answer was read): not entered at all.
         if (cut.reason) await cut.aborted;
         // The run's startedAt: stamped as its handler is entered (the store records it with the run's next write).
         const enteredAt = this.now();
-        entered = { ...run, startedAt: enteredAt, updatedAt: enteredAt };
-        this.store.started(run.id, enteredAt, entered);
-        beats.entered(entered, enteredAt);
+        entry.enteredAt = enteredAt;
+        beats.entered(run, enteredAt);
+        // The run as entered (one record, shared by its announcement, its beats and its end) is
+        // made once every handler of the answer is entered; alone, now.
+        if (this.slice) {
+          this.slice.push(entry);
+          sliced = true;
+        } else this.entered(entry);
         // A synchronous throw lands in the catch below like a rejection.
-        const result: unknown = definition.handler(new HandlerContext(payload, cut, log, beats, trace?.enter(), {
+        const result: unknown = definition.handler(new HandlerContext(payload, entry, beats, trace?.enter(), {
           id: run.id,
           jobId: run.jobId,
           jobKey: run.jobKey,
@@ -431,6 +499,12 @@ export class RunExecutor {
         // A handler that ignores its signal still loses the race against it; one that returned
         // (a synchronous handler) has nothing to race.
         const output = isThenable(result) ? await Promise.race([result, cut.aborted]) : result;
+        // A handler that returned at once: its end is recorded once the other handlers of its
+        // answer, and those of the fire statements still in flight, are entered.
+        if (sliced) {
+          sliced = false;
+          await this.store.afterFires();
+        }
         outcome = { status: RunStatus.SUCCEEDED, output: safeJson(output) };
       } catch (err) {
         const reason = cut.reason;
@@ -445,15 +519,17 @@ export class RunExecutor {
       } finally {
         clearTimeout(timer);
       }
+      // A handler that threw at once: the same (the run as entered is made after the answer's last entry).
+      if (sliced) await this.store.afterFires();
       // The outcome is decided: no beat counts (nor the heartbeat timer) from here on, and the
       // handler's last report goes with the end (it may still be waiting for its write).
-      const ended = beats.end(entered ?? run);
+      const ended = beats.end(entry.entered ?? run);
       const recorded = secrets.size > 0 ? redactSecrets(outcome, secrets) : outcome;
       outcome = recorded;
       trace?.left(recorded);
       // The run's lines are stored before its end is recorded (and published): a reader or a
       // subscriber who learns that it ended has every line. Immediate for a run that did not log.
-      if (log.opened) await this.logs?.close(run.id);
+      if (entry.logOpened) await this.logs?.close(run.id);
       // `recordEnd`, its common case inline (one async function per run, not two).
       let failed: { err: unknown } | undefined;
       try {

@@ -54,6 +54,45 @@ describe('schema invariants', () => {
     expect(await run('FAILED', 'SCHEDULED', '2026-01-01T00:00:00Z', 0, 2)).toBe('no violation');
   });
 
+  it('the slot key is also the index of a job’s history: every run of an instant but a second first attempt', async () => {
+    const slot = '2026-01-01T00:10:00Z';
+    expect(await run('SUCCEEDED', 'SCHEDULED', slot)).toBe('no violation');
+    // The same slots inserted twice as the fire path does (ON CONFLICT DO NOTHING, no index named): a slot once.
+    // (Two instances racing for the same slots: test/runtime/co-due-instances.test.ts.)
+    const fire = () =>
+      client.query(
+        `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, trigger_type, scheduled_at, status, attempt)
+         SELECT cron_run_id(), $1, 'inv', 1, 'log', 'SCHEDULED', s, 'SUCCEEDED', 1 FROM unnest($2::timestamptz[]) AS s ON CONFLICT DO NOTHING`,
+        [jobId, [slot, '2026-01-01T00:11:00Z']],
+      );
+    const a = await fire();
+    const b = await fire();
+    expect(a.rowCount! + b.rowCount!).toBe(1);
+    // Its retries, a run-now, a backfill and a dependent run may share the instant: each is unique by its id.
+    expect(await run('FAILED', 'SCHEDULED', slot, 0, 2)).toBe('no violation');
+    expect(await run('FAILED', 'SCHEDULED', slot, 0, 3)).toBe('no violation');
+    for (const trigger of ['MANUAL', 'AD_HOC', 'BACKFILL', 'DEPENDENCY']) expect(await run('SUCCEEDED', trigger, slot)).toBe('no violation');
+    expect(await run('SKIPPED', 'SCHEDULED', slot)).toBe('cron_job_runs_scheduled_slot_unique');
+    const rows = await client.query(
+      `SELECT trigger_type, attempt FROM cron_job_runs WHERE job_definition_id = $1 AND scheduled_at IN ($2, '2026-01-01T00:11:00Z')`,
+      [jobId, slot],
+    );
+    expect(rows.rows.filter((r) => r.trigger_type === 'SCHEDULED' && r.attempt === 1)).toHaveLength(2);
+    expect(rows.rowCount).toBe(8);
+  });
+
+  it('run ids are UUIDs, time-ordered on PostgreSQL 18 (v7), random before', async () => {
+    const version = Number((await client.query(`SELECT current_setting('server_version_num') AS v`)).rows[0].v);
+    const ids = (await client.query(`SELECT cron_run_id()::text AS id FROM generate_series(1, 50)`)).rows.map((r) => r.id as string);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    if (version >= 180000) {
+      expect(ids.every((id) => id[14] === '7')).toBe(true);
+      expect([...ids].sort()).toEqual(ids);
+    } else {
+      expect(ids.every((id) => id[14] === '4')).toBe(true);
+    }
+  });
+
   it('at most one PENDING/RUNNING run per (job, lane): the overlap policies’ places', async () => {
     expect(await run('RUNNING', 'SCHEDULED', '2026-01-01T00:01:00Z')).toBe('no violation');
     expect(await run('PENDING', 'SCHEDULED', '2026-01-01T00:02:00Z')).toBe('cron_job_runs_one_active_per_lane');

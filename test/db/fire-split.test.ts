@@ -89,5 +89,52 @@ describe('splitting co-due slots across statements', () => {
         await pool.query(`UPDATE cron_job_runs SET status = 'SUCCEEDED', finished_at = $1 WHERE scheduled_at = $1`, [slot]);
       }
     });
+
+    it('answers each slot with its own run, whatever order the slots come in and whichever were taken', async () => {
+      const n = 300;
+      const ids = (
+        await pool.query(
+          `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
+           SELECT gen_random_uuid(), 'order-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i RETURNING id`,
+          [n, at],
+        )
+      ).rows.map((r) => r.id as string);
+      const sorted = [...ids].sort();
+      const rand = rng(7);
+      const shuffled = [...ids].sort(() => rand(3) - 1);
+      const [mine, other] = ['order-a', 'order-b'].map((instanceId) => new RunStore({ pool, instanceId, now: () => at, publish: () => {} }));
+      const orders = { 'job order': sorted, 'reverse job order': [...sorted].reverse(), shuffled };
+      let minute = 10;
+      for (const [name, order] of Object.entries(orders)) {
+        for (const takenFirst of [false, true]) {
+          const slot = new Date(at.getTime() + minute++ * 60_000);
+          // The other instance records every third job's slot first: those are `taken` here.
+          if (takenFirst) await Promise.all(sorted.filter((_, i) => i % 3 === 0).map((jobId) => other.fire({ jobId, slot, job })));
+          // A catch-up: one job's slot of 30 s earlier too, handed on after the later one. The
+          // earlier one is inserted first (slot order) and runs; the later one overlaps it.
+          const catchUp = sorted[1];
+          const earlier = new Date(slot.getTime() - 30_000);
+          const due: DueSlot[] = [...order.map((jobId) => ({ jobId, slot, job })), { jobId: catchUp, slot: earlier, job }];
+          const outcomes = await Promise.all(due.map((d) => mine.fire(d)));
+          outcomes.forEach((o, i) => {
+            const { jobId, slot: at } = due[i];
+            const expected = takenFirst && sorted.indexOf(jobId) % 3 === 0 ? 'taken' : jobId === catchUp && at === slot ? 'skipped' : 'claimed';
+            expect({ order: name, takenFirst, kind: o.kind }).toEqual({ order: name, takenFirst, kind: expected });
+            if (o.kind === 'claimed') expect([o.run.jobId, o.run.scheduledAt.getTime()]).toEqual([due[i].jobId, due[i].slot.getTime()]);
+          });
+          const ran = outcomes.flatMap((o) => (o.kind === 'claimed' ? [o.run.id] : []));
+          expect(new Set(ran).size).toBe(ran.length);
+          const rows = await pool.query(`SELECT id, job_definition_id, scheduled_at FROM cron_job_runs WHERE id = ANY($1::uuid[])`, [ran]);
+          expect(rows.rowCount).toBe(ran.length);
+          const byId = new Map(rows.rows.map((r) => [r.id as string, r]));
+          for (const o of outcomes) {
+            if (o.kind !== 'claimed') continue;
+            const row = byId.get(o.run.id)!;
+            expect([row.job_definition_id, (row.scheduled_at as Date).getTime()]).toEqual([o.run.jobId, o.run.scheduledAt.getTime()]);
+          }
+          await pool.query(`UPDATE cron_job_runs SET status = 'SUCCEEDED', finished_at = $1 WHERE status = 'RUNNING'`, [slot]);
+        }
+      }
+    });
   });
 });

@@ -47,7 +47,7 @@ export const dependentRuns = (changed: string, at: string, retried: string) => [
     RETURNING i.job_id, a.fired
   )`,
   `dep_wanted AS (
-    SELECT gen_random_uuid() AS id, w.job_id, w.upstreams FROM (
+    SELECT cron_run_id() AS id, w.job_id, w.upstreams FROM (
       SELECT m.job_id, jsonb_build_array(m.upstream_run_id) AS upstreams FROM dep_matches m WHERE m.after_mode = ${ANY}
       UNION ALL
       SELECT x.job_id, jsonb_path_query_array(x.fired, '$.*.run') FROM dep_all x WHERE x.fired IS NOT NULL

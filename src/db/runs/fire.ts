@@ -42,11 +42,15 @@ export const FIRE_SPLIT_MIN = 2_000;
  */
 export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'> = (t) => t as DueSlot): T[][] {
   if (slots.length < FIRE_SPLIT_MIN) return [slots];
-  const sorted = [...slots].sort((a, b) => {
-    const x = slotOf(a).jobId;
-    const y = slotOf(b).jobId;
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  // Alarms ring in the order they were set, and actors re-arm in the order they rang: co-due
+  // slots mostly arrive in job order already, and then are not copied and sorted at every fire.
+  const sorted = inJobOrder(slots, slotOf)
+    ? slots
+    : [...slots].sort((a, b) => {
+        const x = slotOf(a).jobId;
+        const y = slotOf(b).jobId;
+        return x < y ? -1 : x > y ? 1 : 0;
+      });
   const parts: T[][] = [];
   let from = 0;
   for (let p = 1; p <= FIRE_PARTS; p++) {
@@ -56,6 +60,12 @@ export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSl
     from = to;
   }
   return parts;
+}
+
+/** Whether the slots are in job-id order (as the fire statement inserts them: uuids compare as their lowercase text). */
+function inJobOrder<T>(slots: readonly T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'>): boolean {
+  for (let i = 1; i < slots.length; i++) if (slotOf(slots[i - 1]).jobId > slotOf(slots[i]).jobId) return false;
+  return true;
 }
 
 /**
@@ -111,37 +121,54 @@ export type FireOutcome =
   | { kind: 'late' };
 
 /**
- * Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot).
+ * Due slots of ACTIVE jobs: `$1` job ids, `$2` slots, `$3`: when each is due (null: at its slot);
+ * with tracing on, each slot's trace context (the parameter `tp` names). Co-due slots (one instant,
+ * each due at its slot: what a busy minute fires) send that instant once (`$2`, and `$3` null)
+ * instead of two arrays as long as the ids: PostgreSQL parses a `timestamptz[]` of 10,000 instants
+ * in ~7 ms, on the fire path (BENCHMARKS.md, "2026-11-26 (s7, D)"). Catch-up and jitter send one
+ * instant per slot.
  * A job whose started runs reached its `max_runs` records no more slots (it retires as its last
  * run ends): the database decides, so two instances cannot overshoot the bound between them.
  */
-const DUE_SLOTS = `(SELECT job_id, slot, due, NULL::jsonb AS payload FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(job_id, slot, due)) s
+function dueSlots(slots: DueSlot[], tp?: string): string {
+  const trace = tp ? `, ${tp}::text[]` : '';
+  const traceCol = tp ? ', tp' : '';
+  const source = coDue(slots)
+    ? `(SELECT job_id, $2::timestamptz AS slot, $3::timestamptz AS due${traceCol}, NULL::jsonb AS payload
+      FROM unnest($1::uuid[]${trace}) AS u(job_id${traceCol})) s`
+    : `(SELECT job_id, slot, due${traceCol}, NULL::jsonb AS payload
+      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]${trace}) AS u(job_id, slot, due${traceCol})) s`;
+  return `${source}
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}
       AND (j.max_runs IS NULL OR ${startedRuns('j')} < j.max_runs)`;
+}
 
-/**
- * `DUE_SLOTS` with each slot's trace context (`$6`), for the inserts that claim (tracing on). A
- * separate statement rather than a parameter of nulls: with tracing off the fire path sends
- * exactly what it sent before tracing existed.
- */
-const tracedDueSlots = (tp: string) => `(SELECT job_id, slot, due, tp, NULL::jsonb AS payload
-      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], ${tp}::text[]) AS u(job_id, slot, due, tp)) s
-    JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}`;
-const TRACED_DUE_SLOTS = tracedDueSlots('$6');
+/** Whether every slot is at one instant and due at it (no jitter): its instant is sent once. */
+function coDue(slots: DueSlot[]): boolean {
+  if (slots.length === 0) return false;
+  const at = slots[0].slot.getTime();
+  for (const s of slots) if (s.slot.getTime() !== at || s.dueAt !== undefined) return false;
+  return true;
+}
 
 /** Whether any of the slots carries a trace context (tracing is on for all or none). */
 const traced = (slots: DueSlot[]): boolean => slots.some((s) => s.traceparent !== undefined);
 
+/**
+ * The source of a claiming insert: with tracing on, each slot's trace context (`$6`; `$5` for an
+ * insert without a runner) — a separate statement rather than a parameter of nulls: with tracing
+ * off the fire path sends exactly what it sent before tracing existed.
+ */
+const claimingSlots = (slots: DueSlot[], tp: string) => (traced(slots) ? dueSlots(slots, tp) : dueSlots(slots));
+
 /** The claiming insert's parameters beyond `dueParams` and the runner ($5): the trace contexts ($6), when traced. */
 const traceParams = (slots: DueSlot[]): unknown[] => (traced(slots) ? [slots.map((s) => s.traceparent ?? null)] : []);
 
-/** The parameters of `DUE_SLOTS` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
-const dueParams = (slots: DueSlot[], now: Date): unknown[] => [
-  uuidArray(slots.map((s) => s.jobId)),
-  instantArray(slots.map((s) => s.slot)),
-  instantArray(slots.map((s) => s.dueAt ?? null)),
-  now,
-];
+/** The parameters of `dueSlots` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
+const dueParams = (slots: DueSlot[], now: Date): unknown[] =>
+  coDue(slots)
+    ? [uuidArray(slots.map((s) => s.jobId)), slots[0].slot, null, now]
+    : [uuidArray(slots.map((s) => s.jobId)), instantArray(slots.map((s) => s.slot)), instantArray(slots.map((s) => s.dueAt ?? null)), now];
 
 const slotKey = (jobId: string, slot: Date) => `${jobId}@${slot.getTime()}`;
 
@@ -168,9 +195,10 @@ function bySlot(rows: Record<string, unknown>[]): Map<string, RunRecord> {
  */
 export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOutcome[]> {
   const now = ctx.now();
+  const nowMs = now.getTime();
   // Work that can no longer be done on time is dropped, not queued: the caller accounts for it.
-  const late = (s: DueSlot) => s.deadline !== undefined && s.deadline.getTime() < now.getTime();
-  const slots = all.filter((s) => !late(s));
+  const late = (s: DueSlot) => s.deadline !== undefined && s.deadline.getTime() < nowMs;
+  const slots = all.some(late) ? all.filter((s) => !late(s)) : all;
   if (slots.length === 0) return all.map(() => ({ kind: 'late' }));
 
   // Slots of jobs in a concurrency pool are recorded waiting and go through their pools' admission
@@ -180,18 +208,23 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   const tracing = traced(plain);
   const inserted = plain.length === 0 ? { rows: [] } : await trackFire(ctx, ctx.pool.query(
     insertRuns(
-      tracing ? TRACED_DUE_SLOTS : DUE_SLOTS,
+      claimingSlots(plain, '$6'),
       { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
       `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
     ),
     [...dueParams(plain, now), ctx.instanceId, ...traceParams(plain)],
   ));
-  const running = builtRuns(ctx, inserted.rows, plain, now);
-  ctx.claimed([...running.values()], true);
+  const { runs: running, claimed } = builtRuns(ctx, inserted.rows, plain, now);
+  ctx.claimed(claimed, true);
+  // The common case: every slot of the batch on time, out of any pool, and claimed here.
+  if (plain === all && claimed.length === all.length) return running.map((run): FireOutcome => ({ kind: 'claimed', run: run! }));
 
   // Outcomes are keyed by the due slot itself (no per-slot key strings on the hot path).
   const outcomes = new Map<DueSlot, FireOutcome>();
-  for (const [due, run] of running) outcomes.set(due, { kind: 'claimed', run });
+  for (let i = 0; i < plain.length; i++) {
+    const run = running[i];
+    if (run) outcomes.set(plain[i], { kind: 'claimed', run });
+  }
   if (pooled.length > 0) for (const [due, run] of await firePooled(ctx, pooled, now)) outcomes.set(due, { kind: 'waiting', run });
   let rest = outcomes.size === slots.length ? [] : slots.filter((s) => !outcomes.has(s));
   const settle = (slotsOf: DueSlot[], runs: Map<string, RunRecord>, kind: 'buffered' | 'skipped') => {
@@ -217,7 +250,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   if (pooled.length > 0) await admitFired(ctx, outcomes);
   if (rest.length > 0) {
     const res = await ctx.pool.query(
-      `WITH ins AS (${insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
+      `WITH ins AS (${insertRuns(dueSlots(rest), { trigger: SCHEDULED, status: S.SKIPPED, code: '$5', message: '$6', at: '$4' })}),
          ${afterRunsEnd('ins', '$4')}
          ${changedRows('ins')}`,
       [...dueParams(rest, now), FailureCode.OVERLAP, OVERLAP_MESSAGE],
@@ -240,7 +273,7 @@ const inPool = (s: DueSlot): boolean => s.job.concurrencyPool != null;
 async function firePooled(ctx: RunContext, slots: DueSlot[], now: Date): Promise<Map<DueSlot, RunRecord>> {
   const tracing = traced(slots);
   const res = await trackFire(ctx, ctx.pool.query(
-    insertRuns(tracing ? tracedDueSlots('$5') : DUE_SLOTS, {
+    insertRuns(claimingSlots(slots, '$5'), {
       trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: FREE_LANE, due: 's.due',
       where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined,
     }),
@@ -276,7 +309,7 @@ async function admitFired(ctx: RunContext, outcomes: Map<DueSlot, FireOutcome>):
 /** BUFFER_ONE: overlapping slots wait in the buffer lane if it is free (PENDING, announced as created). */
 async function buffer(ctx: RunContext, slots: DueSlot[], now: Date): Promise<Map<string, RunRecord>> {
   const res = await ctx.pool.query(
-    insertRuns(DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: String(BUFFER_LANE), due: 's.due' }),
+    insertRuns(dueSlots(slots), { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', lane: String(BUFFER_LANE), due: 's.due' }),
     dueParams(slots, now),
   );
   const buffered = bySlot(res.rows);
@@ -303,8 +336,8 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
     // A pooled job's slot takes the lane waiting; its pool's admission starts it (`admitFired`).
     const ins = await q(
       inPool(slot)
-        ? insertRuns(tracing ? tracedDueSlots('$5') : DUE_SLOTS, { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', due: 's.due', traceparent: tracing ? 's.tp' : undefined })
-        : insertRuns(tracing ? TRACED_DUE_SLOTS : DUE_SLOTS, { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
+        ? insertRuns(claimingSlots([slot], '$5'), { trigger: SCHEDULED, status: S.PENDING, code: 'NULL', message: 'NULL', at: '$4', due: 's.due', traceparent: tracing ? 's.tp' : undefined })
+        : insertRuns(claimingSlots([slot], '$6'), { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', due: 's.due', traceparent: tracing ? 's.tp' : undefined }),
       inPool(slot) ? [...dueParams([slot], now), ...traceParams([slot])] : [...dueParams([slot], now), ctx.instanceId, ...traceParams([slot])],
     );
     return { canceled, inserted: ins.rows };
@@ -323,24 +356,59 @@ async function replace(ctx: RunContext, slot: DueSlot, now: Date): Promise<FireO
 
 /**
  * The RUNNING runs a slim insert made, built from what was inserted: the job's fixed columns,
- * the slot, this instance and the statement's instant — what the row holds.
+ * the slot, this instance and the statement's instant — what the row holds. `runs[i]` is the run
+ * of `slots[i]` (undefined: it inserted nothing); `claimed`, the runs in the rows' order.
  */
-function builtRuns(ctx: RunContext, rows: Record<string, unknown>[], slots: DueSlot[], now: Date): Map<DueSlot, RunRecord> {
+function builtRuns(ctx: RunContext, rows: Record<string, unknown>[], slots: DueSlot[], now: Date): { runs: (RunRecord | undefined)[]; claimed: RunRecord[] } {
+  const runs = new Array<RunRecord | undefined>(slots.length);
+  const claimed = new Array<RunRecord>(rows.length);
+  const at = rowsInSlotOrder(rows, slots) ?? rowsByLookup(rows, slots);
+  for (let r = 0; r < rows.length; r++) {
+    const i = at[r];
+    const due = slots[i];
+    const run = firedRun(rows[r].id as string, due.jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null, traceparent: due.traceparent }, ctx.instanceId, now);
+    runs[i] = run;
+    claimed[r] = run;
+  }
+  return { runs, claimed };
+}
+
+/**
+ * Which slot each row is, when the rows follow the slots: the statement inserts (and returns) in
+ * (job, slot) order, and co-due slots arrive in job order (`splitByJob`), so one walk pairs them
+ * without a lookup per row. Null when they do not (the slots were not in that order): `rowsByLookup`.
+ */
+function rowsInSlotOrder(rows: Record<string, unknown>[], slots: DueSlot[]): Int32Array | null {
+  const at = new Int32Array(rows.length);
+  let i = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const jobId = rows[r].job_definition_id as string;
+    const slotMs = rows[r].slot_ms as number;
+    while (i < slots.length && (slots[i].jobId !== jobId || slots[i].slot.getTime() !== slotMs)) i++;
+    if (i === slots.length) return null;
+    at[r] = i++;
+  }
+  return at;
+}
+
+/** Which slot each row is, looked up by its job (and slot). */
+function rowsByLookup(rows: Record<string, unknown>[], slots: DueSlot[]): Int32Array {
   // A batch holds a job once, but for a catch-up several slots of one job can share it.
-  const byJob = new Map<string, DueSlot | DueSlot[]>();
-  for (const s of slots) {
-    const seen = byJob.get(s.jobId);
-    byJob.set(s.jobId, seen === undefined ? s : Array.isArray(seen) ? [...seen, s] : [seen, s]);
+  const byJob = new Map<string, number | number[]>();
+  for (let i = 0; i < slots.length; i++) {
+    const seen = byJob.get(slots[i].jobId);
+    byJob.set(slots[i].jobId, seen === undefined ? i : Array.isArray(seen) ? [...seen, i] : [seen, i]);
   }
-  const runs = new Map<DueSlot, RunRecord>();
-  for (const row of rows) {
-    const jobId = row.job_definition_id as string;
-    const slotMs = row.slot_ms as number;
-    const found = byJob.get(jobId)!;
-    const due = Array.isArray(found) ? found.find((s) => s.slot.getTime() === slotMs && !runs.has(s))! : found;
-    runs.set(due, firedRun(row.id as string, jobId, due.job, { scheduledAt: due.slot, dueAt: due.dueAt ?? null, traceparent: due.traceparent }, ctx.instanceId, now));
+  const taken = new Set<number>();
+  const at = new Int32Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const slotMs = rows[r].slot_ms as number;
+    const found = byJob.get(rows[r].job_definition_id as string)!;
+    const i = Array.isArray(found) ? found.find((k) => slots[k].slot.getTime() === slotMs && !taken.has(k))! : found;
+    taken.add(i);
+    at[r] = i;
   }
-  return runs;
+  return at;
 }
 
 /** Tracks a fire statement while it is in flight. */

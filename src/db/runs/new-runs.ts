@@ -19,7 +19,7 @@ export interface NewRunColumns {
   where?: string;
   /** The run's trace context (`Run.traceparent`). @default NULL (the column is not written) */
   traceparent?: string;
-  /** The new run's id, when the statement needs to know it beforehand (a dependent's links). @default gen_random_uuid() */
+  /** The new run's id, when the statement needs to know it beforehand (a dependent's links). @default cron_run_id(): time-ordered (migration 20261130000000) */
   id?: string;
   /** Who asked for the run (`Run.triggeredBy`: MANUAL, AD_HOC, BACKFILL). @default NULL (the column is not written) */
   triggeredBy?: string;
@@ -37,7 +37,7 @@ export function insertRuns(source: string, p: NewRunColumns, returning = ROW_COL
   return `INSERT INTO cron_job_runs (id, job_definition_id, job_key, job_version, target, payload_snapshot,
       trigger_type, scheduled_at, status, failure_code, failure_message, failure_details, started_at, runner_instance_id,
       finished_at, lane, due_at, created_at, updated_at, concurrency_pool${p.traceparent ? ', traceparent' : ''}${p.triggeredBy ? ', triggered_by' : ''})
-    SELECT ${p.id ?? 'gen_random_uuid()'}, j.id, j.job_key, j.version, j.target, coalesce(s.payload, j.payload), ${p.trigger},
+    SELECT ${p.id ?? 'cron_run_id()'}, j.id, j.job_key, j.version, j.target, coalesce(s.payload, j.payload), ${p.trigger},
       s.slot, ${p.status}, ${p.code}, ${p.message}, ${p.details ?? 'NULL'}, ${running ? p.at : 'NULL'}, ${running ? p.runner : 'NULL'},
       CASE WHEN ${p.status} = ${S.SKIPPED} THEN ${p.at}::timestamptz END, ${p.lane ?? '0'}, ${p.due ?? 'NULL'}, ${p.at}, ${p.at}, j.concurrency_pool${p.traceparent ? `, ${p.traceparent}` : ''}${p.triggeredBy ? `, ${p.triggeredBy}` : ''}
     FROM ${source}

@@ -43,6 +43,11 @@ interface Held {
  */
 export class HeldStarts {
   private readonly held = new Map<string, Held>();
+  /**
+   * Claims held but not yet indexed by run: a claim's runs are indexed when the store next needs
+   * them (an entry, a publish, a write), not between the claim's answer and its handlers.
+   */
+  private claims: { runs: readonly RunRecord[]; fired: boolean }[] = [];
   /** Entry instants waiting for the run's next write, by run id. */
   private readonly unwritten = new Map<string, Date>();
   private timer: NodeJS.Timeout | undefined;
@@ -56,7 +61,16 @@ export class HeldStarts {
 
   /** Holds the announcement of claimed runs (`fired`: their creation too) until their handlers are entered. */
   hold(runs: readonly RunRecord[], fired: boolean): void {
-    for (const run of runs) this.held.set(run.id, { run, fired });
+    if (runs.length > 0) this.claims.push({ runs, fired });
+  }
+
+  /** The held claims, by run id (`claims` indexed). */
+  private index(): Map<string, Held> {
+    if (this.claims.length > 0) {
+      for (const { runs, fired } of this.claims) for (const run of runs) this.held.set(run.id, { run, fired });
+      this.claims = [];
+    }
+    return this.held;
   }
 
   /**
@@ -64,7 +78,7 @@ export class HeldStarts {
    * told before its end, a cancel, a lost-runner sweep, whatever came first.
    */
   publish(changes: readonly RunChange[]): void {
-    if (this.held.size === 0) return this.emit(changes);
+    if (this.index().size === 0) return this.emit(changes);
     const out: RunChange[] = [];
     for (const c of changes) {
       const h = this.held.get(c.run.id);
@@ -82,7 +96,7 @@ export class HeldStarts {
    * as entered (RUNNING since `at`), if the caller has it already.
    */
   entered(runId: string, at: Date, run?: RunRecord): void {
-    const h = this.held.get(runId);
+    const h = this.index().get(runId);
     if (h) h.entered = run && run.startedAt === at ? run : { ...h.run, startedAt: at, updatedAt: at };
     this.unwritten.set(runId, at);
     this.timer ??= setTimeout(() => void this.flush(), STARTED_WRITE_DELAY_MS).unref();
@@ -120,6 +134,7 @@ export class HeldStarts {
       this.ctx.firing.delete(statement);
     }
     const out: RunChange[] = [];
+    this.index();
     for (const [id] of batch) {
       const h = this.held.get(id);
       if (!h) continue;
