@@ -16,6 +16,13 @@ export default defineConfig({
     // would starve the processes they time.
     pool: 'forks',
     maxWorkers: 3,
+    // The files of a worker share one module graph: the app's modules (GraphQL schema, MikroORM,
+    // Apollo) are imported once per worker, not once per file — importing them again for each of
+    // ~150 files was more CPU than any one file's tests. This holds because a test file shares
+    // nothing else: each has its own database and its own cronql (`createCronql` keeps no
+    // module-level state but caches of pure results), and a file that sets an environment variable
+    // puts it back.
+    isolate: false,
     sequence: { sequencer: LongestFirst },
     globalSetup: ['test/support/global-setup.ts'],
     // A safety net, not a goal: on a busy machine (CI beside other work) a process test can take

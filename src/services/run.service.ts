@@ -172,6 +172,12 @@ export class RunService {
     // A run of a concurrency pool may wait for a place (and the pool's older runs be won instead).
     const running = (await this.d.runtime?.claimAndExecute([run.id]))?.find((r) => r.id === run.id);
     if (running) return running;
+    // Claimed meanwhile another way — the pending-runs duty claims a run left PENDING a while
+    // (MAINTENANCE.pendingAfterMs), as a stalled event loop between the insert and the claim above
+    // allows: answer what it is now, not the insert's PENDING (a pooled run would read as waiting
+    // for the place it holds itself).
+    const current = this.d.runtime ? await this.d.store.get(run.id) : null;
+    if (current && current.status !== RunStatus.PENDING) return current;
     // No runtime here (CRONQL_ROLE=api), or it is stopping: a scheduler instance claims it.
     await notify(this.d.pool, Channel.RUN_CREATED, run.id);
     return run;

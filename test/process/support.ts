@@ -95,9 +95,13 @@ async function passes(p: CronqlProcess): Promise<Map<string, number>> {
  */
 export async function aFullSweep(procs: CronqlProcess[], timeoutMs = 30_000): Promise<void> {
   const everyBeat = Object.entries(MAINTENANCE.everyHeartbeats).filter(([, n]) => n === 1).map(([duty]) => duty);
-  const before = await Promise.all(procs.map(passes));
-  // Not vacuous: each process has counted its heartbeat already (it beats before it listens).
-  if (before.some((counts) => !counts.has('heartbeat'))) throw new Error('aFullSweep: a process counts no maintenance pass');
+  // Not vacuous: each process has counted a heartbeat pass. The beat that registers it at start is
+  // not a pass of the duty, whose first comes a heartbeat later: a process that has just started
+  // (more so on a loaded machine) has none yet, so wait for it rather than fail.
+  let before: Map<string, number>[] = [];
+  await eventually(async () => (before = await Promise.all(procs.map(passes))).every((counts) => counts.has('heartbeat')), timeoutMs).catch(() => {
+    throw new Error('aFullSweep: a process counts no maintenance pass');
+  });
   await eventually(async () => {
     const now = await Promise.all(procs.map(passes));
     return now.every((counts, i) => everyBeat.every((duty) => !before[i].has(duty) || (counts.get(duty) ?? 0) >= before[i].get(duty)! + 2));

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { CronqlError } from '../../src/errors.js';
 import { OverlapPolicy, ScheduleType } from '../../src/domain/enums.js';
@@ -147,5 +147,29 @@ describe('concurrency pools on two instances', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(most.get('p-one')).toBe(1);
+  });
+
+  it('a run-now claimed meanwhile another way (the pending-runs duty of a stalled instance) answers RUNNING, not the PENDING it was inserted as', async () => {
+    await a.pools.set('p-race', 1);
+    const racer = await job('race-holder', 'p-race');
+    // Between run-now's insert and its own claim, the other instance claims the run (as its
+    // pending-runs duty does with a run left PENDING): run-now's claim then finds nothing to take.
+    const own = a.runtime!.claimAndExecute.bind(a.runtime!);
+    const spy = vi.spyOn(a.runtime!, 'claimAndExecute').mockImplementationOnce(async (ids) => {
+      await b.runtime!.claimAndExecute(ids);
+      return own(ids);
+    });
+    try {
+      const made = await a.runs.runNow(racer.id);
+      expect(spy).toHaveBeenCalledTimes(1);
+      // (On a loaded machine `a`'s own pending-runs duty may have claimed it first: RUNNING all the same.)
+      expect(made).toMatchObject({ status: 'RUNNING', runnerInstanceId: expect.stringMatching(/^pools-[ab]$/) });
+      const [pool] = await a.pools.getMany(['p-race']);
+      expect(pool).toMatchObject({ running: 1, waiting: 0 });
+    } finally {
+      spy.mockRestore();
+      releaseAll();
+    }
+    await eventually(async () => (await statuses('p-race')).SUCCEEDED === 1);
   });
 });
