@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
 import type { CronqlProcess } from '../support/processes.js';
-import { aFullSweep, useProcessTest } from './support.js';
+import { aFullSweep, jsonLines, useProcessTest } from './support.js';
 
 /**
  * Job policies with real processes on one database: a retry waiting when its runner is killed,
@@ -24,10 +24,7 @@ interface Event {
   reason?: string;
 }
 
-function events(file: string): Event[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
-}
+const events = (file: string): Event[] => jsonLines<Event>(file);
 
 interface AttemptRow {
   id: string;

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
 import type { CronqlProcess } from '../support/processes.js';
-import { runs, useProcessTest } from './support.js';
+import { jsonLines, runs, useProcessTest } from './support.js';
 
 /**
  * Concurrency pools with real processes on one database (docs/behaviour.md, "Concurrency pools").
@@ -23,8 +23,7 @@ interface Stamp {
   at: number;
 }
 
-const stamps = (file: string): Stamp[] =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Stamp) : [];
+const stamps = (file: string): Stamp[] => jsonLines<Stamp>(file);
 
 /** The most handlers inside at once, from their entry and exit stamps (an exit at the same instant as an entry counts first). */
 function mostAtOnce(events: Stamp[]): number {

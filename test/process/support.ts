@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase } from '../support/db.js';
 import { spawnCronql, type CronqlProcess, type SpawnOptions } from '../support/processes.js';
@@ -14,6 +15,17 @@ export interface RunRow {
   failureDetails: Record<string, unknown> | null;
   runnerInstanceId: string | null;
   jobKey: string;
+}
+
+/**
+ * The JSON lines the fixture targets append to `file` (test/fixtures/policy-targets.mjs), from every
+ * process. Only whole lines: a line another process is appending as the file is read is left for
+ * the next read (its end has not reached the file yet).
+ */
+export function jsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
 }
 
 export async function createJob(p: CronqlProcess, input: Record<string, unknown>): Promise<string> {
