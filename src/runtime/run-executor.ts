@@ -20,6 +20,14 @@ export interface SecretResolver {
 
 const NO_SECRETS: ReadonlyMap<string, string> = new Map();
 
+/** Tells those waiting for the run as entered (`whenEntered`), once. */
+function told(entry: InFlight, run: RunRecord | null): void {
+  const waiting = entry.onEntered;
+  if (!waiting) return;
+  entry.onEntered = undefined;
+  for (const resolve of waiting) resolve(run);
+}
+
 /** The promise that settles once the run's end is recorded (made on demand). */
 const doneOf = (entry: InFlight): Promise<void> => (entry.done ??= new Promise<void>((resolve) => (entry.settle = resolve)));
 
@@ -206,6 +214,8 @@ class InFlight extends Abort implements RunBeatsOptions {
   /** When its handler was entered (its `startedAt`), and the run as entered, once it was. */
   enteredAt?: Date;
   entered?: RunRecord;
+  /** Who waits for the run as entered (`whenEntered`; made when first asked for): null if it ended never entered. */
+  onEntered?: ((run: RunRecord | null) => void)[];
   beats?: RunBeats;
   /** The secrets its payload resolved (redacted from what it reports, logs, returns and throws). */
   secrets: ReadonlyMap<string, string> = NO_SECRETS;
@@ -340,6 +350,18 @@ export class RunExecutor {
     await Promise.allSettled([...this.inFlight.values()].map(doneOf));
   }
 
+  /**
+   * The run as its handler was entered (`startedAt` the entry instant), once it was; null for a
+   * run not in flight here, or one that ended without its handler being entered (a missing secret,
+   * canceled first). A run-now answers with it: the `startedAt` its row and its RUNNING change hold.
+   */
+  whenEntered(runId: string): Promise<RunRecord | null> {
+    const entry = this.inFlight.get(runId);
+    if (!entry) return Promise.resolve(null);
+    if (entry.entered) return Promise.resolve(entry.entered);
+    return new Promise((resolve) => (entry.onEntered ??= []).push(resolve));
+  }
+
   /** Resolves when the run (if in flight here) has ended and its end is recorded. */
   whenEnded(runId: string): Promise<void> {
     const entry = this.inFlight.get(runId);
@@ -380,6 +402,7 @@ export class RunExecutor {
     const at = entry.enteredAt!;
     const entered: RunRecord = { ...entry.run, startedAt: at, updatedAt: at };
     entry.entered = entered;
+    told(entry, entered);
     this.store.started(entered.id, at, entered);
     entry.beats!.adopt(entered);
   }
@@ -545,6 +568,7 @@ export class RunExecutor {
       // The run's span ends when its end is written (or given up on): the span says how it ended here.
       if (trace && outcome) trace.end(outcome);
       this.inFlight.delete(run.id);
+      told(entry, entry.entered ?? null);
       entry.settle?.();
     }
   }

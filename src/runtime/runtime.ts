@@ -384,6 +384,11 @@ export class Runtime implements MaintainedRuntime {
     return this.firePath.claimAndExecute(runIds);
   }
 
+  /** The run as its handler was entered here (its `startedAt` the entry instant); null if not in flight here or ended never entered. */
+  whenEntered(runId: string): Promise<RunRecord | null> {
+    return this.executor.whenEntered(runId);
+  }
+
   /**
    * Moves the backfills in flight on: settles the slots whose runs ended, starts the next slots
    * and runs them here (runtime/backfills.ts). Rejects with a round's failure.

@@ -171,7 +171,10 @@ export class RunService {
     if (run.status !== RunStatus.PENDING) return run;
     // A run of a concurrency pool may wait for a place (and the pool's older runs be won instead).
     const running = (await this.d.runtime?.claimAndExecute([run.id]))?.find((r) => r.id === run.id);
-    if (running) return running;
+    // Answered as its handler was entered: the claim's instant is not when the run started (its row,
+    // its RUNNING change and every figure say the entry's). One that ended never entered (a missing
+    // secret): as it ended.
+    if (running) return (await this.d.runtime!.whenEntered(running.id)) ?? (await this.d.store.get(running.id)) ?? running;
     // Claimed meanwhile another way — the pending-runs duty claims a run left PENDING a while
     // (MAINTENANCE.pendingAfterMs), as a stalled event loop between the insert and the claim above
     // allows: answer what it is now, not the insert's PENDING (a pooled run would read as waiting

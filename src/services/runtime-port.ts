@@ -9,6 +9,8 @@ export interface RuntimePort {
   jobChanged(job: JobSnapshot): void;
   /** Claims and runs PENDING runs; returns those this instance won, RUNNING. */
   claimAndExecute(runIds: string[]): Promise<RunRecord[]>;
+  /** The run as its handler was entered here (its true `startedAt`); null if it is not running here or ended never entered. */
+  whenEntered(runId: string): Promise<RunRecord | null>;
   abortRun(runId: string, why?: string): boolean;
   nextRunAt(jobId: string): Date | null;
 }

@@ -74,6 +74,41 @@ describe('startedAt', () => {
     });
   });
 
+  describe('a run-now', () => {
+    let api: Api;
+    const stamps = new Map<string, number>();
+    beforeAll(async () => {
+      // The handler's own first reading of the clock.
+      api = await startApi({ instanceId: 'started-at-now', targets: { stamped: ({ run }) => void stamps.set(run.id, Date.now()) } });
+    });
+    afterAll(async () => api.close());
+
+    it('runJobNow answers the startedAt its row and its RUNNING change hold: the handler\'s entry, not the claim', async () => {
+      const { cronql } = api;
+      const changes: RunChange[] = [];
+      cronql.events.on((c) => changes.push(c));
+      const job = await cronql.jobs.create({ key: 'now', target: 'stamped', scheduleType: ScheduleType.RECURRING, cronExpression: '0 0 1 1 *' });
+      for (let i = 0; i < 5; i++) {
+        const res = await gql<{ runJobNow: { id: string; status: string; startedAt: string } }, unknown>(
+          api.url,
+          'mutation ($id: ID!) { runJobNow(id: $id) { id status startedAt } }',
+          { id: job.id },
+          api.adminToken,
+        );
+        expect(res.errors).toBeUndefined();
+        const answer = res.data!.runJobNow;
+        const row = await eventually(async () => {
+          const r = await cronql.runs.get(answer.id);
+          return r?.status === 'SUCCEEDED' && r;
+        });
+        const running = changes.find((c) => c.run.id === answer.id && c.run.status === 'RUNNING')!;
+        expect(Date.parse(answer.startedAt)).toBe(row.startedAt!.getTime());
+        expect(running.run.startedAt!.getTime()).toBe(row.startedAt!.getTime());
+        expect(row.startedAt!.getTime()).toBeLessThanOrEqual(stamps.get(answer.id)!);
+      }
+    });
+  });
+
   describe('in every lateness figure', () => {
     const slot = new Date('2026-06-01T12:00:10.000Z');
     const clock = new ManualClock('2026-06-01T12:00:00.000Z');
