@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { useQuery } from './hooks.js';
+import { useQuery, useSubmit } from './hooks.js';
 import { Q, type ApiTokenRow } from './queries.js';
 import { useSession } from './session-context.js';
 import { Dialog, ErrorBox, FieldError, Time } from './ui.js';
@@ -127,21 +127,10 @@ function TokenLine({ token: t, onRevoked }: { token: ApiTokenRow; onRevoked(): v
 
 function RevokeDialog({ token, onClose, onDone }: { token: ApiTokenRow; onClose(): void; onDone(): void }) {
   const { api } = useSession();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.request(Q.revokeApiToken, { id: token.id });
-      onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api.request(Q.revokeApiToken, { id: token.id });
+    onDone();
+  });
   return (
     <Dialog title={`Revoke ${token.name}`} onClose={onClose} testId="revoke-token-dialog">
       <form onSubmit={submit}>
@@ -169,29 +158,18 @@ function CreateTokenForm({ onCreated }: { onCreated(created: { name: string; sec
   const [role, setRole] = useState<TokenRole>('VIEWER');
   const [selector, setSelector] = useState('');
   const [expires, setExpires] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { createApiToken } = await api.request(Q.createApiToken, {
-        name: name.trim(),
-        role,
-        labelSelector: selector.trim() || null,
-        expiresAt: toInstant(expires),
-      });
-      setName('');
-      setSelector('');
-      setExpires('');
-      onCreated({ name: createApiToken.token.name, secret: createApiToken.secret });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const { createApiToken } = await api.request(Q.createApiToken, {
+      name: name.trim(),
+      role,
+      labelSelector: selector.trim() || null,
+      expiresAt: toInstant(expires),
+    });
+    setName('');
+    setSelector('');
+    setExpires('');
+    onCreated({ name: createApiToken.token.name, secret: createApiToken.secret });
+  });
   const fieldError = (field: string) => (error instanceof ApiError && error.field === field ? error : undefined);
   const shown = fieldError('name') ?? fieldError('labelSelector') ?? fieldError('expiresAt');
   return (

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, inputError } from './api.js';
+import { useSubmit } from './hooks.js';
 import { ACTIVE_RUN, Q, type JobRow, type RunRow, type TypedDocumentString } from './queries.js';
 import { href } from './router.js';
 import { mayOperate, useSession } from './session-context.js';
@@ -93,24 +94,13 @@ function PauseDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey
   const { api } = useSession();
   const [reason, setReason] = useState('');
   const [until, setUntil] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   // The reason is sent as typed, even empty: "a pause needs a reason" is the API's rule (REASON_REQUIRED).
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      // datetime-local is the browser's local time; the API takes an instant.
-      await api.request(Q.pauseJob, { id: jobId, reason, until: until ? new Date(until).toISOString() : undefined });
-      onClose();
-      onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    // datetime-local is the browser's local time; the API takes an instant.
+    await api.request(Q.pauseJob, { id: jobId, reason, until: until ? new Date(until).toISOString() : undefined });
+    onClose();
+    onDone();
+  });
   const fieldError = error instanceof ApiError && (error.code === 'REASON_REQUIRED' || error.field === 'reason') ? error : undefined;
   return (
     <Dialog title={`Pause ${jobKey}`} onClose={onClose} testId="pause-dialog">
@@ -139,22 +129,11 @@ function SkipDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey:
   const { api } = useSession();
   const [count, setCount] = useState('1');
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.request(Q.skipNextRuns, { id: jobId, count: Number(count), reason });
-      onClose();
-      onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api.request(Q.skipNextRuns, { id: jobId, count: Number(count), reason });
+    onClose();
+    onDone();
+  });
   const reasonError = error instanceof ApiError && (error.code === 'REASON_REQUIRED' || error.field === 'reason') ? error : undefined;
   const countError = error instanceof ApiError && error.field === 'count' ? error : undefined;
   return (
@@ -183,31 +162,19 @@ function SkipDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey:
 function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(run: RunRow): void }) {
   const { api } = useSession();
   const [payload, setPayload] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
+  const { busy, error, submit } = useSubmit(async () => {
     const variables: { id: string; payload?: unknown } = { id: jobId };
     if (payload.trim()) {
       try {
         variables.payload = JSON.parse(payload);
       } catch (err) {
-        setError(inputError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload'));
-        return;
+        throw inputError(`not JSON: ${(err as Error).message}`, 'BAD_USER_INPUT', 'payload');
       }
     }
-    setBusy(true);
-    try {
-      const { runJobNow } = await api.request(Q.runJobNow, variables);
-      onClose();
-      onDone(runJobNow);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    const { runJobNow } = await api.request(Q.runJobNow, variables);
+    onClose();
+    onDone(runJobNow);
+  });
   const fieldError = error instanceof ApiError && (error.field === 'payload' || error.code === 'PAYLOAD_TOO_LARGE') ? error : undefined;
   return (
     <Dialog title={`Run ${jobKey} now`} onClose={onClose} testId="run-now-dialog">
@@ -231,22 +198,11 @@ function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKe
 
 function RetireDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(): void }) {
   const { api } = useSession();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.request(Q.retireJob, { id: jobId });
-      onClose();
-      onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api.request(Q.retireJob, { id: jobId });
+    onClose();
+    onDone();
+  });
   return (
     <Dialog title={`Retire ${jobKey}`} onClose={onClose} testId="retire-dialog">
       <form onSubmit={submit}>
@@ -268,8 +224,10 @@ function RetireDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKe
 /** Cancel for a PENDING or RUNNING run (ADMIN only). */
 export function CancelRunButton({ run, onDone }: { run: Pick<RunRow, 'id' | 'status' | 'jobKey'>; onDone(run: RunRow): void }) {
   const { api, role } = useSession();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
+    const { cancelRun } = await api.request(Q.cancelRun, { id: run.id });
+    onDone(cancelRun);
+  });
   if (!mayOperate(role) || !ACTIVE_RUN.includes(run.status)) return error ? <ErrorBox error={error} /> : null;
   return (
     <>
@@ -278,18 +236,7 @@ export function CancelRunButton({ run, onDone }: { run: Pick<RunRow, 'id' | 'sta
         class="danger small"
         disabled={busy}
         aria-label={`Cancel run of ${run.jobKey}`}
-        onClick={async () => {
-          setBusy(true);
-          setError(null);
-          try {
-            const { cancelRun } = await api.request(Q.cancelRun, { id: run.id });
-            onDone(cancelRun);
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
-        }}
+        onClick={() => void submit()}
       >
         Cancel run
       </button>

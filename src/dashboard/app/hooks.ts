@@ -34,6 +34,28 @@ export function useQuery<T, V>(query: TypedDocumentString<T, V>, variables: V | 
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/**
+ * What a form or button does when used: `busy` while `action` runs (its button disabled), its error
+ * kept for the form to show (cleared on the next try). One place for what every dialog did by hand.
+ */
+export function useSubmit(action: () => Promise<void>): { busy: boolean; error: unknown; submit(e?: Event): Promise<void> } {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e?: Event) => {
+    e?.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, submit };
+}
+
 /** Calls `listener` with each batch of live run changes (at most one batch per frame). */
 export function useLiveRuns(listener: (runs: RunRow[]) => void): void {
   const { live } = useSession();
