@@ -3,7 +3,7 @@ import { ApiError } from './api.js';
 import { useQuery, useSubmit } from './hooks.js';
 import { Q, type ApiTokenRow } from './queries.js';
 import { useSession } from './session-context.js';
-import { Dialog, ErrorBox, FieldError, Time } from './ui.js';
+import { ConfirmDialog, Dialog, ErrorBox, FieldError, Time } from './ui.js';
 
 const ROLES = ['VIEWER', 'OPERATOR', 'ADMIN'] as const;
 type TokenRole = (typeof ROLES)[number];
@@ -127,28 +127,17 @@ function TokenLine({ token: t, onRevoked }: { token: ApiTokenRow; onRevoked(): v
 
 function RevokeDialog({ token, onClose, onDone }: { token: ApiTokenRow; onClose(): void; onDone(): void }) {
   const { api } = useSession();
-  const { busy, error, submit } = useSubmit(async () => {
+  const revoke = async () => {
     await api.request(Q.revokeApiToken, { id: token.id });
     onDone();
-  });
+  };
   return (
-    <Dialog title={`Revoke ${token.name}`} onClose={onClose} testId="revoke-token-dialog">
-      <form onSubmit={submit}>
-        <p>
-          Every instance refuses it from its next request (<code>TOKEN_REVOKED</code>) and closes its open WebSockets. This cannot be undone: a caller using it needs a
-          new token.
-        </p>
-        <ErrorBox error={error} />
-        <div class="dialog-buttons">
-          <button type="submit" class="danger" disabled={busy}>
-            Revoke
-          </button>
-          <button type="button" onClick={onClose}>
-            Keep it
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ConfirmDialog title={`Revoke ${token.name}`} testId="revoke-token-dialog" confirm="Revoke" action={revoke} onClose={onClose}>
+      <p>
+        Every instance refuses it from its next request (<code>TOKEN_REVOKED</code>) and closes its open WebSockets. This cannot be undone: a caller using it needs a new
+        token.
+      </p>
+    </ConfirmDialog>
   );
 }
 

@@ -4,7 +4,7 @@ import { useSubmit } from './hooks.js';
 import { ACTIVE_RUN, Q, type JobRow, type RunRow, type TypedDocumentString } from './queries.js';
 import { href } from './router.js';
 import { mayOperate, useSession } from './session-context.js';
-import { Dialog, ErrorBox, FieldError } from './ui.js';
+import { ConfirmDialog, Dialog, ErrorBox, FieldError } from './ui.js';
 
 /**
  * The everyday actions: pause, resume, skip, run now for ADMIN and OPERATOR, new version and
@@ -198,26 +198,15 @@ function RunNowDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKe
 
 function RetireDialog({ jobId, jobKey, onClose, onDone }: { jobId: string; jobKey: string; onClose(): void; onDone(): void }) {
   const { api } = useSession();
-  const { busy, error, submit } = useSubmit(async () => {
+  const retire = async () => {
     await api.request(Q.retireJob, { id: jobId });
     onClose();
     onDone();
-  });
+  };
   return (
-    <Dialog title={`Retire ${jobKey}`} onClose={onClose} testId="retire-dialog">
-      <form onSubmit={submit}>
-        <p>A retired job never runs again and takes no further action; its runs stay. This cannot be undone (a new job needs a new key).</p>
-        <ErrorBox error={error} />
-        <div class="dialog-buttons">
-          <button type="submit" class="danger" disabled={busy}>
-            Retire
-          </button>
-          <button type="button" onClick={onClose}>
-            Keep it
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ConfirmDialog title={`Retire ${jobKey}`} testId="retire-dialog" confirm="Retire" action={retire} onClose={onClose}>
+      <p>A retired job never runs again and takes no further action; its runs stay. This cannot be undone (a new job needs a new key).</p>
+    </ConfirmDialog>
   );
 }
 

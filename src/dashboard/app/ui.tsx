@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { formatJson, formatTime } from './format.js';
 import type { PageInfo } from './queries.js';
+import { useSubmit } from './hooks.js';
 
 /** A status as a coloured label (the colour is not the only cue: the text is the status). */
 export function Status({ value }: { value: string | null | undefined }) {
@@ -124,6 +125,37 @@ export function Dialog(props: { title: string; onClose(): void; children: Compon
       <h2>{props.title}</h2>
       {props.children}
     </dialog>
+  );
+}
+
+/**
+ * A dangerous action confirmed in a dialog: what it does and that it cannot be undone (`children`),
+ * the action's button (`confirm`) and "Keep it"; `action` runs on confirmation, its error shown.
+ */
+export function ConfirmDialog(props: {
+  title: string;
+  testId: string;
+  confirm: string;
+  action(): Promise<void>;
+  onClose(): void;
+  children: ComponentChildren;
+}) {
+  const { busy, error, submit } = useSubmit(props.action);
+  return (
+    <Dialog title={props.title} onClose={props.onClose} testId={props.testId}>
+      <form onSubmit={submit}>
+        {props.children}
+        <ErrorBox error={error} />
+        <div class="dialog-buttons">
+          <button type="submit" class="danger" disabled={busy}>
+            {props.confirm}
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Keep it
+          </button>
+        </div>
+      </form>
+    </Dialog>
   );
 }
 
