@@ -11,7 +11,7 @@ import {
   DashboardApiTokensDocument,
   DashboardCreateApiTokenDocument,
   DashboardRevokeApiTokenDocument,
-  type DashboardApiTokenFragment,
+  type ApiTokenFieldsFragment,
   type DashboardAuditEntryFragment,
   DashboardBackfillJobDocument,
   DashboardBackfillStateDocument,
@@ -177,7 +177,7 @@ export const Q = {
 } as const;
 
 /** A named API token as the Tokens page shows it (never a secret). */
-export type ApiTokenRow = DashboardApiTokenFragment;
+export type ApiTokenRow = ApiTokenFieldsFragment;
 
 /** A concurrency pool as the dashboard shows it. */
 export type PoolRow = DashboardPoolFragment;

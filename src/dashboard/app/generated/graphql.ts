@@ -330,6 +330,8 @@ export type JobScheduleFieldsFragment = { cronExpressions: Array<string> | null,
 
 export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, waitingFor: string | null, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
+export type ApiTokenFieldsFragment = { id: string, name: string, role: TokenRole, labelSelector: string | null, createdAt: string, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null };
+
 export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: number, target: string, triggerType: TriggerType, status: RunStatus, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, failureCode: string | null, failureMessage: string | null, attempt: number };
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
@@ -612,8 +614,6 @@ export type DashboardDeletePoolMutationVariables = Exact<{
 
 export type DashboardDeletePoolMutation = { deleteConcurrencyPool: boolean };
 
-export type DashboardApiTokenFragment = { id: string, name: string, role: TokenRole, labelSelector: string | null, createdAt: string, expiresAt: string | null, lastUsedAt: string | null, revokedAt: string | null };
-
 export type DashboardApiTokensQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -683,6 +683,18 @@ export const RunFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"RunFields"}) as unknown as TypedDocumentString<RunFieldsFragment, unknown>;
+export const ApiTokenFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ApiTokenFields on ApiToken {
+  id
+  name
+  role
+  labelSelector
+  createdAt
+  expiresAt
+  lastUsedAt
+  revokedAt
+}
+    `, {"fragmentName":"ApiTokenFields"}) as unknown as TypedDocumentString<ApiTokenFieldsFragment, unknown>;
 export const DashboardRunRowFragmentDoc = new TypedDocumentString(`
     fragment DashboardRunRow on Run {
   id
@@ -999,18 +1011,6 @@ export const DashboardPoolFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"DashboardPool"}) as unknown as TypedDocumentString<DashboardPoolFragment, unknown>;
-export const DashboardApiTokenFragmentDoc = new TypedDocumentString(`
-    fragment DashboardApiToken on ApiToken {
-  id
-  name
-  role
-  labelSelector
-  createdAt
-  expiresAt
-  lastUsedAt
-  revokedAt
-}
-    `, {"fragmentName":"DashboardApiToken"}) as unknown as TypedDocumentString<DashboardApiTokenFragment, unknown>;
 export const DashboardRoleDocument = new TypedDocumentString(`
     query DashboardRole {
   whoami {
@@ -1727,10 +1727,10 @@ export const DashboardDeletePoolDocument = new TypedDocumentString(`
 export const DashboardApiTokensDocument = new TypedDocumentString(`
     query DashboardApiTokens {
   apiTokens {
-    ...DashboardApiToken
+    ...ApiTokenFields
   }
 }
-    fragment DashboardApiToken on ApiToken {
+    fragment ApiTokenFields on ApiToken {
   id
   name
   role
@@ -1749,12 +1749,12 @@ export const DashboardCreateApiTokenDocument = new TypedDocumentString(`
     expiresAt: $expiresAt
   ) {
     token {
-      ...DashboardApiToken
+      ...ApiTokenFields
     }
     secret
   }
 }
-    fragment DashboardApiToken on ApiToken {
+    fragment ApiTokenFields on ApiToken {
   id
   name
   role
@@ -1767,10 +1767,10 @@ export const DashboardCreateApiTokenDocument = new TypedDocumentString(`
 export const DashboardRevokeApiTokenDocument = new TypedDocumentString(`
     mutation DashboardRevokeApiToken($id: ID!) {
   revokeApiToken(id: $id) {
-    ...DashboardApiToken
+    ...ApiTokenFields
   }
 }
-    fragment DashboardApiToken on ApiToken {
+    fragment ApiTokenFields on ApiToken {
   id
   name
   role
