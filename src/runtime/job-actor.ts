@@ -38,6 +38,13 @@ export interface ActorOptions {
   grace: MisfireGrace;
   /** The schedule math, shared with the other actors of the scheduler (one computation per schedule); default: the actor's own. */
   slots?: SlotMemo;
+  /**
+   * The instant the actor is armed at; default: the clock's now. The actors armed together (a
+   * start, a rebalance) share one: a slot that comes due while a slowed process arms them is then
+   * the same for all — fired on time by each, never missed by the ones armed after it came due
+   * (PROCESS_DOWN, while the process was up) and fired by the others.
+   */
+  armedAt?: Date;
 }
 
 /**
@@ -73,7 +80,7 @@ export class JobActor {
   ) {
     ({ schedule: this.schedule, bounds: this.bounds } = jobScheduleOf(job));
     this.graceMs = options.grace.of(job);
-    this.cursor = clock.now();
+    this.cursor = options.armedAt ?? clock.now();
     this.slots = options.slots ?? new SlotMemo();
   }
 
@@ -86,7 +93,7 @@ export class JobActor {
     const { ledger } = this.options;
     let gap = false;
     if (ledger) {
-      const now = this.clock.now();
+      const now = this.options.armedAt ?? this.clock.now();
       // A ledger ahead of this clock (another instance's clock is ahead, or ours went back):
       // the slots up to it are recorded already, so arm after it.
       this.cursor = ledger;

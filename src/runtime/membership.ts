@@ -85,7 +85,7 @@ export class Membership {
         }
         const jobs = gained.length ? await loadActiveJobs(this.o.pool, new Set(gained)) : [];
         if (!armed()) return;
-        for (const { job, ledger } of jobs) if (this.owns(job)) scheduler.upsert(job, ledger);
+        scheduler.upsertAll(jobs.filter(({ job }) => this.owns(job)));
         const event = { gained: gained.length, lost: lost.length, partitions: next.size, jobs: scheduler.jobIds().length };
         log.info(event, 'rebalanced the jobs among the schedulers');
         this.o.events.emit('rebalanced', event);

@@ -326,7 +326,7 @@ export class Runtime implements MaintainedRuntime {
     const jobs = await this.membership.join();
     timing?.mark('jobsRead');
     if (this.state !== 'armed') return;
-    for (const { job, ledger } of jobs) this.scheduler.upsert(job, ledger);
+    this.scheduler.upsertAll(jobs);
     timing?.mark('arming');
     this.ready = true;
     await markArmed(pool, this.identity.id, this.actorCount);
@@ -514,7 +514,7 @@ export class Runtime implements MaintainedRuntime {
       // The ledger only for jobs not armed here: an armed job's actor kept handing its slots on
       // (or deferring them while the database was away); its gap is not a process being down.
       const armed = new Set(this.scheduler.jobIds());
-      for (const { job, ledger } of jobs) this.scheduler.upsert(job, armed.has(job.id) ? null : ledger);
+      this.scheduler.upsertAll(jobs.map(({ job, ledger }) => ({ job, ledger: armed.has(job.id) ? null : ledger })));
       for (const id of this.scheduler.jobIds()) if (!active.has(id)) this.scheduler.remove(id);
     } catch (err) {
       this.o.log.error({ err }, 'could not resynchronise after a lost notification connection');

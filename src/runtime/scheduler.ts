@@ -39,7 +39,7 @@ export class Scheduler {
    * `ledger`: how far the job's slots are accounted for in the database (startup, resync); the
    * actor hands the slots missed since to the ledger. Without it the job starts from now.
    */
-  upsert(job: JobSnapshot, ledger: Date | null = null): void {
+  upsert(job: JobSnapshot, ledger: Date | null = null, armedAt?: Date): void {
     if (!this.running) return;
     if (job.revision < (this.applied.get(job.id) ?? 0)) return;
     this.applied.set(job.id, job.revision);
@@ -50,7 +50,7 @@ export class Scheduler {
     // An AFTER job has no clock: its runs are made by its upstreams' ends (db/runs/dependency-rules.ts).
     if (job.status !== JobStatus.ACTIVE || job.scheduleType === ScheduleType.AFTER) return;
     try {
-      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, grace: this.grace, slots: this.slots });
+      const actor = new JobActor(job, this.clock, this.sink, this.log, { ledger, grace: this.grace, slots: this.slots, armedAt });
       this.actors.set(job.id, actor);
       actor.start();
     } catch (err) {
@@ -58,6 +58,15 @@ export class Scheduler {
       // stop the others.
       this.log.error({ err, jobId: job.id, jobKey: job.jobKey }, 'cannot arm job');
     }
+  }
+
+  /**
+   * `upsert` of jobs read together (a start, a rebalance, a resync), all armed at one instant:
+   * each job's missed slots are those due by then, whatever time the arming itself takes.
+   */
+  upsertAll(jobs: Iterable<{ job: JobSnapshot; ledger: Date | null }>): void {
+    const armedAt = this.clock.now();
+    for (const { job, ledger } of jobs) this.upsert(job, ledger, armedAt);
   }
 
   remove(jobId: string): void {

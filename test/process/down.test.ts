@@ -15,7 +15,7 @@ describe('a process stopped, then restarted', () => {
     const none = await createJob(first, { key: 'down-none', cronExpression: '*/2 * * * * *' });
     const latest = await createJob(first, { key: 'down-latest', cronExpression: '*/2 * * * * *', catchUp: 'LATEST' });
     const all = await createJob(first, { key: 'down-all', cronExpression: '*/2 * * * * *', catchUp: 'ALL', catchUpLimit: 2 });
-    await eventually(async () => (await runs(first, { jobId: all, status: ['SUCCEEDED'] })).length >= 1, 10_000);
+    await eventually(async () => (await runs(first, { jobId: all, status: ['SUCCEEDED'] })).length >= 1, 30_000);
     first.kill('SIGTERM');
     await first.exited;
     const stoppedAt = Date.now();
@@ -25,7 +25,7 @@ describe('a process stopped, then restarted', () => {
     const second = await t.spawn({ databaseUrl: t.url, env });
     // Each job's rows after the stop: the missed slots (oldest first), then runs.
     const after = async (jobId: string) => {
-      await eventually(async () => (await runs(second, { jobId, status: ['SUCCEEDED'] })).some((r) => Date.parse(r.scheduledAt) > stoppedAt), 10_000);
+      await eventually(async () => (await runs(second, { jobId, status: ['SUCCEEDED'] })).some((r) => Date.parse(r.scheduledAt) > stoppedAt), 30_000);
       const rows = (await runs(second, { jobId })).filter((r) => Date.parse(r.scheduledAt) > stoppedAt);
       const down = (r: (typeof rows)[number]) => r.status === 'SKIPPED' && r.failureCode === 'MISSED' && r.failureDetails?.reason === 'PROCESS_DOWN';
       const end = rows.findIndex((r) => !down(r));
@@ -36,12 +36,14 @@ describe('a process stopped, then restarted', () => {
       expect(rest.every((r) => r.failureDetails?.reason !== 'PROCESS_DOWN')).toBe(true);
       return prefix.length;
     };
-    // The three jobs share one schedule and one gap of G slots. NONE runs none of them (or the
-    // latest, if it is within the grace period), LATEST one, ALL two.
+    // The three jobs share one schedule and one gap of G slots (armed together, at one instant,
+    // however slowly). NONE runs none of them (or the latest, if it is within the grace period),
+    // LATEST one, ALL two.
     const [missedNone, missedLatest, missedAll] = [await after(none), await after(latest), await after(all)];
     expect(missedLatest).toBeGreaterThanOrEqual(2);
     expect(missedAll).toBe(missedLatest - 1);
     expect([missedLatest, missedLatest + 1]).toContain(missedNone);
     expect(duplicates(await runs(second))).toEqual([]);
-  }, 60_000);
+    // A safety net for a loaded machine (two process starts), not a goal.
+  }, 120_000);
 });
