@@ -1,20 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { jitterOffsetMs } from '../../src/schedule/jitter.js';
-import { startCronql, testDatabase, eventually } from '../support/cronql.js';
+import { startCronql, testDatabase, eventually, recordChanges } from '../support/cronql.js';
 import { gql, startApi, type Api } from '../graphql/support.js';
 import type { Cronql } from '../../src/app.js';
 
 /**
- * Job policies through the public API: retries with backoff (real time, seconds), retryOn,
+ * Job policies through the public API: retries with backoff (a controlled clock), retryOn,
  * jitter spreading a thousand co-due jobs (a controlled clock), and the validation of every
  * policy value (generated inputs, each refused with INVALID_POLICY and changing nothing).
  */
 describe('retries with backoff, through the API', () => {
   let api: Api;
   const calls = new Map<string, number>();
+  // Time moves when a test moves it: each backoff is then measured exactly, and a retry can only
+  // start when its backoff is over, whatever the machine's load.
+  const clock = new ManualClock('2026-06-01T10:00:00.000Z');
   beforeAll(async () => {
     api = await startApi({
+      clock,
+      // No maintenance pass within the tests (the first comes a heartbeat after the start, in real
+      // time): a retry is started by its own alarm at the end of its backoff, never by the sweep.
+      heartbeatMs: 600_000,
+      lostAfterMs: 1_800_000,
       targets: {
         // Fails twice per slot, then succeeds; the code is the payload's.
         flaky: async (ctx: { payload: { code?: string } | null; run: { scheduledAt: Date; jobKey: string; attempt: number } }) => {
@@ -47,19 +55,31 @@ describe('retries with backoff, through the API', () => {
   };
 
   it('fails twice, then succeeds: three rows of one slot, ~1 s and ~2 s apart (EXPONENTIAL 1 s), the slot SUCCEEDED', async () => {
+    const changes = recordChanges(api.cronql);
+    // Each retry as it is made, PENDING: the clock stands still until the test moves it.
+    const retry = (attempt: number) =>
+      eventually(() => changes.find((c) => c.run.jobKey === 'flaky-webhook' && c.run.attempt === attempt && c.run.status === 'PENDING')?.run, 30_000);
     const made = await create({
-      key: 'flaky-webhook', target: 'flaky', scheduleType: 'ONE_TIME', runAt: new Date().toISOString(),
+      key: 'flaky-webhook', target: 'flaky', scheduleType: 'ONE_TIME', runAt: clock.now().toISOString(),
       retry: { maxAttempts: 3, backoff: 'EXPONENTIAL', delaySeconds: 1 },
     });
     expect(made.data!.createJob.retry).toEqual({ maxAttempts: 3, backoff: 'EXPONENTIAL', delaySeconds: 1, maxDelaySeconds: null, retryOn: null });
     const jobId = made.data!.createJob.id;
     // While attempt 2 waits it is PENDING and says when it starts.
-    const waiting = await eventually(async () => (await attemptsOf(jobId)).find((r) => r.attempt === 2 && r.status === 'PENDING'), 5_000);
-    expect(waiting.nextAttemptAt).not.toBeNull();
+    const second = await retry(2);
+    const waiting = (await attemptsOf(jobId)).find((r) => r.attempt === 2)!;
+    expect([waiting.status, waiting.nextAttemptAt]).toEqual(['PENDING', second.dueAt!.toISOString()]);
+    // Not a millisecond before it is due.
+    clock.set(new Date(second.dueAt!.getTime() - 1));
+    await api.cronql.runtime!.whenIdle();
+    expect((await attemptsOf(jobId)).map((r) => [r.attempt, r.status])).toEqual([[1, 'FAILED'], [2, 'PENDING']]);
+    clock.set(second.dueAt!);
+    clock.set((await retry(3)).dueAt!);
     const rows = await eventually(async () => {
       const r = await attemptsOf(jobId);
       return r.length === 3 && r[2].status === 'SUCCEEDED' ? r : null;
-    }, 10_000);
+    }, 30_000);
+    changes.stop();
     expect(rows.map((r) => [r.attempt, r.status, r.failureCode])).toEqual([
       [1, 'FAILED', 'UPSTREAM_DOWN'],
       [2, 'FAILED', 'UPSTREAM_DOWN'],
@@ -67,11 +87,12 @@ describe('retries with backoff, through the API', () => {
     ]);
     expect(rows[1].retryOf!.id).toBe(rows[0].id);
     expect(rows[2].retryOf!.id).toBe(rows[1].id);
+    // From an attempt's end to the next one's start: 1 s, then 2 s, each plus up to 10 % of jitter.
     const gap = (i: number) => new Date(rows[i].startedAt).getTime() - new Date(rows[i - 1].finishedAt).getTime();
     expect(gap(1)).toBeGreaterThanOrEqual(1_000);
-    expect(gap(1)).toBeLessThan(1_600);
+    expect(gap(1)).toBeLessThanOrEqual(1_100);
     expect(gap(2)).toBeGreaterThanOrEqual(2_000);
-    expect(gap(2)).toBeLessThan(2_700);
+    expect(gap(2)).toBeLessThanOrEqual(2_200);
     // The slot's outcome is its last attempt's: no failure counted, and the one-time job retired.
     expect(rows[2].job.consecutiveFailures).toBe(0);
     const job = await gql<{ job: { status: string } }, unknown>(api.url, `query($id: ID!) { job(id: $id) { status } }`, { id: jobId }, api.adminToken);
@@ -80,7 +101,7 @@ describe('retries with backoff, through the API', () => {
 
   it('retryOn narrows the codes retried; the others end the slot at once', async () => {
     const made = await create({
-      key: 'narrow', target: 'flaky', scheduleType: 'ONE_TIME', runAt: new Date().toISOString(), payload: { code: 'BAD_INPUT' },
+      key: 'narrow', target: 'flaky', scheduleType: 'ONE_TIME', runAt: clock.now().toISOString(), payload: { code: 'BAD_INPUT' },
       retry: { maxAttempts: 3, backoff: 'FIXED', delaySeconds: 0, retryOn: ['UPSTREAM_DOWN', 'TIMEOUT'] },
     });
     const jobId = made.data!.createJob.id;

@@ -5,6 +5,8 @@ import { spawnCronql, type CronqlProcess, type SpawnOptions } from '../support/p
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { eventually } from '../support/cronql.js';
 import { MAINTENANCE } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { Maintenance, type MaintenanceOptions } from '../../src/maintenance/maintenance.js';
 
 /** GraphQL steps the process tests share (through a real process's HTTP API). */
 export interface RunRow {
@@ -101,12 +103,28 @@ async function passes(p: CronqlProcess): Promise<Map<string, number>> {
 }
 
 /**
- * Resolves once every per-heartbeat maintenance duty that runs on each process has run a whole
- * pass that began after the call (two more passes counted: the first may have been under way).
+ * The per-heartbeat duties only the lease holder runs (scope `cluster`), read from a maintenance
+ * built with placeholder options (its constructor only builds its duties; nothing starts).
+ */
+function clusterDuties(): Set<string> {
+  const placeholder = new Maintenance({ log: createLogger(), identity: { id: 'scopes' }, heartbeatMs: 1_000, lostAfterMs: 3_000, retentionDays: 0, runLogRetentionDays: 0, auditRetentionDays: 0 } as unknown as MaintenanceOptions);
+  const duties = (placeholder as unknown as { duties: { name: string; scope: string }[] }).duties;
+  return new Set(duties.filter((d) => d.scope === 'cluster').map((d) => d.name));
+}
+
+/**
+ * Resolves once every per-heartbeat maintenance duty has run a whole pass that began after the
+ * call: each instance duty on each process (two more passes counted there: the first may have
+ * been under way), each cluster duty on whichever process held the lease. The lease can move
+ * meanwhile (a loaded machine stalls its holder past it), and the process that gave it up counts
+ * no more passes of those duties: so they are counted over all the processes, one more than the
+ * passes that can have been under way at the call (one per process).
  * What a test waits on instead of sleeping "a sweep or so".
  */
 export async function aFullSweep(procs: CronqlProcess[], timeoutMs = 30_000): Promise<void> {
   const everyBeat = Object.entries(MAINTENANCE.everyHeartbeats).filter(([, n]) => n === 1).map(([duty]) => duty);
+  const cluster = clusterDuties();
+  const total = (counts: Map<string, number>[], duty: string) => counts.reduce((sum, c) => sum + (c.get(duty) ?? 0), 0);
   // Not vacuous: each process has counted a heartbeat pass. The beat that registers it at start is
   // not a pass of the duty, whose first comes a heartbeat later: a process that has just started
   // (more so on a loaded machine) has none yet, so wait for it rather than fail.
@@ -114,8 +132,17 @@ export async function aFullSweep(procs: CronqlProcess[], timeoutMs = 30_000): Pr
   await eventually(async () => (before = await Promise.all(procs.map(passes))).every((counts) => counts.has('heartbeat')), timeoutMs).catch(() => {
     throw new Error('aFullSweep: a process counts no maintenance pass');
   });
+  let now: Map<string, number>[] = [];
+  const waiting = () =>
+    everyBeat.filter((duty) =>
+      cluster.has(duty)
+        ? before.some((counts) => counts.has(duty)) && total(now, duty) < total(before, duty) + procs.length + 1
+        : now.some((counts, i) => before[i].has(duty) && (counts.get(duty) ?? 0) < before[i].get(duty)! + 2),
+    );
   await eventually(async () => {
-    const now = await Promise.all(procs.map(passes));
-    return now.every((counts, i) => everyBeat.every((duty) => !before[i].has(duty) || (counts.get(duty) ?? 0) >= before[i].get(duty)! + 2));
-  }, timeoutMs);
+    now = await Promise.all(procs.map(passes));
+    return waiting().length === 0;
+  }, timeoutMs).catch(() => {
+    throw new Error(`aFullSweep: no whole pass of ${waiting().join(', ')} within ${timeoutMs} ms`);
+  });
 }

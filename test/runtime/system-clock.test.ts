@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cronql } from '../../src/app.js';
 import { SystemClock } from '../../src/runtime/clock.js';
 import { ScheduleType } from '../../src/domain/enums.js';
-import { eventually, nextChange, runsOf, startCronql, terminal, testDatabase } from '../support/cronql.js';
+import { eventually, runsOf, startCronql, testDatabase } from '../support/cronql.js';
 
 describe('the real alarm clock (node-cron tick)', () => {
   it('wakes alarms on time and in order, and never wakes a cancelled one', async () => {
@@ -15,8 +15,10 @@ describe('the real alarm clock (node-cron tick)', () => {
     const cancelled = clock.setAlarm(new Date(base), () => fired.push('cancelled'));
     cancelled.cancel();
     clock.setAlarm(new Date(Date.now() - 5), () => fired.push('past'));
-    // The past alarm at the next tick; `a` and `b` only when their second comes (at least 1 s on).
-    await eventually(() => fired.length > 0, 5_000);
+    // The past alarm on the next turn of the event loop (the clock's immediate, queued before this
+    // one); `a` and `b` only when their second comes (at least 1 s on). Not polled: a loaded
+    // machine could stall a poll past `a`'s second.
+    await new Promise((r) => setImmediate(r));
     expect(fired).toEqual(['past']);
     await eventually(() => fired.length >= 3, 10_000);
     // Never early (a late wake-up on a loaded machine is not the clock's fault).
@@ -65,15 +67,20 @@ describe('a seconds job on the system clock', () => {
     // How late after its slot a run starts is a speed figure: `npm run bench` (bench/co-due.ts,
     // slot → RUNNING) measures it; on a busy machine any bound here would fail for no fault.
     const job = await cronql.jobs.create({ key: 'every-second', target: 'log', scheduleType: ScheduleType.RECURRING, cronExpression: '* * * * * *' });
-    const first = await nextChange(cronql, (c) => c.run.jobId === job.id && c.run.status === 'RUNNING', 3_000);
-    await nextChange(cronql, (c) => c.run.jobId === job.id && terminal(c) && c.run.scheduledAt > first.run.scheduledAt, 3_000);
-    const runs = (await runsOf(cronql, job.id)).filter((r) => r.status === 'SUCCEEDED');
-    expect(runs.length).toBeGreaterThanOrEqual(2);
+    // Runs of two consecutive seconds, within a generous deadline: on a loaded machine a second
+    // may also be SKIPPED (its run overlapped the one before, whose end was not recorded yet) or
+    // MISSED (a stall past the grace): recorded, each in its own row, never fired early.
+    const runs = await eventually(async () => {
+      const succeeded = (await runsOf(cronql, job.id)).filter((r) => r.status === 'SUCCEEDED');
+      return succeeded.some((r, i) => i > 0 && r.scheduledAt.getTime() - succeeded[i - 1].scheduledAt.getTime() === 1000) && succeeded;
+    }, 30_000);
     for (const r of runs) {
       expect(r.scheduledAt.getMilliseconds()).toBe(0);
       expect(r.startedAt!.getTime()).toBeGreaterThanOrEqual(r.scheduledAt.getTime());
     }
-    expect(runs[1].scheduledAt.getTime() - runs[0].scheduledAt.getTime()).toBe(1000);
+    const slots = (await runsOf(cronql, job.id)).map((r) => r.scheduledAt.getTime());
+    expect(slots.every((t) => t % 1000 === 0)).toBe(true);
+    expect(new Set(slots).size).toBe(slots.length);
   });
 });
 
