@@ -166,5 +166,7 @@ describe('network partitions to PostgreSQL', () => {
     expect(ms).toBeLessThan(2_000 + 7_000);
     expect(exit.signal).toBeNull();
     console.log(`SIGTERM during a blackhole: exited with ${exit.code} after ${ms} ms (grace 2 s)`);
-  }, 30_000);
+    // A safety net above a start and the waits (a loaded machine took 30 s over them), not a goal:
+    // the bound on the exit is the one above.
+  }, 90_000);
 });
