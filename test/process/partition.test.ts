@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cronql.js';
+import { RUNTIME_BOUNDS } from '../../src/config.js';
 import { aFullSweep, createJob, duplicates, runs, useProcessTest, type RunRow } from './support.js';
 
 /** Tight bounds so the partitions can be short: a partition only needs to outlast them. */
@@ -163,10 +164,13 @@ describe('network partitions to PostgreSQL', () => {
     const exit = await p.exited;
     const ms = Date.now() - t0;
     t.proxy.setMode('pass');
-    expect(ms).toBeLessThan(2_000 + 7_000);
-    expect(exit.signal).toBeNull();
     console.log(`SIGTERM during a blackhole: exited with ${exit.code} after ${ms} ms (grace 2 s)`);
-    // A safety net above a start and the waits (a loaded machine took 30 s over them), not a goal:
-    // the bound on the exit is the one above.
+    // Stopped by its own bounded steps (the end it could not record, the duties, the instance row:
+    // each gives up after its timeout), not by the last resort, which exits 1 at grace + 15 s. How
+    // many seconds those steps take past the grace is their timeouts' sum plus what a loaded
+    // machine adds (5–7 s from the signal, here at load 9–18): a figure, not a bound.
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(ms).toBeLessThan(2_000 + RUNTIME_BOUNDS.shutdownLastResortMs);
+    // A safety net above a start and the waits (a loaded machine took 30 s over them), not a goal.
   }, 90_000);
 });
