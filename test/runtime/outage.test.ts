@@ -43,7 +43,10 @@ describe('PostgreSQL stopped and started while jobs fire', () => {
       instanceId: 'outage-test',
       heartbeatMs: 100,
       misfireGraceMs: 2_000,
-      dbConnectTimeoutMs: 500,
+      // The default's 5 s: a stopped server refuses a connection at once, and a loaded machine can
+      // take more than half a second to hand one out while it runs (a read before the outage
+      // failed so with 500 ms).
+      dbConnectTimeoutMs: 5_000,
       dbQueryTimeoutMs: 2_000,
       targets: {
         hold: () => new Promise<{ held: true }>((resolve) => (release = () => resolve({ held: true }))),
