@@ -102,8 +102,10 @@ describe('subscription limits', () => {
       const big = { ...run, payloadSnapshot: { blob: 'x'.repeat(20_000) } };
       for (let i = 0; i < 3_000; i++) {
         api.cronql.events.emit(moved(big, run.status));
-        // Paced so that a reader that does read keeps up (the other subscriber below).
-        if (i % 20 === 0) await new Promise((r) => setTimeout(r, 5));
+        // Paced by the reader that does read (the other subscriber below): it never has more than
+        // 50 events (1 MB) unread, however slow the machine, so only the stalled one runs into the
+        // limit (4 MB). A fixed pace let a loaded machine's steady reader fall behind too.
+        if (i % 50 === 49) await eventually(() => steady.events.length - before >= i + 1, 30_000);
       }
       // Give the channel a moment to run into the stalled reader's limit (this is not the wait for
       // delivery: the steady reader's, below, is; waiting for it *before* the resume could stall).
