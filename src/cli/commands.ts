@@ -6,7 +6,7 @@ import {
   CancelRunDocument,
   CreateJobDocument,
   CreateJobsDocument,
-  CreateJobVersionDocument,
+  CreateJobVersionsDocument,
   JobDocument,
   JobsDocument,
   LiveJobsDocument,
@@ -47,6 +47,7 @@ import {
   type JobScheduleFieldsFragment,
   type JobStatus,
   type CreateJobInput,
+  type CreateJobVersionInput,
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
@@ -561,7 +562,7 @@ program
   .description('create or version the jobs of a YAML/JSON file; unchanged ones are left alone')
   .option('--prune', "retire the namespace's live jobs the file no longer lists")
   .option('--dry-run', 'print the plan, change nothing')
-  .option('--batch-size <n>', 'new jobs created per call, each call all or none (at most 1000)', '500')
+  .option('--batch-size <n>', 'new jobs (or new versions) made per call, each call all or none (at most 1000)', '500')
   .action(async (path: string, o: { prune?: boolean; dryRun?: boolean; batchSize: string }) => {
     const batchSize = Number(o.batchSize);
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000) throw new CliError('BAD_USER_INPUT', '--batch-size must be an integer from 1 to 1000');
@@ -618,29 +619,32 @@ program
       const specs = new Map(file.jobs.map((j) => [j.key, j]));
       for (let i = 0; i < steps.length; ) {
         const step = steps[i];
-        const input = specs.has(step.key) ? (jobInput(specs.get(step.key)!) as Omit<CreateJobInput, 'key'>) : undefined;
-        if (step.action === 'create') {
-          // New jobs go a batch at a time, each batch all or none (one transaction on the server):
-          // the run of creations up to the next other step, --batch-size jobs and half the
-          // server's default body limit at most.
-          const batch: CreateJobInput[] = [];
+        if (step.action === 'create' || step.action === 'version') {
+          // New jobs, and new versions of changed ones, go a batch at a time, each batch all or
+          // none (one transaction on the server): the run of steps of one action up to the next
+          // other step, --batch-size jobs and half the server's default body limit at most.
+          const action = step.action;
+          const batch: { key: string; input: unknown }[] = [];
           let bytes = 0;
-          for (; i < steps.length && steps[i].action === 'create' && batch.length < batchSize; i++) {
-            const next = { key: steps[i].key, ...(jobInput(specs.get(steps[i].key)!) as Omit<CreateJobInput, 'key'>) };
-            const size = JSON.stringify(next).length;
+          for (; i < steps.length && steps[i].action === action && batch.length < batchSize; i++) {
+            const key = steps[i].key;
+            const fields = jobInput(specs.get(key)!) as Omit<CreateJobInput, 'key'>;
+            const input = action === 'create' ? { key, ...fields } : { id: live.get(key)!.id, input: fields };
+            const size = JSON.stringify(input).length;
             if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
-            batch.push(next);
+            batch.push({ key, input });
             bytes += size;
           }
           try {
-            await request(endpoint(), CreateJobsDocument, { inputs: batch });
+            if (action === 'create') await request(endpoint(), CreateJobsDocument, { inputs: batch.map((b) => b.input as CreateJobInput) });
+            else await request(endpoint(), CreateJobVersionsDocument, { inputs: batch.map((b) => b.input as CreateJobVersionInput) });
           } catch (err) {
             // The server names the input it refused; its message without that prefix (the line names the job).
             const key = err instanceof CliError && typeof err.details?.key === 'string' ? err.details.key : batch[0].key;
             const cause = err instanceof CliError ? new CliError(err.code, err.message.replace(/^job ".*?" \(input \d+\): /, ''), err.details) : err;
-            fail({ action: 'create', key }, cause);
+            fail({ action, key }, cause);
           }
-          done.push(...batch.map((b) => `create ${b.key}`));
+          done.push(...batch.map((b) => `${action} ${b.key}`));
           continue;
         }
         if (step.action === 'set-pool') {
@@ -666,7 +670,6 @@ program
           continue;
         }
         try {
-          if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
           if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
         } catch (err) {
           fail(step, err);
