@@ -43,6 +43,7 @@ import {
   type TokenRole,
   type BackfillFieldsFragment,
   type BackfillScope,
+  type JobDefinitionFieldsFragment,
   type JobFieldsFragment,
   type JobScheduleFieldsFragment,
   type JobStatus,
@@ -51,6 +52,7 @@ import {
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
+import type { JobSettingName } from '../domain/job-fields.js';
 import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, upstreamsFirst, type CalendarSpec, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
@@ -91,10 +93,14 @@ function output(value: unknown, rows?: Record<string, unknown>[]): void {
   for (const r of rows) console.log(cols.map((c, i) => text(r[c]).padEnd(widths[i])).join('  ').trimEnd());
 }
 
-/** A job with its schedule's fields when the query asked for them (a page of jobs does not). */
+/** A job with its schedule in words when the query asked for it (a page of jobs does not). */
 type ListedJob = JobFieldsFragment & Partial<JobScheduleFieldsFragment>;
-/** A live job as `cronql apply` reads it. */
-type LiveJob = JobFieldsFragment & JobScheduleFieldsFragment;
+/** A live job as `cronql apply` and `export` read it: its definition. */
+type LiveJob = JobDefinitionFieldsFragment;
+/** Every setting is read with a live job: one missing from JobDefinitionFields fails to compile here (apply would compare its default with the file's value). */
+type UnreadSetting = Exclude<JobSettingName, keyof LiveJob>;
+const everySettingRead: [UnreadSetting] extends [never] ? true : UnreadSetting = true;
+void everySettingRead;
 
 const jobRow = (j: ListedJob) => ({
   id: j.id, key: j.key, v: j.version, status: j.status, target: j.target,
@@ -257,6 +263,12 @@ jobs.command('run <id>').description('run now (AD_HOC with --payload)').option('
  * gain fields), so a page stays well within the API's cost limit (25,000); `liveJobs` pages on.
  */
 const JOBS_PAGE = 250;
+/**
+ * Live jobs per page `liveJobs` asks for: the server's largest page (500). A row of
+ * JobDefinitionFields costs 8 (its columns 1, `retry` 2, `after` 4), and the server computes
+ * nothing per row for it: a page of 10,000 jobs' definitions is 20 round trips.
+ */
+const LIVE_JOBS_PAGE = 500;
 
 jobs.command('versions <key>').description('every version of a job').action(async (key: string) => {
   const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: JOBS_PAGE });
@@ -525,7 +537,7 @@ async function liveJobs(): Promise<Map<string, LiveJob>> {
   const live = new Map<string, LiveJob>();
   let after: string | null | undefined;
   do {
-    const data = await request(endpoint(), LiveJobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: JOBS_PAGE, after });
+    const data = await request(endpoint(), LiveJobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: LIVE_JOBS_PAGE, after });
     for (const node of data.jobs.nodes) live.set(node.key, node);
     after = data.jobs.pageInfo.hasNextPage ? data.jobs.pageInfo.endCursor : null;
   } while (after);
@@ -713,9 +725,8 @@ program
   .option('--timeout <seconds>', 'give up after', '60')
   .action(async (o: { waitSlot?: boolean; timeout: string }) => {
     const key = 'cronql.verify';
-    const live = await liveJobs();
     const spec = { key, target: 'log', cron: '*/5 * * * *', payload: { message: 'cronql verify' } };
-    let job: ListedJob | undefined = live.get(key);
+    let job: ListedJob | undefined = (await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 1 })).jobs.edges[0]?.node;
     if (!job) job = (await request(endpoint(), CreateJobDocument, { input: { key, target: 'log', scheduleType: 'RECURRING' as never, cronExpression: spec.cron, payload: spec.payload } })).createJob;
     else if (job.status === 'PAUSED') job = (await request(endpoint(), ResumeJobDocument, { id: job.id })).resumeJob;
     const deadline = Date.now() + Number(o.timeout) * 1000;
