@@ -280,6 +280,7 @@ async function applyBench(serverUrl: string): Promise<void> {
             f.cliCpu.push(res.cpuMs);
             if (cpu0 !== undefined && cpu1 !== undefined) f.serverCpu.push(cpu1 - cpu0);
             f.dbCpu.push(cpuSpent(backends0, await backendsCpu(db.url)));
+            console.log(`  round ${r + 1}, ${run.name}, ${what}: ${Math.round(res.ms)} ms (CLI CPU ${Math.round(res.cpuMs)} ms)`);
             const plan = (JSON.parse(res.out) as { plan: { action: string }[] }).plan;
             const n = plan.filter((p) => p.action === expect).length;
             if (n !== APPLY_JOBS) throw new Error(`${run.name} apply (${what}): ${n} of ${APPLY_JOBS} ${expect}`);
