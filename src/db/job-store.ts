@@ -20,19 +20,6 @@ import { GroupCommit, type Outcome } from './group-commit.js';
 /** The fields of a new job version that the services validated. */
 export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
 
-/** The job's columns for its fields (the retry policy is five columns). */
-function columns({ retry, ...rest }: JobFields) {
-  return {
-    ...rest,
-    cronExpressions: storedExpressions(rest.cronExpressions),
-    retryMaxAttempts: retry?.maxAttempts ?? null,
-    retryBackoff: retry?.backoff ?? null,
-    retryDelaySeconds: retry?.delaySeconds ?? null,
-    retryMaxDelaySeconds: retry?.maxDelaySeconds ?? null,
-    retryOn: retry?.retryOn ?? null,
-  };
-}
-
 /** `cron_expressions` holds the list only when there are several (one is `cron_expression` alone). */
 const storedExpressions = (list: readonly string[] | null | undefined): string[] | null => (list && list.length > 1 ? [...list] : null);
 
