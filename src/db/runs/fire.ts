@@ -210,7 +210,8 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
     insertRuns(
       claimingSlots(plain, '$6'),
       { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
-      `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
+      // Co-due slots share their instant: the rows need not say it (3–7% of the statement's CPU).
+      coDue(plain) ? 'id, job_definition_id' : `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
     ),
     [...dueParams(plain, now), ctx.instanceId, ...traceParams(plain)],
   ));
@@ -383,13 +384,16 @@ function rowsInSlotOrder(rows: Record<string, unknown>[], slots: DueSlot[]): Int
   let i = 0;
   for (let r = 0; r < rows.length; r++) {
     const jobId = rows[r].job_definition_id as string;
-    const slotMs = rows[r].slot_ms as number;
+    const slotMs = slotMsOf(rows[r], slots);
     while (i < slots.length && (slots[i].jobId !== jobId || slots[i].slot.getTime() !== slotMs)) i++;
     if (i === slots.length) return null;
     at[r] = i++;
   }
   return at;
 }
+
+/** A fired row's slot: as the row says it, or (co-due slots, whose rows do not) the batch's one instant. */
+const slotMsOf = (row: Record<string, unknown>, slots: DueSlot[]): number => (row.slot_ms as number | undefined) ?? slots[0].slot.getTime();
 
 /** Which slot each row is, looked up by its job (and slot). */
 function rowsByLookup(rows: Record<string, unknown>[], slots: DueSlot[]): Int32Array {
@@ -402,7 +406,7 @@ function rowsByLookup(rows: Record<string, unknown>[], slots: DueSlot[]): Int32A
   const taken = new Set<number>();
   const at = new Int32Array(rows.length);
   for (let r = 0; r < rows.length; r++) {
-    const slotMs = rows[r].slot_ms as number;
+    const slotMs = slotMsOf(rows[r], slots);
     const found = byJob.get(rows[r].job_definition_id as string)!;
     const i = Array.isArray(found) ? found.find((k) => slots[k].slot.getTime() === slotMs && !taken.has(k))! : found;
     taken.add(i);
