@@ -3,7 +3,7 @@
  * `shift()` moves every element left once the array is large (V8 trims the front in place only
  * of small ones): a subscription's feed handed a co-due burst at once (10,000 runs created,
  * started and ended: 30,000 changes) and read change by change cost 74–205 ms of CPU, 50,000
- * changes 0.8–1.6 s; with this queue 34–39 ms and 41–66 ms (BENCHMARKS.md, "2026-11-26 (s8, N)").
+ * changes 0.8–1.6 s; with this queue 28–39 ms and 41–66 ms (BENCHMARKS.md, "2026-11-26 (s8, N)").
  * The head is an index, and the taken front is cut off only once it is half the array.
  */
 export class Fifo<T> {

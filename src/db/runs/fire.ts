@@ -83,8 +83,8 @@ function prefix32(id: string): number {
  * A copy of the slots in job-id order. A job id is a uuid: its first eight hex digits, as a
  * number, order it as its text does; each slot's number and index, packed in one double, are
  * sorted by the typed array's own numeric sort — no comparator called per comparison, which for
- * 10,000 slots took 8–14 ms and for 50,000 70–130 ms at every fire, between the slot and the
- * statements leaving (BENCHMARKS.md, "2026-11-26 (s8, N)"). Ids alike in their first 32 bits are
+ * 10,000 slots took 8–16 ms and for 50,000 77–113 ms at every fire (3–11 and 23–47 ms this way),
+ * between the slot and the statements leaving (BENCHMARKS.md, "2026-11-26 (s8, N)"). Ids alike in their first 32 bits are
  * ordered by their text after; a batch with an id that is not a lowercase uuid is sorted by text.
  */
 function inJobOrderCopy<T>(slots: readonly T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'>): T[] {
