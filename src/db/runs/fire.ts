@@ -11,6 +11,7 @@ import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } 
 import { firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
 import { admit, claimStatement } from './pool-admission.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
+import { inIdOrder, sortedById } from '../../domain/id-order.js';
 
 /**
  * The fire path: due slots become runs — claimed RUNNING here at once, buffered, started in place
@@ -46,7 +47,8 @@ export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSl
   // Alarms ring in the order they were set, and actors re-arm in the order they rang: co-due
   // slots arrive in the order their jobs were armed, the same at every fire — in job order only
   // if the jobs were (they are read in no particular order): then not copied and sorted.
-  const sorted = inJobOrder(slots, slotOf) ? slots : inJobOrderCopy(slots, slotOf);
+  const idOf = (t: T) => slotOf(t).jobId;
+  const sorted = inIdOrder(slots, idOf) ? slots : sortedById(slots, idOf);
   const parts: T[][] = [];
   let from = 0;
   for (let p = 1; p <= FIRE_PARTS; p++) {
@@ -56,68 +58,6 @@ export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSl
     from = to;
   }
   return parts;
-}
-
-const byJobId = <T>(slotOf: (t: T) => Pick<DueSlot, 'jobId'>) => (a: T, b: T): number => {
-  const x = slotOf(a).jobId;
-  const y = slotOf(b).jobId;
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
-/** Slots per batch up to which a slot's index fits beside its job id's first 32 bits in a double. */
-const INDEX_BITS = 21;
-const INDEXES = 2 ** INDEX_BITS;
-
-/** The first eight characters of an id as a number, if they are lowercase hex digits (a uuid's); else -1. */
-function prefix32(id: string): number {
-  let value = 0;
-  for (let k = 0; k < 8; k++) {
-    const c = id.charCodeAt(k); // NaN past the end: not a digit
-    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
-}
-
-/**
- * A copy of the slots in job-id order. A job id is a uuid: its first eight hex digits, as a
- * number, order it as its text does; each slot's number and index, packed in one double, are
- * sorted by the typed array's own numeric sort — no comparator called per comparison, which for
- * 10,000 slots took 8–16 ms and for 50,000 77–113 ms at every fire (3–11 and 23–47 ms this way),
- * between the slot and the statements leaving (BENCHMARKS.md, "2026-11-26 (s8, N)"). Ids alike in their first 32 bits are
- * ordered by their text after; a batch with an id that is not a lowercase uuid is sorted by text.
- */
-function inJobOrderCopy<T>(slots: readonly T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'>): T[] {
-  const n = slots.length;
-  const keys = n <= INDEXES ? new Float64Array(n) : undefined;
-  for (let i = 0; keys && i < n; i++) {
-    const prefix = prefix32(slotOf(slots[i]).jobId);
-    if (prefix < 0) return [...slots].sort(byJobId(slotOf));
-    keys[i] = prefix * INDEXES + i;
-  }
-  if (!keys) return [...slots].sort(byJobId(slotOf));
-  keys.sort();
-  const out = new Array<T>(n);
-  for (let i = 0; i < n; i++) out[i] = slots[keys[i] % INDEXES];
-  // Runs of ids alike in their first 32 bits (a few among 50,000 random ones): ordered by their
-  // text, stably (a job's several slots keep their order, as the comparator's sort keeps it).
-  for (let i = 1; i < n; i++) {
-    const prefix = Math.floor(keys[i - 1] / INDEXES);
-    if (Math.floor(keys[i] / INDEXES) !== prefix) continue;
-    let end = i + 1;
-    while (end < n && Math.floor(keys[end] / INDEXES) === prefix) end++;
-    const run = out.slice(i - 1, end).sort(byJobId(slotOf));
-    for (let k = 0; k < run.length; k++) out[i - 1 + k] = run[k];
-    i = end;
-  }
-  return out;
-}
-
-/** Whether the slots are in job-id order (as the fire statement inserts them: uuids compare as their lowercase text). */
-function inJobOrder<T>(slots: readonly T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'>): boolean {
-  for (let i = 1; i < slots.length; i++) if (slotOf(slots[i - 1]).jobId > slotOf(slots[i]).jobId) return false;
-  return true;
 }
 
 /**
