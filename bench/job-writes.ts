@@ -7,17 +7,22 @@
  *    alternate over BENCH_ROUNDS rounds (median of each). Printed beside the rates, steadier than
  *    they are on a shared machine: the server's CPU and its PostgreSQL backends' CPU per createJob.
  * 2. `cronql apply` of a file of 10,000 jobs (the CLI as a user runs it), then the same file
- *    again (nothing to change), beside the same-run baseline: the same 10,000 rows as INSERTs of
- *    1,000 rows each through pg. Goal ≤ 10 s.
+ *    again (nothing to change), then the file with every job changed (a label added: 10,000 new
+ *    versions), each beside its same-run baseline through pg: the rows as INSERTs of 1,000, the
+ *    live rows read, the versions as an UPDATE and an INSERT of 1,000 a transaction. Goals: new
+ *    and changed ≤ 10 s, unchanged ≤ 2 s. A fresh database per build and round; with
+ *    BENCH_BEFORE_MAIN, that build's server and CLI in the same rounds. Printed beside the wall
+ *    times: the CPU of the CLI, of the server and of its PostgreSQL backends.
  *
  *   BENCH_CREATE_JOBS=5000 BENCH_APPLY_JOBS=10000 node dist/bench/job-writes.js
  *   BENCH_WRITES=create BENCH_BEFORE_MAIN=../before/dist/src/main.js node dist/bench/job-writes.js
+ *   BENCH_WRITES=apply BENCH_BEFORE_MAIN=../before/dist/src/main.js node dist/bench/job-writes.js
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { freshDatabase, log, report } from './lib/bench.js';
 import { BENCH_ADMIN_TOKEN, cpuMsOf, graphqlClient, startServer } from './lib/process.js';
@@ -152,75 +157,171 @@ async function createBench(serverUrl: string): Promise<void> {
   }
 }
 
-function cli(url: string, args: string[]): Promise<{ ms: number; out: string }> {
+/** A CLI run: wall time (spawn → exit) and the process's own CPU time, in ms. */
+interface CliRun {
+  ms: number;
+  cpuMs: number;
+  out: string;
+}
+
+const CPU_ON_EXIT = pathToFileURL(fileURLToPath(new URL('./lib/cpu-on-exit.js', import.meta.url))).href;
+
+async function cli(url: string, args: string[], cliPath = CLI): Promise<CliRun> {
+  const cpuFile = join(tmpdir(), `cronql-bench-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, CRONQL_URL: url, CRONQL_TOKEN: BENCH_ADMIN_TOKEN },
+  const child = spawn(process.execPath, ['--import', CPU_ON_EXIT, cliPath, ...args], {
+    env: { ...process.env, CRONQL_URL: url, CRONQL_TOKEN: BENCH_ADMIN_TOKEN, BENCH_CPU_FILE: cpuFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - t0, out }) : reject(new Error(`cronql ${args.join(' ')} exited ${code}: ${out.slice(-2_000)}`)))),
+  const ms = await new Promise<number>((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`cronql ${args.join(' ')} exited ${code}: ${out.slice(-2_000)}`)))),
   );
+  const cpuMs = Number(await readFile(cpuFile, 'utf8'));
+  await rm(cpuFile, { force: true });
+  return { ms, cpuMs, out };
 }
 
-async function applyBench(serverUrl: string): Promise<void> {
-  const db = await freshDatabase(serverUrl, 'cronql_bench_apply');
-  const dir = await mkdtemp(join(tmpdir(), 'cronql-bench-apply-'));
-  const server = await startServer(db.url);
-  try {
-    const jobs = Array.from({ length: APPLY_JOBS }, (_, i) => ({
-      key: `bulk.job-${i}`,
-      target: 'log',
-      cron: cron(i),
-      timezone: i % 2 ? 'Europe/Paris' : 'UTC',
-      payload: { message: `job ${i}` },
-      ...(i % 3 === 0 ? { retry: { maxAttempts: 3 } } : {}),
-    }));
-    const file = join(dir, 'jobs.json');
-    await writeFile(file, JSON.stringify({ namespace: 'bulk', jobs }));
-    const first = await cli(server.url, ['--json', 'apply', file]);
-    const again = await cli(server.url, ['--json', 'apply', file]);
-    const plan = JSON.parse(again.out) as { plan: { action: string }[] };
-    const unchanged = plan.plan.filter((p) => p.action === 'unchanged').length;
-    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
-    const n = (await pool.query(`SELECT count(*)::int AS n FROM cron_job_definitions WHERE job_key LIKE 'bulk.%'`)).rows[0].n as number;
+/** The file's jobs: a mix of time zones, payloads and retry policies; `changed` adds a label to each (a bulk edit). */
+const applyJobs = (changed: boolean) =>
+  Array.from({ length: APPLY_JOBS }, (_, i) => ({
+    key: `bulk.job-${i}`,
+    target: 'log',
+    cron: cron(i),
+    timezone: i % 2 ? 'Europe/Paris' : 'UTC',
+    payload: { message: `job ${i}` },
+    ...(i % 3 === 0 ? { retry: { maxAttempts: 3 } } : {}),
+    ...(changed ? { labels: { team: 'bulk' } } : {}),
+  }));
 
-    // Baseline: the same rows, 1,000 per INSERT, one client.
-    const t0 = performance.now();
-    for (let from = 0; from < APPLY_JOBS; from += 1_000) {
-      const part = jobs.slice(from, from + 1_000);
-      await pool.query(
-        `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload, retry_max_attempts)
-         SELECT gen_random_uuid(), 'plain.' || k, 1, 'log', 'RECURRING', c, z, 'ACTIVE', p, a
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::int[]) AS t(k, c, z, p, a)`,
-        [part.map((j) => j.key), part.map((j) => j.cron), part.map((j) => j.timezone), part.map((j) => JSON.stringify(j.payload)), part.map((j) => j.retry?.maxAttempts ?? null)],
+/** The same rows as `jobs`, 1,000 per INSERT through pg: what a new apply writes, at the database's speed. */
+async function plainNewRows(pool: pg.Pool, jobs: ReturnType<typeof applyJobs>, prefix: string): Promise<number> {
+  const t0 = performance.now();
+  for (let from = 0; from < jobs.length; from += 1_000) {
+    const part = jobs.slice(from, from + 1_000);
+    await pool.query(
+      `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload, retry_max_attempts)
+       SELECT gen_random_uuid(), $6 || k, 1, 'log', 'RECURRING', c, z, 'ACTIVE', p, a
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::int[]) AS t(k, c, z, p, a)`,
+      [part.map((j) => j.key), part.map((j) => j.cron), part.map((j) => j.timezone), part.map((j) => JSON.stringify(j.payload)), part.map((j) => j.retry?.maxAttempts ?? null), prefix],
+    );
+  }
+  return performance.now() - t0;
+}
+
+/** The live rows of the keys starting with `prefix` read through pg: what an unchanged apply needs of the server, at the database's speed. */
+async function plainRead(pool: pg.Pool, prefix: string): Promise<number> {
+  const t0 = performance.now();
+  await pool.query(`SELECT * FROM cron_job_definitions WHERE status <> 'RETIRED' AND job_key LIKE $1 || '%'`, [prefix]);
+  return performance.now() - t0;
+}
+
+/**
+ * A new version of each live row of the keys starting with `prefix`, 1,000 per transaction through
+ * pg (the old rows retired by one UPDATE, the new ones written by one INSERT … SELECT): what a
+ * changed apply writes, at the database's speed.
+ */
+async function plainVersions(pool: pg.Pool, prefix: string): Promise<number> {
+  const keys = (await pool.query(`SELECT job_key FROM cron_job_definitions WHERE status <> 'RETIRED' AND job_key LIKE $1 || '%' ORDER BY job_key`, [prefix])).rows.map((r) => r.job_key as string);
+  const t0 = performance.now();
+  for (let from = 0; from < keys.length; from += 1_000) {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `WITH old AS (UPDATE cron_job_definitions SET status = 'RETIRED' WHERE job_key = ANY($1::text[]) AND status <> 'RETIRED' RETURNING *)
+         INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, timezone, status, payload, retry_max_attempts, labels, supersedes_job_id)
+         SELECT gen_random_uuid(), job_key, version + 1, target, schedule_type, cron_expression, timezone, 'ACTIVE', payload, retry_max_attempts, '{"team":"bulk"}', id FROM old`,
+        [keys.slice(from, from + 1_000)],
       );
+      await client.query('COMMIT');
+    } finally {
+      client.release();
     }
-    const baseline = performance.now() - t0;
-    await pool.end();
-    report({
-      scenario: `cronql apply, ${APPLY_JOBS.toLocaleString('en')} new jobs (${n.toLocaleString('en')} created)`,
-      figure: 'CLI start → done',
-      value: first.ms,
-      baselineName: 'the rows as INSERTs of 1,000 through pg',
-      baseline,
-      goal: '≤ 10 s',
-      met: first.ms <= 10_000 && n === APPLY_JOBS,
-    });
-    report({
-      scenario: `cronql apply of the same file again (${unchanged.toLocaleString('en')} unchanged)`,
-      figure: 'CLI start → done',
-      value: again.ms,
-      baselineName: 'the first apply',
-      baseline: first.ms,
-    });
+  }
+  return performance.now() - t0;
+}
+
+/** One build's apply figures over the rounds: wall and CPU of the CLI, CPU of the server and of its PostgreSQL backends. */
+interface ApplyRuns {
+  name: string;
+  cli: string;
+  main?: string;
+  figures: Record<'create' | 'unchanged' | 'changed', { ms: number[]; cliCpu: number[]; serverCpu: number[]; dbCpu: number[] }>;
+}
+
+const applyFigures = () => ({ ms: [] as number[], cliCpu: [] as number[], serverCpu: [] as number[], dbCpu: [] as number[] });
+
+async function applyBench(serverUrl: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'cronql-bench-apply-'));
+  const file = join(dir, 'jobs.json');
+  const changedFile = join(dir, 'jobs-changed.json');
+  await writeFile(file, JSON.stringify({ namespace: 'bulk', jobs: applyJobs(false) }));
+  await writeFile(changedFile, JSON.stringify({ namespace: 'bulk', jobs: applyJobs(true) }));
+  // BENCH_BEFORE_MAIN: another build (its server and its CLI) in the same rounds, the order alternating.
+  const runs: ApplyRuns[] = [{ name: 'cronql', cli: CLI, figures: { create: applyFigures(), unchanged: applyFigures(), changed: applyFigures() } }];
+  if (BEFORE_MAIN) runs.push({ name: 'before', cli: join(dirname(BEFORE_MAIN), 'cli', 'cronql.js'), main: BEFORE_MAIN, figures: { create: applyFigures(), unchanged: applyFigures(), changed: applyFigures() } });
+  const baselines = { create: [] as number[], unchanged: [] as number[], changed: [] as number[] };
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const run of r % 2 ? [...runs].reverse() : runs) {
+        const db = await freshDatabase(serverUrl, 'cronql_bench_apply');
+        const server = await startServer(db.url, {}, run.main);
+        try {
+          const timed = async (what: keyof ApplyRuns['figures'], path: string, expect: string) => {
+            const cpu0 = await cpuMsOf(server.child.pid);
+            const backends0 = await backendsCpu(db.url);
+            const res = await cli(server.url, ['--json', 'apply', path], run.cli);
+            const cpu1 = await cpuMsOf(server.child.pid);
+            const f = run.figures[what];
+            f.ms.push(res.ms);
+            f.cliCpu.push(res.cpuMs);
+            if (cpu0 !== undefined && cpu1 !== undefined) f.serverCpu.push(cpu1 - cpu0);
+            f.dbCpu.push(cpuSpent(backends0, await backendsCpu(db.url)));
+            console.log(`  round ${r + 1}, ${run.name}, ${what}: ${Math.round(res.ms)} ms (CLI CPU ${Math.round(res.cpuMs)} ms)`);
+            const plan = (JSON.parse(res.out) as { plan: { action: string }[] }).plan;
+            const n = plan.filter((p) => p.action === expect).length;
+            if (n !== APPLY_JOBS) throw new Error(`${run.name} apply (${what}): ${n} of ${APPLY_JOBS} ${expect}`);
+          };
+          await timed('create', file, 'create');
+          await timed('unchanged', file, 'unchanged');
+          await timed('changed', changedFile, 'version');
+          const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+          const versions = (await pool.query(`SELECT count(*)::int AS n FROM cron_job_definitions WHERE job_key LIKE 'bulk.%' AND version = 2 AND status = 'ACTIVE' AND labels = '{"team":"bulk"}'`)).rows[0].n as number;
+          if (versions !== APPLY_JOBS) throw new Error(`${run.name}: ${versions} of ${APPLY_JOBS} jobs at version 2 with the new label`);
+          // The same-run baselines, on the same database (beside the build's own rows): once per round.
+          if (run === runs[0]) {
+            baselines.create.push(await plainNewRows(pool, applyJobs(false), 'plain.'));
+            baselines.unchanged.push(await plainRead(pool, 'plain.'));
+            baselines.changed.push(await plainVersions(pool, 'plain.'));
+          }
+          await pool.end();
+        } finally {
+          await server.stop();
+          await db.drop();
+        }
+      }
+    }
+    const what = {
+      create: { scenario: `cronql apply, ${APPLY_JOBS.toLocaleString('en')} new jobs`, baselineName: 'the rows as INSERTs of 1,000 through pg', goal: '≤ 10 s', limit: 10_000 },
+      unchanged: { scenario: `cronql apply of the same file again (${APPLY_JOBS.toLocaleString('en')} unchanged)`, baselineName: 'the live rows read through pg', goal: '≤ 2 s', limit: 2_000 },
+      changed: { scenario: `cronql apply of the file with every job changed (${APPLY_JOBS.toLocaleString('en')} new versions)`, baselineName: 'the versions as UPDATE + INSERT of 1,000 through pg', goal: '≤ 10 s', limit: 10_000 },
+    } as const;
+    for (const key of ['create', 'unchanged', 'changed'] as const) {
+      const value = median(runs[0].figures[key].ms);
+      report({ scenario: what[key].scenario, figure: `CLI start → done, median of ${ROUNDS}`, value, baselineName: what[key].baselineName, baseline: median(baselines[key]), goal: what[key].goal, met: value <= what[key].limit });
+      console.log(`  baseline: ${baselines[key].map((x) => Math.round(x)).join(' / ')} ms`);
+      for (const run of runs) {
+        const f = run.figures[key];
+        const list = (xs: number[]) => `${xs.map((x) => Math.round(x)).join(' / ')} ms (median ${Math.round(median(xs))})`;
+        console.log(`  ${run.name}: ${list(f.ms)}, ${(median(f.ms) / median(baselines[key])).toFixed(1)}× the baseline`);
+        console.log(`    CLI CPU ${list(f.cliCpu)}; server CPU ${list(f.serverCpu)}; its PostgreSQL backends' CPU ${list(f.dbCpu)}`);
+      }
+    }
   } finally {
-    await server.stop();
     await rm(dir, { recursive: true, force: true });
-    await db.drop();
   }
 }
 

@@ -6,7 +6,7 @@ import {
   CancelRunDocument,
   CreateJobDocument,
   CreateJobsDocument,
-  CreateJobVersionDocument,
+  CreateJobVersionsDocument,
   JobDocument,
   JobsDocument,
   LiveJobsDocument,
@@ -43,13 +43,16 @@ import {
   type TokenRole,
   type BackfillFieldsFragment,
   type BackfillScope,
+  type JobDefinitionFieldsFragment,
   type JobFieldsFragment,
   type JobScheduleFieldsFragment,
   type JobStatus,
   type CreateJobInput,
+  type CreateJobVersionInput,
   type RunStatus,
 } from '../client/generated/graphql.js';
 import { CliError, request, subscribe, type Endpoint } from './client.js';
+import type { JobSettingName } from '../domain/job-fields.js';
 import { calendarDefinition, calendarSpec, canonical, changedFields, definitionSpec, parseJobsFile, settingsDefinition, specDefinition, toYaml, upstreamsFirst, type CalendarSpec, type Definition, type JobsFile, type JobSpec } from './jobs-file.js';
 
 /**
@@ -90,10 +93,14 @@ function output(value: unknown, rows?: Record<string, unknown>[]): void {
   for (const r of rows) console.log(cols.map((c, i) => text(r[c]).padEnd(widths[i])).join('  ').trimEnd());
 }
 
-/** A job with its schedule's fields when the query asked for them (a page of jobs does not). */
+/** A job with its schedule in words when the query asked for it (a page of jobs does not). */
 type ListedJob = JobFieldsFragment & Partial<JobScheduleFieldsFragment>;
-/** A live job as `cronql apply` reads it. */
-type LiveJob = JobFieldsFragment & JobScheduleFieldsFragment;
+/** A live job as `cronql apply` and `export` read it: its definition. */
+type LiveJob = JobDefinitionFieldsFragment;
+/** Every setting is read with a live job: one missing from JobDefinitionFields fails to compile here (apply would compare its default with the file's value). */
+type UnreadSetting = Exclude<JobSettingName, keyof LiveJob>;
+const everySettingRead: [UnreadSetting] extends [never] ? true : UnreadSetting = true;
+void everySettingRead;
 
 const jobRow = (j: ListedJob) => ({
   id: j.id, key: j.key, v: j.version, status: j.status, target: j.target,
@@ -256,6 +263,12 @@ jobs.command('run <id>').description('run now (AD_HOC with --payload)').option('
  * gain fields), so a page stays well within the API's cost limit (25,000); `liveJobs` pages on.
  */
 const JOBS_PAGE = 250;
+/**
+ * Live jobs per page `liveJobs` asks for: the server's largest page (500). A row of
+ * JobDefinitionFields costs 8 (its columns 1, `retry` 2, `after` 4), and the server computes
+ * nothing per row for it: a page of 10,000 jobs' definitions is 20 round trips.
+ */
+const LIVE_JOBS_PAGE = 500;
 
 jobs.command('versions <key>').description('every version of a job').action(async (key: string) => {
   const data = await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED', 'RETIRED'] as JobStatus[] }, first: JOBS_PAGE });
@@ -524,7 +537,7 @@ async function liveJobs(): Promise<Map<string, LiveJob>> {
   const live = new Map<string, LiveJob>();
   let after: string | null | undefined;
   do {
-    const data = await request(endpoint(), LiveJobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: JOBS_PAGE, after });
+    const data = await request(endpoint(), LiveJobsDocument, { filter: { status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: LIVE_JOBS_PAGE, after });
     for (const node of data.jobs.nodes) live.set(node.key, node);
     after = data.jobs.pageInfo.hasNextPage ? data.jobs.pageInfo.endCursor : null;
   } while (after);
@@ -561,7 +574,7 @@ program
   .description('create or version the jobs of a YAML/JSON file; unchanged ones are left alone')
   .option('--prune', "retire the namespace's live jobs the file no longer lists")
   .option('--dry-run', 'print the plan, change nothing')
-  .option('--batch-size <n>', 'new jobs created per call, each call all or none (at most 1000)', '500')
+  .option('--batch-size <n>', 'new jobs (or new versions) made per call, each call all or none (at most 1000)', '500')
   .action(async (path: string, o: { prune?: boolean; dryRun?: boolean; batchSize: string }) => {
     const batchSize = Number(o.batchSize);
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000) throw new CliError('BAD_USER_INPUT', '--batch-size must be an integer from 1 to 1000');
@@ -618,29 +631,32 @@ program
       const specs = new Map(file.jobs.map((j) => [j.key, j]));
       for (let i = 0; i < steps.length; ) {
         const step = steps[i];
-        const input = specs.has(step.key) ? (jobInput(specs.get(step.key)!) as Omit<CreateJobInput, 'key'>) : undefined;
-        if (step.action === 'create') {
-          // New jobs go a batch at a time, each batch all or none (one transaction on the server):
-          // the run of creations up to the next other step, --batch-size jobs and half the
-          // server's default body limit at most.
-          const batch: CreateJobInput[] = [];
+        if (step.action === 'create' || step.action === 'version') {
+          // New jobs, and new versions of changed ones, go a batch at a time, each batch all or
+          // none (one transaction on the server): the run of steps of one action up to the next
+          // other step, --batch-size jobs and half the server's default body limit at most.
+          const action = step.action;
+          const batch: { key: string; input: unknown }[] = [];
           let bytes = 0;
-          for (; i < steps.length && steps[i].action === 'create' && batch.length < batchSize; i++) {
-            const next = { key: steps[i].key, ...(jobInput(specs.get(steps[i].key)!) as Omit<CreateJobInput, 'key'>) };
-            const size = JSON.stringify(next).length;
+          for (; i < steps.length && steps[i].action === action && batch.length < batchSize; i++) {
+            const key = steps[i].key;
+            const fields = jobInput(specs.get(key)!) as Omit<CreateJobInput, 'key'>;
+            const input = action === 'create' ? { key, ...fields } : { id: live.get(key)!.id, input: fields };
+            const size = JSON.stringify(input).length;
             if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
-            batch.push(next);
+            batch.push({ key, input });
             bytes += size;
           }
           try {
-            await request(endpoint(), CreateJobsDocument, { inputs: batch });
+            if (action === 'create') await request(endpoint(), CreateJobsDocument, { inputs: batch.map((b) => b.input as CreateJobInput) });
+            else await request(endpoint(), CreateJobVersionsDocument, { inputs: batch.map((b) => b.input as CreateJobVersionInput) });
           } catch (err) {
             // The server names the input it refused; its message without that prefix (the line names the job).
             const key = err instanceof CliError && typeof err.details?.key === 'string' ? err.details.key : batch[0].key;
             const cause = err instanceof CliError ? new CliError(err.code, err.message.replace(/^job ".*?" \(input \d+\): /, ''), err.details) : err;
-            fail({ action: 'create', key }, cause);
+            fail({ action, key }, cause);
           }
-          done.push(...batch.map((b) => `create ${b.key}`));
+          done.push(...batch.map((b) => `${action} ${b.key}`));
           continue;
         }
         if (step.action === 'set-pool') {
@@ -666,7 +682,6 @@ program
           continue;
         }
         try {
-          if (step.action === 'version') await request(endpoint(), CreateJobVersionDocument, { id: live.get(step.key)!.id, input: input! });
           if (step.action === 'retire') await request(endpoint(), RetireJobDocument, { id: live.get(step.key)!.id });
         } catch (err) {
           fail(step, err);
@@ -710,9 +725,8 @@ program
   .option('--timeout <seconds>', 'give up after', '60')
   .action(async (o: { waitSlot?: boolean; timeout: string }) => {
     const key = 'cronql.verify';
-    const live = await liveJobs();
     const spec = { key, target: 'log', cron: '*/5 * * * *', payload: { message: 'cronql verify' } };
-    let job: ListedJob | undefined = live.get(key);
+    let job: ListedJob | undefined = (await request(endpoint(), JobsDocument, { filter: { key, status: ['ACTIVE', 'PAUSED'] as JobStatus[] }, first: 1 })).jobs.edges[0]?.node;
     if (!job) job = (await request(endpoint(), CreateJobDocument, { input: { key, target: 'log', scheduleType: 'RECURRING' as never, cronExpression: spec.cron, payload: spec.payload } })).createJob;
     else if (job.status === 'PAUSED') job = (await request(endpoint(), ResumeJobDocument, { id: job.id })).resumeJob;
     const deadline = Date.now() + Number(o.timeout) * 1000;

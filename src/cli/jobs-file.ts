@@ -306,7 +306,17 @@ function everyDefinition(every: unknown): string | null {
   }
 }
 
+/** Each file job's definition, made once: the rules, the comparison and the request all read it (a file's jobs are not changed once parsed). */
+const definitions = new WeakMap<JobSpec, Definition>();
+
+/** The definition a file's job says (omitted fields: their defaults), as the server would answer it. Made once per job; do not change it. */
 export function specDefinition(spec: JobSpec): Definition {
+  let definition = definitions.get(spec);
+  if (!definition) definitions.set(spec, (definition = definitionOf(spec)));
+  return definition;
+}
+
+function definitionOf(spec: JobSpec): Definition {
   const crons = spec.cron === undefined ? null : Array.isArray(spec.cron) ? spec.cron : [spec.cron];
   return {
     target: spec.target,
@@ -332,9 +342,27 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/**
+ * Whether `canonical` would write `a` and `b` the same (keys in any order, undefined as null),
+ * without writing either: `apply` compares every job of a file with the server's, most of them
+ * equal.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a == null || b == null) return a == null && b == null;
+  if (typeof a !== 'object' || typeof b !== 'object') return typeof a === 'number' && typeof b === 'number' ? canonical(a) === canonical(b) : false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameValue(v, b[i]));
+  }
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
 /** The fields whose values differ. */
 export function changedFields(from: Definition, to: Definition): (keyof Definition)[] {
-  return (Object.keys(to) as (keyof Definition)[]).filter((k) => canonical(from[k]) !== canonical(to[k]));
+  return (Object.keys(to) as (keyof Definition)[]).filter((k) => !sameValue(from[k], to[k]));
 }
 
 /** A definition as a file entry (export). */

@@ -35,13 +35,16 @@ export async function loadJobs(pool: Pool, jobIds: readonly string[]): Promise<J
   return res.rows.map(rowToJobSnapshot);
 }
 
+/** A job's last success, read from its runs (as the entity's formula does), for a query over `cron_job_definitions j`. */
+export const LAST_SUCCESS_AT = `(SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.status = ${S.SUCCEEDED}) AS last_success_at`;
+
 /**
  * A job record's columns beyond the snapshot's, and its last success (read from the runs, as the
  * entity's formula does), for a query over `cron_job_definitions j`.
  */
 export const RECORD_COLUMNS = `j.final_slot_at, j.consecutive_failures, j.last_failure_at, j.pause_reason, j.skip_remaining, j.skip_reason, j.supersedes_job_id,
   j.created_by, j.updated_by, j.created_at,
-  (SELECT max(r.finished_at) FROM cron_job_runs r WHERE r.job_definition_id = j.id AND r.status = ${S.SUCCEEDED}) AS last_success_at`;
+  ${LAST_SUCCESS_AT}`;
 
 /** Every column of a job record, for a query over `cron_job_definitions j`. */
 export const RECORD_SELECT = `${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, ${RECORD_COLUMNS}`;

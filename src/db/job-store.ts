@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { JOB_SETTINGS, SETTING_NAMES } from '../domain/job-fields.js';
-import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { JobStatus, type ScheduleType } from '../domain/enums.js';
 import { entityReader, jobSnapshot, RETRY_PARTS, type JobDefinitionFields, type JobRecord } from '../domain/job.js';
 import { JobDefinition } from './entities/job-definition.entity.js';
 import { Channel } from './notifier.js';
 import { auditFromRows, writeAuditOrm, type AuditBy } from './audit.js';
+import { inTransaction, type Query } from './runs/context.js';
 import { dependencyRefusalIn, JobWriteRefused, unknownCalendarIn } from './job-write-refused.js';
-import { loadJobRecords, loadNewestByKeys, rowToJobRecord } from './job-loading.js';
+import { LAST_SUCCESS_AT, loadJobRecords, loadNewestByKeys, rowToJobRecord } from './job-loading.js';
 import { listJobs, type JobQuery } from './job-list.js';
 import { changeJobsBySelector, type BulkChange } from './bulk-job-changes.js';
 import type { LabelSelector } from '../domain/label-selector.js';
@@ -18,19 +19,6 @@ import { GroupCommit, type Outcome } from './group-commit.js';
 
 /** The fields of a new job version that the services validated. */
 export type JobFields = JobDefinitionFields & Pick<JobDefinition, 'finalSlotAt'>;
-
-/** The job's columns for its fields (the retry policy is five columns). */
-function columns({ retry, ...rest }: JobFields) {
-  return {
-    ...rest,
-    cronExpressions: storedExpressions(rest.cronExpressions),
-    retryMaxAttempts: retry?.maxAttempts ?? null,
-    retryBackoff: retry?.backoff ?? null,
-    retryDelaySeconds: retry?.delaySeconds ?? null,
-    retryMaxDelaySeconds: retry?.maxDelaySeconds ?? null,
-    retryOn: retry?.retryOn ?? null,
-  };
-}
 
 /** `cron_expressions` holds the list only when there are several (one is `cron_expression` alone). */
 const storedExpressions = (list: readonly string[] | null | undefined): string[] | null => (list && list.length > 1 ? [...list] : null);
@@ -194,47 +182,47 @@ export class JobStore {
   }
 
   /**
-   * Retires `old` and activates its next version, atomically; returns [retired, created].
-   * @throws JobWriteRefused('NOT_IN_STATE') when `old` is RETIRED by now, ('CONCURRENT') when
-   * another version of the key was made meanwhile.
+   * Retires each `old` and activates its next version, all or none, in one transaction (one
+   * statement retires them all, one inserts the new versions with their audit entries): what
+   * createJobVersion writes for one job and createJobVersions for a batch. Returns [retired,
+   * created] per item, in the order given. Each new version is ACTIVE, `old.version + 1`, and
+   * supersedes `old`; every instance is told of both rows (NOTIFY, the retired ones first).
+   * @throws JobWriteRefused('NOT_IN_STATE', key) when an `old` is RETIRED by now,
+   * ('CONCURRENT', key) when another version of its key was made meanwhile, and the refusals of
+   * `createMany` (an unknown calendar, pool or upstream, a cycle); nothing is written then.
    */
-  async supersede(old: JobRecord, fields: JobFields, actor: string | null, now: Date, audit: JobAudit): Promise<[JobRecord, JobRecord]> {
-    const em = this.em();
-    let created!: JobDefinition;
-    let retired!: JobDefinition;
-    try {
-      await em.transactional(async (tx) => {
-        const n = await tx.nativeUpdate(
-          JobDefinition,
-          { id: old.id, status: { $ne: JobStatus.RETIRED } },
-          { status: JobStatus.RETIRED, pauseReason: null, pausedUntil: null, updatedBy: actor, updatedAt: now },
+  async supersedeMany(items: readonly NewVersion[], actor: string | null, now: Date, audit: AuditBy): Promise<[JobRecord, JobRecord][]> {
+    if (items.length === 0) return [];
+    const pairs = await inTransaction(this.pool, async (q) => {
+      const retired = await retireReplaced(q, items.map((i) => i.old.id), actor, now);
+      if (retired.length < items.length) {
+        const done = new Set(retired.map((r) => r.id));
+        throw new JobWriteRefused('NOT_IN_STATE', items.find((i) => !done.has(i.old.id))!.old.jobKey);
+      }
+      let created: (JobRecord | null)[];
+      try {
+        created = await insertNewJobs(
+          { query: q },
+          items.map(({ old, fields, details }) => ({
+            row: { key: old.jobKey, version: old.version + 1, supersedesId: old.id, fields: { ...fields, finalSlotAt: fields.finalSlotAt ?? null } },
+            actor,
+            now,
+            audit,
+            // The entry of createJobVersion: what the caller said (the fields' names), the version made, the one it replaces.
+            details: { ...details, version: old.version + 1, replaces: old.id },
+          })),
+          'refuse',
         );
-        if (n === 0) throw new JobWriteRefused('NOT_IN_STATE');
-        // The live version is the newest one: every new version retires the one it replaces.
-        created = tx.create(JobDefinition, {
-          jobKey: old.jobKey,
-          version: old.version + 1,
-          ...columns(fields),
-          status: JobStatus.ACTIVE,
-          supersedes: tx.getReference(JobDefinition, old.id),
-          createdBy: actor,
-          updatedBy: actor,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await tx.flush();
-        retired = (await tx.findOne(JobDefinition, { id: old.id }, { refresh: true }))!;
-        await writeAuditOrm(tx, [{ ...audit, jobKey: old.jobKey, subject: created.id, details: { ...audit.details, version: created.version, replaces: old.id } }], now);
-        await notify(tx, old.id);
-        await notify(tx, created.id);
-      });
-    } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) throw new JobWriteRefused('CONCURRENT');
-      throw unknownCalendarIn(err) ?? dependencyRefusalIn(err) ?? err;
-    }
-    const records: [JobRecord, JobRecord] = [toJobRecord(retired), toJobRecord(created)];
-    this.publish(records);
-    return records;
+      } catch (err) {
+        // Unique (job_key, version) or one live version per key: another version of the key was made meanwhile.
+        if (err instanceof KeyTaken) throw new JobWriteRefused('CONCURRENT', err.key);
+        throw err;
+      }
+      const byId = new Map(retired.map((r) => [r.id, r]));
+      return items.map(({ old }, i): [JobRecord, JobRecord] => [byId.get(old.id)!, created[i]!]);
+    });
+    this.publish(pairs.flat());
+    return pairs;
   }
 
   /**
@@ -281,10 +269,21 @@ function notify(em: EntityManager, jobId: string): Promise<unknown> {
  */
 const MAX_CREATIONS_TOGETHER = 500;
 
-/** A new version 1 of a key, as the services validated it. */
+/** A new job row, as the services validated it: version 1 of a new key, or (`supersedeMany`) the next version of a live one. */
 export interface NewJobRow {
   key: string;
   fields: JobDefinitionFields & { finalSlotAt: Date | null };
+  /** 1 unless given. */
+  version?: number;
+  /** The version it replaces (retired in the same transaction). */
+  supersedesId?: string | null;
+}
+
+/** A new version of a live job: the version it replaces, its validated fields, and what its audit entry says beside the version. */
+export interface NewVersion {
+  old: JobRecord;
+  fields: JobFields;
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -296,7 +295,8 @@ export interface NewJobRow {
 const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, now: Date) => unknown][] = [
   ['id', () => randomUUID()],
   ['job_key', (r) => r.key],
-  ['version', () => 1],
+  ['version', (r) => r.version ?? 1],
+  ['supersedes_job_id', (r) => r.supersedesId ?? null],
   ['target', (r) => r.fields.target],
   ['schedule_type', (r) => r.fields.scheduleType],
   ['cron_expression', (r) => r.fields.cronExpression],
@@ -325,9 +325,9 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
   ['updated_at', (_, __, now) => now],
 ];
 
-/** PostgreSQL's code for a unique violation, and the key it names in its detail. */
+/** PostgreSQL's code for a unique violation, and the key it names in its detail (unique (job_key, version), or one live version per key). */
 const UNIQUE_VIOLATION = '23505';
-const KEY_IN_DETAIL = /^Key \(job_key, version\)=\((.*), 1\) already exists/;
+const KEY_IN_DETAIL = /^Key \(job_key(?:, version)?\)=\((.*?)(?:, \d+)?\) already exists/;
 
 /** A new key's version 1 collided with an existing one: `key` is the key PostgreSQL named. */
 export class KeyTaken extends Error {
@@ -342,6 +342,8 @@ export interface NewJobWrite {
   actor: string | null;
   now: Date;
   audit: AuditBy;
+  /** The audit entry's details (a new version's); a new job's are its version, target and schedule type. */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -365,14 +367,14 @@ export async function insertJobsSkippingTaken(db: pg.Pool | pg.PoolClient, write
   return insertNewJobs(db, writes, 'skip');
 }
 
-async function insertNewJobs(db: pg.Pool | pg.PoolClient, writes: readonly NewJobWrite[], taken: 'refuse' | 'skip'): Promise<(JobRecord | null)[]> {
+async function insertNewJobs(db: Pick<pg.Pool, 'query'> | { query: Query }, writes: readonly NewJobWrite[], taken: 'refuse' | 'skip'): Promise<(JobRecord | null)[]> {
   if (writes.length === 0) return [];
   const params: unknown[] = [];
   const values = writes.map(({ row, actor, now }) => `(${COLUMNS.map(([, value]) => `$${params.push(value(row, actor, now))}`).join(', ')})`);
-  // Who wrote each row, by key (distinct in one statement): three array parameters, whatever the number of rows.
+  // Who wrote each row, by key (distinct in one statement): four array parameters, whatever the number of rows.
   const who = `SELECT * FROM unnest($${params.push(writes.map((w) => w.row.key))}::text[], $${params.push(writes.map((w) => w.audit.actor))}::text[], $${params.push(
     writes.map((w) => w.audit.action),
-  )}::text[]) AS w(job_key, actor, action)`;
+  )}::text[], $${params.push(writes.map((w) => (w.details ? JSON.stringify(w.details) : null)))}::jsonb[]) AS w(job_key, actor, action, details)`;
   const sql = `WITH ins AS (
       INSERT INTO cron_job_definitions (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${values.join(', ')}
       ${taken === 'skip' ? 'ON CONFLICT DO NOTHING' : ''} RETURNING *),
@@ -386,10 +388,10 @@ async function insertNewJobs(db: pg.Pool | pg.PoolClient, writes: readonly NewJo
       action: 'who.action',
       jobKey: 'ins.job_key',
       subject: 'ins.id::text',
-      details: `jsonb_build_object('version', ins.version, 'target', ins.target, 'scheduleType', ins.schedule_type)`,
+      details: `coalesce(who.details, jsonb_build_object('version', ins.version, 'target', ins.target, 'scheduleType', ins.schedule_type))`,
     })})
     SELECT ins.*, (SELECT count(*) FROM sent) AS notified FROM ins`;
-  let res: pg.QueryResult;
+  let res: { rows: Record<string, unknown>[] };
   try {
     res = await db.query(sql, params);
   } catch (err) {
@@ -399,4 +401,22 @@ async function insertNewJobs(db: pg.Pool | pg.PoolClient, writes: readonly NewJo
   }
   const byKey = new Map(res.rows.map((r) => [r.job_key as string, rowToJobRecord(r)]));
   return writes.map((w) => byKey.get(w.row.key) ?? null);
+}
+
+/**
+ * Retires the versions `ids` that are not RETIRED yet (the replaced side of `supersedeMany`) and
+ * notifies every instance of each, in one statement on the caller's transaction; returns the
+ * records of those it retired (fewer than `ids` when some were RETIRED already).
+ */
+async function retireReplaced(q: Query, ids: readonly string[], actor: string | null, now: Date): Promise<JobRecord[]> {
+  const res = await q(
+    `WITH retired AS (
+       UPDATE cron_job_definitions j SET status = $1, pause_reason = NULL, paused_until = NULL, updated_by = $2, updated_at = $3
+       WHERE j.id = ANY($4::uuid[]) AND j.status <> $1
+       RETURNING j.*, ${LAST_SUCCESS_AT}
+     ), sent AS (SELECT pg_notify($5, id::text) FROM retired)
+     SELECT retired.*, (SELECT count(*) FROM sent) AS notified FROM retired`,
+    [JobStatus.RETIRED, actor, now, ids, Channel.JOB_CHANGED],
+  );
+  return res.rows.map(rowToJobRecord);
 }

@@ -21,7 +21,7 @@ export function lazyJobStore(open: () => Promise<JobStore>): JobStoreApi {
     list: (...a) => store().then((s) => s.list(...a)),
     create: (...a) => store().then((s) => s.create(...a)),
     createMany: (...a) => store().then((s) => s.createMany(...a)),
-    supersede: (...a) => store().then((s) => s.supersede(...a)),
+    supersedeMany: (...a) => store().then((s) => s.supersedeMany(...a)),
     transition: (...a) => store().then((s) => s.transition(...a)),
     changeBySelector: (...a) => store().then((s) => s.changeBySelector(...a)),
   };

@@ -122,6 +122,7 @@ export const ROLE_RULES = {
   'Mutation.createJob': ADMINS,
   'Mutation.createJobs': ADMINS,
   'Mutation.createJobVersion': ADMINS,
+  'Mutation.createJobVersions': ADMINS,
   'Mutation.retireJob': ADMINS,
   'Mutation.setSecret': ADMINS,
   'Mutation.deleteSecret': ADMINS,

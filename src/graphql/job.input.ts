@@ -1,4 +1,4 @@
-import { Field, InputType, Int } from 'type-graphql';
+import { Field, ID, InputType, Int } from 'type-graphql';
 import { BackoffKind, DependencyOutcome, JobStatus, ScheduleType } from './enums.js';
 import { DateTimeScalar } from './scalars.js';
 import { RETRY_DEFAULTS } from '../domain/job.js';
@@ -133,5 +133,15 @@ export class NewJobVersionInput extends JobSettingsInput {
 
   @Field(() => DateTimeScalar, { nullable: true, description: 'Null clears it.' })
   endAt?: Date | null;
+}
+
+/** One job of createJobVersions: what createJobVersion takes. */
+@InputType('CreateJobVersionInput', { description: 'One job of createJobVersions: the arguments of createJobVersion.' })
+export class CreateJobVersionInput {
+  @Field(() => ID, { description: 'The live version to replace.' })
+  id!: string;
+
+  @Field(() => NewJobVersionInput)
+  input!: NewJobVersionInput;
 }
 

@@ -9,7 +9,7 @@ import { JobStatus, RunStatus, ScheduleType } from './enums.js';
 import { ownersOf, partitionOfKey } from '../domain/partitions.js';
 import { describeJobSchedules } from '../services/schedule-words.js';
 import { formatEvery } from '../schedule/interval.js';
-import { CreateJobInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
+import { CreateJobInput, CreateJobVersionInput, JobFilterInput, NewJobVersionInput } from './job.input.js';
 import { Dependency, Job } from './job.type.js';
 import type { DependencyOutcome } from '../domain/enums.js';
 import { Run } from './run.type.js';
@@ -132,6 +132,22 @@ export class JobResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<JobRecord> {
     return ctx.cronql.jobs.createVersion(id, sentFields(input), ctx.principal.name, scopeOf(ctx.principal));
+  }
+
+  @Authorized(...rolesFor('Mutation.createJobVersions'))
+  @Mutation(() => [Job], {
+    description:
+      'New versions of several jobs, all or none (at most 1,000 a call), each by the rules of createJobVersion, in one transaction: ' +
+      'what `cronql apply` sends for the jobs a file changes. Returns the new versions in the order given. An error names the input it is about (extensions.details.index and key).',
+  })
+  async createJobVersions(@Arg('inputs', () => [CreateJobVersionInput]) inputs: CreateJobVersionInput[], @Ctx() ctx: GraphQLContext): Promise<JobRecord[]> {
+    const jobs = await ctx.cronql.jobs.createVersions(
+      inputs.map((i) => ({ id: i.id, input: sentFields(i.input) })),
+      ctx.principal.name,
+      scopeOf(ctx.principal),
+    );
+    ctx.loaders.primeJobs(jobs);
+    return jobs;
   }
 
   @Authorized(...rolesFor('Mutation.retireJob'))

@@ -2,16 +2,19 @@ import {
   getArgumentValues,
   getDirectiveValues,
   getNamedType,
+  getNullableType,
   GraphQLError,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   isInterfaceType,
+  isListType,
   isObjectType,
   Kind,
   MaxIntrospectionDepthRule,
   type ASTVisitor,
   type DocumentNode,
   type FieldNode,
+  type GraphQLField,
   type FragmentDefinitionNode,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -120,7 +123,9 @@ class TooManyNodes extends Error {}
  * columns of the object in hand). A connection (`…Connection` type) costs 1, plus `totalCount` and `pageInfo` once
  * each (their own queries, whatever the page size — so `first: 0` does not make them free),
  * plus `nodes`/`edges` times the page size the resolver will fetch: `pageSize(first)`, the same
- * function the services call (omitted or null → the field's declared default, capped at 500).
+ * function the services call (omitted or null → the field's declared default, capped at 500). A
+ * list answering one object per input (`createJobs`, `createJobVersions`) costs its selection
+ * once per input (`answersOf`).
  */
 function operationCost(
   schema: GraphQLSchema,
@@ -168,7 +173,7 @@ function operationCost(
     const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[field.name.value] : undefined;
     if (!def || !field.selectionSet) return 1;
     const type = getNamedType(def.type);
-    if (!type.name.endsWith('Connection') || !isObjectType(type)) return 1 + costOf(field.selectionSet, type, path);
+    if (!type.name.endsWith('Connection') || !isObjectType(type)) return answersOf(def, field, variables) * (1 + costOf(field.selectionSet, type, path));
     // A connection: the page is fetched once, its parts priced apart.
     const args = getArgumentValues(def, field, variables);
     // `first: null` is the field's own default, as its resolver reads it (Run.logs: 100; the others: 20).
@@ -186,6 +191,18 @@ function operationCost(
   };
 
   return costOf(operation.selectionSet, root, new Set());
+}
+
+/**
+ * How many objects a field answers for its selection: one per item of its `inputs` list when it
+ * is a list of them (createJobs, createJobVersions: a new job per input), else one. The list is
+ * counted as sent (a literal or a variable), not coerced: coercion comes later, once.
+ */
+function answersOf(def: GraphQLField<unknown, unknown>, field: FieldNode, variables: Record<string, unknown>): number {
+  if (!isListType(getNullableType(def.type)) || !def.args.some((a) => a.name === 'inputs')) return 1;
+  const arg = field.arguments?.find((a) => a.name.value === 'inputs')?.value;
+  const items = arg?.kind === Kind.LIST ? arg.values.length : arg?.kind === Kind.VARIABLE ? (Array.isArray(variables[arg.name.value]) ? (variables[arg.name.value] as unknown[]).length : 1) : 1;
+  return Math.max(1, items);
 }
 
 /** The fields selected directly in a set, through fragments (what a connection's parts are). */

@@ -375,9 +375,29 @@ export class Runtime implements MaintainedRuntime {
     // A pause that ends by itself: the instance arming the job rings for its end.
     if (owned && job.status === JobStatus.PAUSED && job.pausedUntil) this.pauseEnds.set([{ jobId: job.id, until: job.pausedUntil }]);
     else this.pauseEnds.clear(job.id);
-    if (job.status !== JobStatus.ACTIVE && this.state === 'armed') {
-      void this.firePath.track(this.store.stopChains([job.id])).catch((err) => this.o.log.warn({ err, jobId: job.id }, 'could not end the waiting runs of a stopped job'));
+    if (job.status !== JobStatus.ACTIVE && this.state === 'armed') this.stopChainsOf(job.id);
+  }
+
+  /** The jobs whose chains the next `stopChains` statement ends (gathered for one microtask). */
+  private chainsToStop: Set<string> | null = null;
+
+  /**
+   * Ends the waiting runs of a job no longer ACTIVE — together with those of the other jobs
+   * applied in the same turn: a batch of new versions or a bulk pause applies thousands of jobs
+   * in one loop, and one statement per job cost the database seconds (BENCHMARKS.md, "Job
+   * writes"). Tracked at once, so a stop that follows still waits for it.
+   */
+  private stopChainsOf(jobId: string): void {
+    if (this.chainsToStop) {
+      this.chainsToStop.add(jobId);
+      return;
     }
+    const ids = (this.chainsToStop = new Set([jobId]));
+    const stopped = Promise.resolve().then(() => {
+      this.chainsToStop = null;
+      return this.store.stopChains([...ids]);
+    });
+    void this.firePath.track(stopped).catch((err) => this.o.log.warn({ err, jobs: [...ids].slice(0, 10) }, 'could not end the waiting runs of stopped jobs'));
   }
 
   /**

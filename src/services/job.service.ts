@@ -11,7 +11,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { TargetRegistry } from '../runtime/targets/registry.js';
 import { decodeCursor, pageSize, toPage, type Page } from './pagination.js';
 import { assertNotOwnUpstream } from './dependency-rules.js';
-import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput } from './job-rules.js';
+import { RESUMED, settingsOfNewVersion, validateDefinition, validateKey, validatePauseEnd, validateReason, validateSkipCount, type DefinitionInput, type ValidDefinition } from './job-rules.js';
 import { CRONQL } from '../db/runs/vocabulary.js';
 import { checkText } from './stored-input.js';
 import { toJobQuery, type JobFilter } from './job-filter.js';
@@ -190,12 +190,7 @@ export class JobService {
    * `details.key`, and the key in the message). At most MAX_JOBS_PER_BATCH inputs.
    */
   async createMany(inputs: readonly CreateJobInput[], actor: string | null = null): Promise<JobRecord[]> {
-    if (inputs.length > MAX_JOBS_PER_BATCH) {
-      throw new CronqlError('BAD_USER_INPUT', `at most ${MAX_JOBS_PER_BATCH} jobs per call (got ${inputs.length}); send them in batches`, {
-        field: 'inputs',
-        max: MAX_JOBS_PER_BATCH,
-      });
-    }
+    assertBatchSize(inputs.length);
     const now = this.d.clock.now();
     const seen = new Set<string>();
     const rows = inputs.map((input, index) => {
@@ -212,28 +207,8 @@ export class JobService {
     });
     // Upstreams first: the database checks each new job's upstreams against the rows before it.
     const ordered = upstreamsFirst(rows);
-    // Each input's secrets checked on its own, so that the error names the job (one lookup when all exist).
-    const names = rows.flatMap((r) => [...secretNames(r.fields.payload)]);
-    if (names.length) {
-      try {
-        await this.d.secrets?.assertExist(names);
-      } catch (err) {
-        if (!(err instanceof CronqlError)) throw err;
-        for (const [index, row] of rows.entries()) {
-          await this.d.secrets?.assertExist(secretNames(row.fields.payload)).catch((e: unknown) => {
-            throw e instanceof CronqlError ? ofInput(e, index, row.key) : e;
-          });
-        }
-        throw err;
-      }
-    }
-    // Each input's channels checked on its own, so that the error names the job.
-    for (const [index, row] of rows.entries()) {
-      if (row.fields.notify.length === 0) continue;
-      await this.d.channels?.assertExist(row.fields.notify).catch((e: unknown) => {
-        throw e instanceof CronqlError ? ofInput(e, index, row.key) : e;
-      });
-    }
+    const named = (err: CronqlError, index: number) => ofInput(err, index, rows[index].key);
+    await this.assertReferencesExist(rows, named);
     try {
       const created = new Map((await this.store.createMany(ordered, actor, now, { actor: auditActor(actor), action: 'createJobs' })).map((j) => [j.jobKey, j]));
       return rows.map((r) => created.get(r.key)!);
@@ -243,20 +218,7 @@ export class JobService {
         const e = keyExists(err.key ?? '(one of the keys)');
         throw index >= 0 ? ofInput(e, index, err.key) : e;
       }
-      const calendar = unknownCalendar(err);
-      if (calendar) {
-        const named = (r: (typeof rows)[number]) =>
-          calendar.code === 'UNKNOWN_POOL' ? r.fields.concurrencyPool === calendar.details!.pool : r.fields.calendars.includes(calendar.details!.calendar as string);
-        const index = rows.findIndex(named);
-        throw index >= 0 ? ofInput(calendar, index, rows[index].key) : calendar;
-      }
-      const dependency = dependencyRefused(err);
-      if (dependency) {
-        const named = dependency.details!.jobKey as string;
-        const index = rows.findIndex((r) => (dependency.code === 'UNKNOWN_JOB' ? r.fields.after.some((d) => d.jobKey === named) : r.key === named));
-        throw index >= 0 ? ofInput(dependency, index, rows[index].key) : dependency;
-      }
-      throw err;
+      throw refusalOfInput(err, rows, named);
     }
   }
 
@@ -341,6 +303,74 @@ export class JobService {
   /** Atomically retires the job and activates a new version of it; returns the new version. */
   async createVersion(id: string, input: NewJobVersionInput, actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord> {
     const old = await this.getOrThrow(id, scope);
+    const [created] = await this.supersede([{ old, input }], actor, 'createJobVersion', (err) => err);
+    return created;
+  }
+
+  /**
+   * Several jobs' new versions at once, all or none (`cronql apply`'s changed jobs,
+   * `createJobVersions`): each by exactly the rules of `createVersion`, checked for every input
+   * before anything is written, then one transaction retires the replaced versions and writes the
+   * new ones with their audit entries (one per job) and notifications. An error names the input it
+   * is about (`details.index`, `details.key`, and the key in the message). At most
+   * MAX_JOBS_PER_BATCH inputs; a job listed twice is refused (BAD_USER_INPUT).
+   */
+  async createVersions(inputs: readonly { id: string; input: NewJobVersionInput }[], actor: string | null = null, scope: Scope = EVERY_JOB): Promise<JobRecord[]> {
+    assertBatchSize(inputs.length);
+    const olds = await this.getMany(inputs.map((i) => i.id), scope);
+    const seen = new Set<string>();
+    const items = inputs.map(({ id, input }, index) => {
+      const old = olds[index];
+      if (!old) throw ofInput(new CronqlError('NOT_FOUND', `no job with id ${id}`, { id }), index, undefined);
+      if (seen.has(old.id)) throw ofInput(new CronqlError('BAD_USER_INPUT', `job ${old.jobKey} v${old.version} is listed twice`, { field: 'inputs', id }), index, old.jobKey);
+      seen.add(old.id);
+      return { old, input };
+    });
+    return this.supersede(items, actor, 'createJobVersions', (err, index) => ofInput(err, index, items[index].old.jobKey));
+  }
+
+  /**
+   * The rules of a new version, written once for `createVersion` and `createVersions`: each input
+   * validated against the version it replaces, the secrets and channels it names checked, then
+   * the store's one transaction. `named` says which input an error is about (a batch's), or
+   * leaves it as it is (one job's).
+   */
+  private async supersede(
+    items: readonly { old: JobRecord; input: NewJobVersionInput }[],
+    actor: string | null,
+    action: string,
+    named: (err: CronqlError, index: number) => CronqlError,
+  ): Promise<JobRecord[]> {
+    const now = this.d.clock.now();
+    const rows = items.map(({ old, input }, index) => {
+      try {
+        return { key: old.jobKey, old, input, fields: this.newVersionFields(old, input, now) };
+      } catch (err) {
+        throw err instanceof CronqlError ? named(err, index) : err;
+      }
+    });
+    await this.assertReferencesExist(rows, named);
+    try {
+      const pairs = await this.store.supersedeMany(
+        // The names of the fields the caller sent: their values may hold credentials (a payload, headers).
+        rows.map((r) => ({ old: r.old, fields: r.fields, details: { fields: Object.keys(r.input).sort() } })),
+        actor,
+        now,
+        { actor: auditActor(actor), action },
+      );
+      return pairs.map(([, created]) => created);
+    } catch (err) {
+      if (err instanceof JobWriteRefused && (err.reason === 'NOT_IN_STATE' || err.reason === 'CONCURRENT')) {
+        const index = Math.max(0, rows.findIndex((r) => r.key === err.key));
+        const old = rows[index].old;
+        throw named(err.reason === 'NOT_IN_STATE' ? invalidState(old, 'createJobVersion') : new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`), index);
+      }
+      throw refusalOfInput(err, rows, named);
+    }
+  }
+
+  /** The validated fields of a new version of `old`: what `input` gives, the rest copied from `old`. @throws CronqlError INVALID_STATE (a RETIRED `old`) and the definition's rules */
+  private newVersionFields(old: JobRecord, input: NewJobVersionInput, now: Date): ValidDefinition {
     if (old.status === JobStatus.RETIRED) {
       throw new CronqlError('INVALID_STATE', `job ${old.jobKey} v${old.version} is RETIRED; versions are made from the live one`, {
         status: old.status,
@@ -348,7 +378,6 @@ export class JobService {
     }
     const scheduleType = input.scheduleType ?? old.scheduleType;
     const switched = scheduleType !== old.scheduleType;
-    const now = this.d.clock.now();
     const valid = validateDefinition(
       {
         target: input.target ?? old.target,
@@ -370,22 +399,30 @@ export class JobService {
       { targets: this.d.targets, maxPayloadBytes: this.d.maxPayloadBytes, now },
     );
     assertNotOwnUpstream(old.jobKey, valid.after);
-    await this.d.secrets?.assertExist(secretNames(valid.payload));
-    await this.d.channels?.assertExist(valid.notify);
-    try {
-      const [, created] = await this.store.supersede(old, valid, actor, now, {
-        actor: auditActor(actor),
-        action: 'createJobVersion',
-        // The names of the fields the caller sent: their values may hold credentials (a payload, headers).
-        details: { fields: Object.keys(input).sort() },
-      });
-      return created;
-    } catch (err) {
-      if (err instanceof JobWriteRefused && err.reason === 'NOT_IN_STATE') throw invalidState(old, 'createJobVersion');
-      if (err instanceof JobWriteRefused && err.reason === 'CONCURRENT') {
-        throw new CronqlError('INVALID_STATE', `job ${old.jobKey} was changed concurrently; try again`);
+    return valid;
+  }
+
+  /**
+   * The secrets and notification channels the new definitions name exist: one lookup of each
+   * when all do; else each row's own, so that the error names its input (`named`).
+   */
+  private async assertReferencesExist(rows: readonly { fields: ValidDefinition }[], named: (err: CronqlError, index: number) => CronqlError): Promise<void> {
+    const own = (index: number) => (e: unknown) => {
+      throw e instanceof CronqlError ? named(e, index) : e;
+    };
+    const names = rows.flatMap((r) => [...secretNames(r.fields.payload)]);
+    if (names.length) {
+      try {
+        await this.d.secrets?.assertExist(names);
+      } catch (err) {
+        if (!(err instanceof CronqlError)) throw err;
+        for (const [index, row] of rows.entries()) await this.d.secrets?.assertExist(secretNames(row.fields.payload)).catch(own(index));
+        throw err;
       }
-      throw unknownCalendar(err) ?? dependencyRefused(err) ?? err;
+    }
+    for (const [index, row] of rows.entries()) {
+      if (row.fields.notify.length === 0) continue;
+      await this.d.channels?.assertExist(row.fields.notify).catch(own(index));
     }
   }
 
@@ -448,6 +485,38 @@ function expressionsOfNewVersion(input: NewJobVersionInput, old: JobRecord, swit
 
 /** The most jobs `createMany` takes at once (a batch is one statement and one transaction). */
 export const MAX_JOBS_PER_BATCH = 1_000;
+
+/** @throws BAD_USER_INPUT past MAX_JOBS_PER_BATCH inputs (createJobs, createJobVersions). */
+function assertBatchSize(n: number): void {
+  if (n > MAX_JOBS_PER_BATCH) {
+    throw new CronqlError('BAD_USER_INPUT', `at most ${MAX_JOBS_PER_BATCH} jobs per call (got ${n}); send them in batches`, {
+      field: 'inputs',
+      max: MAX_JOBS_PER_BATCH,
+    });
+  }
+}
+
+/**
+ * The database's refusal of a batch's write for one row's sake (an unknown calendar or pool, an
+ * unknown upstream, a cycle), as the error of the input it is about (`named`, by the first row
+ * that names it); anything else as it is.
+ */
+function refusalOfInput(err: unknown, rows: readonly { key: string; fields: ValidDefinition }[], named: (err: CronqlError, index: number) => CronqlError): unknown {
+  const calendar = unknownCalendar(err);
+  if (calendar) {
+    const names = (r: (typeof rows)[number]) =>
+      calendar.code === 'UNKNOWN_POOL' ? r.fields.concurrencyPool === calendar.details!.pool : r.fields.calendars.includes(calendar.details!.calendar as string);
+    const index = rows.findIndex(names);
+    return index >= 0 ? named(calendar, index) : calendar;
+  }
+  const dependency = dependencyRefused(err);
+  if (dependency) {
+    const key = dependency.details!.jobKey as string;
+    const index = rows.findIndex((r) => (dependency.code === 'UNKNOWN_JOB' ? r.fields.after.some((d) => d.jobKey === key) : r.key === key));
+    return index >= 0 ? named(dependency, index) : dependency;
+  }
+  return err;
+}
 
 /** An input's error, saying which input (its position and key). */
 function ofInput(err: CronqlError, index: number, key: unknown): CronqlError {

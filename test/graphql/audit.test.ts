@@ -88,6 +88,25 @@ const CASES: Record<string, Case> = {
     bad: async () => ({ query: `mutation { createJobVersion(id: "${(await job('version')).id}", input: { cronExpression: "0 0 31 2 * 1999" }) { id } }` }),
     check: (entries) => expect(entries[0].details).toMatchObject({ fields: ['cronExpression'], version: 2 }),
   },
+  createJobVersions: {
+    valid: async () => ({
+      query: 'mutation($i: [CreateJobVersionInput!]!) { createJobVersions(inputs: $i) { id } }',
+      variables: { i: [{ id: (await job('versions')).id, input: { cronExpression: '0 0 2 1 *' } }, { id: (await job('versions')).id, input: { timeoutSeconds: 30 } }] },
+    }),
+    // The second job's new version is refused by the rules: neither job gets a version, nor an entry.
+    bad: async () => ({
+      query: 'mutation($i: [CreateJobVersionInput!]!) { createJobVersions(inputs: $i) { id } }',
+      variables: { i: [{ id: (await job('versions')).id, input: { cronExpression: '0 0 2 1 *' } }, { id: (await job('versions')).id, input: { cronExpression: '0 0 31 2 * 1999' } }] },
+    }),
+    // One entry per job, each as createJobVersion's.
+    check: (entries) => {
+      expect(entries).toHaveLength(2);
+      expect(entries.map((e) => e.details).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
+        expect.objectContaining({ fields: ['cronExpression'], version: 2 }),
+        expect.objectContaining({ fields: ['timeoutSeconds'], version: 2 }),
+      ]);
+    },
+  },
   pauseJob: {
     valid: async () => ({ query: `mutation { pauseJob(id: "${(await job('pause')).id}", reason: "maintenance window") { id } }` }),
     bad: async () => ({ query: `mutation { pauseJob(id: "${(await job('pause')).id}", reason: "") { id } }` }),

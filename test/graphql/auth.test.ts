@@ -151,7 +151,7 @@ describe('every Mutation field is refused to VIEWER (walked from the schema)', a
   test('the schema has mutations to walk', () => {
     expect(fields.map((f) => f.name).sort()).toEqual(
       [
-        'backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns',
+        'backfillJob', 'cancelBackfill', 'cancelRun', 'createJob', 'createJobs', 'createJobVersion', 'createJobVersions', 'deleteSecret', 'pauseJob', 'resumeJob', 'retireJob', 'runJobNow', 'setSecret', 'skipNextRuns',
         'setCalendar', 'deleteCalendar', 'setNotificationChannel', 'deleteNotificationChannel', 'testNotificationChannel',
         'createApiToken', 'revokeApiToken', 'pauseJobs', 'resumeJobs',
         'setConcurrencyPool', 'deleteConcurrencyPool',

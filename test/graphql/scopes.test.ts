@@ -159,6 +159,12 @@ const RULES: Record<string, Rule> = {
     query: 'mutation($id: ID!) { createJobVersion(id: $id, input: { description: "v2" }) { id } }',
     vars: async () => ({ id: await throwaway() }),
   },
+  'Mutation.createJobVersions': {
+    roles: ADMINS,
+    kind: 'none',
+    query: 'mutation($id: ID!) { createJobVersions(inputs: [{ id: $id, input: { description: "v2" } }]) { id } }',
+    vars: async () => ({ id: await throwaway() }),
+  },
   'Mutation.retireJob': { roles: ADMINS, kind: 'none', query: 'mutation($id: ID!) { retireJob(id: $id) { id } }', vars: async () => ({ id: await throwaway() }) },
   'Mutation.setSecret': { roles: ADMINS, kind: 'none', query: 'mutation($name: String!) { setSecret(name: $name, value: "s3cret-value") { name } }', vars: () => ({ name: `MATRIX_${unique().toUpperCase()}` }) },
   'Mutation.deleteSecret': { roles: ADMINS, kind: 'none', query: 'mutation { deleteSecret(name: "NO_SUCH_SECRET") }' },

@@ -522,6 +522,37 @@ jobs:
     for (const key of keys(7, 100)) expect(api.cronql.runtime!.nextRunAt((await api.cronql.jobs.list({ key }, 1)).nodes[0].id)).toBeInstanceOf(Date);
   });
 
+  it('apply versions changed jobs a batch at a time (createJobVersions): a refused job leaves its whole batch (and those after) as they were, the batches before it versioned; then the file applies and re-applies as unchanged', async () => {
+    const file = join(dir, 'versions.yaml');
+    const keys = Array.from({ length: 7 }, (_, i) => `vbatch.j${i}`);
+    const live = async () =>
+      new Map((await api.cronql.jobs.list({ keyContains: 'vbatch.', status: ['ACTIVE', 'PAUSED'] as never }, 500)).nodes.map((n) => [n.jobKey, { version: n.version, labels: n.labels }]));
+    await writeFile(file, toYaml({ jobs: keys.map((key) => ({ key, target: 'log', cron: '0 4 * * *' })) }));
+    expect((await runJson(['apply', file, '--batch-size', '3'])).plan.map((p: { action: string }) => p.action)).toEqual(Array(7).fill('create'));
+    // Every job changed (a new label, a bulk edit), job 4's payload over the server's limit (a
+    // rule only the server knows): batches of 3 are j0–j2 (versioned), j3–j5 (refused), j6 (not sent).
+    const changed = (bad?: number) => keys.map((key, i) => ({ key, target: 'log', cron: '0 4 * * *', labels: { team: 'ops' }, ...(i === bad ? { payload: { text: 'x'.repeat(70_000) } } : {}) }));
+    await writeFile(file, toYaml({ jobs: changed(4) }));
+    const res = await run(['apply', file, '--batch-size', '3']);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toMatch(/^error PAYLOAD_TOO_LARGE: .*versions\.yaml: job "vbatch\.j4", field "payload": .*\(version failed; applied before it: version vbatch\.j0, version vbatch\.j1, version vbatch\.j2; nothing after it\)$/);
+    const after = await live();
+    expect(keys.map((k) => after.get(k)!.version)).toEqual([2, 2, 2, 1, 1, 1, 1]);
+    expect(keys.map((k) => after.get(k)!.labels)).toEqual([...Array(3).fill({ team: 'ops' }), ...Array(4).fill({})]);
+    // The good file: the jobs left are versioned (one version each, the fields named), then nothing.
+    await writeFile(file, toYaml({ jobs: changed() }));
+    expect((await runJson(['apply', file, '--batch-size', '3'])).plan).toEqual(
+      keys.map((key, i) => (i < 3 ? { action: 'unchanged', key } : { action: 'version', key, fields: ['labels'] })),
+    );
+    expect((await runJson(['apply', file, '--batch-size', '3'])).plan.map((p: { action: string }) => p.action)).toEqual(Array(7).fill('unchanged'));
+    const final = await live();
+    expect(keys.map((k) => final.get(k)!.version)).toEqual([2, 2, 2, 2, 2, 2, 2]);
+    // One audit entry per job versioned, each as createJobVersion's.
+    const audit = await api.cronql.pool.query(`SELECT job_key, details FROM cron_audit_log WHERE action = 'createJobVersions' AND job_key LIKE 'vbatch.%' ORDER BY job_key`);
+    expect(audit.rows.map((r) => r.job_key)).toEqual(keys);
+    expect(audit.rows[0].details).toMatchObject({ version: 2, fields: expect.arrayContaining(['labels', 'target']) });
+  });
+
   it('tokens: create prints the secret once, whoami names it, list never shows it, revoke ends it (TOKEN_REVOKED)', async () => {
     const created = await run(['tokens', 'create', '--name', 'cli-ops', '--role', 'operator', '--selector', 'team=cli']);
     expect(created.code, created.stderr).toBe(0);

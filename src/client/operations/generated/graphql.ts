@@ -173,6 +173,13 @@ export type CreateJobInput = {
   timezone?: string | null | undefined;
 };
 
+/** One job of createJobVersions: the arguments of createJobVersion. */
+export type CreateJobVersionInput = {
+  /** The live version to replace. */
+  id: string | number;
+  input: NewJobVersionInput;
+};
+
 export type DailyWindowInput = {
   /** Local "HH:MM", 00:00–24:00; at or before start: the window ends the next day. */
   end: string;
@@ -583,6 +590,13 @@ export type CreateJobVersionMutationVariables = Exact<{
 
 
 export type CreateJobVersionMutation = { createJobVersion: { afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null } };
+
+export type CreateJobVersionsMutationVariables = Exact<{
+  inputs: Array<CreateJobVersionInput> | CreateJobVersionInput;
+}>;
+
+
+export type CreateJobVersionsMutation = { createJobVersions: Array<{ afterMode: AfterMode, afterWindowSeconds: number | null, anchorAt: string | null, armedOn: Array<string>, calendars: Array<string> | null, captureBytes: number, catchUp: CatchUpPolicy, catchUpLimit: number | null, concurrencyPool: string | null, consecutiveFailures: number, createdAt: string, createdBy: string | null, cronExpression: string | null, cronExpressions: Array<string> | null, description: string | null, endAt: string | null, every: string | null, expectSuccessWithinSeconds: number | null, heartbeatTimeoutSeconds: number | null, id: string, jitterSeconds: number, key: string, labels: unknown, lastFailureAt: string | null, lastSuccessAt: string | null, maxConcurrentRuns: number, maxRuns: number | null, misfireGraceSeconds: number | null, nextRunAt: string | null, notify: Array<string> | null, overlap: OverlapPolicy, owner: string | null, pauseAfterFailures: number | null, pausedUntil: string | null, pauseReason: string | null, payload: unknown, runAt: string | null, scheduleDescription: string | null, schedules: Array<string>, scheduleType: ScheduleType, skipReason: string | null, skipRemaining: number, startAt: string | null, status: JobStatus, target: string, timeoutSeconds: number | null, timezone: string, updatedAt: string, updatedBy: string | null, version: number, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, version: number } }>, lastRun: { id: string, status: RunStatus } | null, retry: { backoff: BackoffKind, delaySeconds: number, maxAttempts: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersededBy: { id: string, key: string, version: number } | null, supersedes: { id: string, key: string, version: number } | null }> };
 
 export type DeleteCalendarMutationVariables = Exact<{
   name: string;
@@ -1692,6 +1706,91 @@ export const CreateJobVersionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateJobVersionMutation, CreateJobVersionMutationVariables>;
+export const CreateJobVersionsDocument = new TypedDocumentString(`
+    mutation CreateJobVersions($inputs: [CreateJobVersionInput!]!) {
+  createJobVersions(inputs: $inputs) {
+    after {
+      on
+      upstream {
+        id
+        key
+        version
+      }
+    }
+    afterMode
+    afterWindowSeconds
+    anchorAt
+    armedOn
+    calendars
+    captureBytes
+    catchUp
+    catchUpLimit
+    concurrencyPool
+    consecutiveFailures
+    createdAt
+    createdBy
+    cronExpression
+    cronExpressions
+    description
+    endAt
+    every
+    expectSuccessWithinSeconds
+    heartbeatTimeoutSeconds
+    id
+    jitterSeconds
+    key
+    labels
+    lastFailureAt
+    lastRun {
+      id
+      status
+    }
+    lastSuccessAt
+    maxConcurrentRuns
+    maxRuns
+    misfireGraceSeconds
+    nextRunAt
+    notify
+    overlap
+    owner
+    pauseAfterFailures
+    pausedUntil
+    pauseReason
+    payload
+    retry {
+      backoff
+      delaySeconds
+      maxAttempts
+      maxDelaySeconds
+      retryOn
+    }
+    runAt
+    scheduleDescription
+    schedules
+    scheduleType
+    skipReason
+    skipRemaining
+    startAt
+    status
+    supersededBy {
+      id
+      key
+      version
+    }
+    supersedes {
+      id
+      key
+      version
+    }
+    target
+    timeoutSeconds
+    timezone
+    updatedAt
+    updatedBy
+    version
+  }
+}
+    `) as unknown as TypedDocumentString<CreateJobVersionsMutation, CreateJobVersionsMutationVariables>;
 export const DeleteCalendarDocument = new TypedDocumentString(`
     mutation DeleteCalendar($name: String!) {
   deleteCalendar(name: $name)

@@ -324,9 +324,11 @@ export type TriggerType =
   | 'MANUAL'
   | 'SCHEDULED';
 
-export type JobFieldsFragment = { id: string, key: string, version: number, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, scheduleDescription: string | null, runAt: string | null, timezone: string, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, labels: unknown, description: string | null, owner: string | null, concurrencyPool: string | null, consecutiveFailures: number, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type JobDefinitionFieldsFragment = { id: string, key: string, version: number, status: JobStatus, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, cronExpressions: Array<string> | null, runAt: string | null, every: string | null, anchorAt: string | null, timezone: string, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, labels: unknown, description: string | null, owner: string | null, concurrencyPool: string | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }> };
 
-export type JobScheduleFieldsFragment = { cronExpressions: Array<string> | null, every: string | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string> };
+export type JobFieldsFragment = { scheduleDescription: string | null, consecutiveFailures: number, pauseReason: string | null, nextRunAt: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, id: string, key: string, version: number, status: JobStatus, target: string, payload: unknown, scheduleType: ScheduleType, cronExpression: string | null, cronExpressions: Array<string> | null, runAt: string | null, every: string | null, anchorAt: string | null, timezone: string, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterMode: AfterMode, afterWindowSeconds: number | null, labels: unknown, description: string | null, owner: string | null, concurrencyPool: string | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }> };
+
+export type JobScheduleFieldsFragment = { schedules: Array<string> };
 
 export type RunFieldsFragment = { id: string, jobKey: string, jobVersion: number, target: string, payloadSnapshot: unknown, triggerType: TriggerType, scheduledAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, status: RunStatus, failureCode: string | null, failureMessage: string | null, failureDetails: unknown, waitingFor: string | null, output: unknown, runnerInstanceId: string | null, progress: number | null, progressMessage: string | null, heartbeatAt: string | null, createdAt: string, updatedAt: string, job: { id: string } };
 
@@ -336,7 +338,7 @@ export type DashboardRunRowFragment = { id: string, jobKey: string, jobVersion: 
 
 export type DashboardJobRowFragment = { id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null };
 
-export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null };
+export type DashboardJobDetailFragment = { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, scheduleDescription: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, schedules: Array<string>, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, concurrencyPool: string | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null };
 
 export type DashboardRoleQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -372,7 +374,7 @@ export type DashboardJobQueryVariables = Exact<{
 }>;
 
 
-export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, payload: unknown, scheduleDescription: string | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, concurrencyPool: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, schedules: Array<string>, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null } | null };
+export type DashboardJobQuery = { job: { lastSuccessAt: string | null, lastFailureAt: string | null, pausedUntil: string | null, skipRemaining: number, skipReason: string | null, nextRuns: Array<string>, id: string, key: string, version: number, target: string, scheduleType: ScheduleType, cronExpression: string | null, every: string | null, runAt: string | null, timezone: string, status: JobStatus, pauseReason: string | null, nextRunAt: string | null, consecutiveFailures: number, afterMode: AfterMode, labels: unknown, scheduleDescription: string | null, createdBy: string | null, updatedBy: string | null, createdAt: string, updatedAt: string, schedules: Array<string>, payload: unknown, cronExpressions: Array<string> | null, anchorAt: string | null, startAt: string | null, endAt: string | null, maxRuns: number | null, misfireGraceSeconds: number | null, timeoutSeconds: number | null, catchUp: CatchUpPolicy, catchUpLimit: number | null, pauseAfterFailures: number | null, overlap: OverlapPolicy, maxConcurrentRuns: number, jitterSeconds: number, captureBytes: number, heartbeatTimeoutSeconds: number | null, notify: Array<string> | null, expectSuccessWithinSeconds: number | null, calendars: Array<string> | null, afterWindowSeconds: number | null, description: string | null, owner: string | null, concurrencyPool: string | null, after: Array<{ on: DependencyOutcome, upstream: { id: string, key: string, status: JobStatus } }>, lastRun: { id: string, status: RunStatus, scheduledAt: string, finishedAt: string | null } | null, supersedes: { id: string, version: number, status: JobStatus } | null, supersededBy: { id: string, version: number, status: JobStatus } | null, retry: { maxAttempts: number, backoff: BackoffKind, delaySeconds: number, maxDelaySeconds: number | null, retryOn: Array<string> | null } | null } | null };
 
 export type DashboardJobVersionsQueryVariables = Exact<{
   key: string;
@@ -744,18 +746,25 @@ export const DashboardJobRowFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"DashboardJobRow"}) as unknown as TypedDocumentString<DashboardJobRowFragment, unknown>;
-export const JobFieldsFragmentDoc = new TypedDocumentString(`
-    fragment JobFields on Job {
+export const JobDefinitionFieldsFragmentDoc = new TypedDocumentString(`
+    fragment JobDefinitionFields on Job {
   id
   key
   version
+  status
   target
   payload
   scheduleType
   cronExpression
-  scheduleDescription
+  cronExpressions
   runAt
+  every
+  anchorAt
   timezone
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   timeoutSeconds
   catchUp
   catchUpLimit
@@ -789,8 +798,13 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
   description
   owner
   concurrencyPool
+}
+    `, {"fragmentName":"JobDefinitionFields"}) as unknown as TypedDocumentString<JobDefinitionFieldsFragment, unknown>;
+export const JobFieldsFragmentDoc = new TypedDocumentString(`
+    fragment JobFields on Job {
+  ...JobDefinitionFields
+  scheduleDescription
   consecutiveFailures
-  status
   pauseReason
   nextRunAt
   createdBy
@@ -808,42 +822,24 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
     status
   }
 }
-    `, {"fragmentName":"JobFields"}) as unknown as TypedDocumentString<JobFieldsFragment, unknown>;
-export const JobScheduleFieldsFragmentDoc = new TypedDocumentString(`
-    fragment JobScheduleFields on Job {
-  cronExpressions
-  every
-  anchorAt
-  startAt
-  endAt
-  maxRuns
-  misfireGraceSeconds
-  schedules
-}
-    `, {"fragmentName":"JobScheduleFields"}) as unknown as TypedDocumentString<JobScheduleFieldsFragment, unknown>;
-export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
-    fragment DashboardJobDetail on Job {
-  ...DashboardJobRow
-  ...JobFields
-  ...JobScheduleFields
-  lastSuccessAt
-  lastFailureAt
-  pausedUntil
-  skipRemaining
-  skipReason
-  nextRuns(count: 10)
-}
-    fragment JobFields on Job {
+    fragment JobDefinitionFields on Job {
   id
   key
   version
+  status
   target
   payload
   scheduleType
   cronExpression
-  scheduleDescription
+  cronExpressions
   runAt
+  every
+  anchorAt
   timezone
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   timeoutSeconds
   catchUp
   catchUpLimit
@@ -877,8 +873,80 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   description
   owner
   concurrencyPool
-  consecutiveFailures
+}`, {"fragmentName":"JobFields"}) as unknown as TypedDocumentString<JobFieldsFragment, unknown>;
+export const JobScheduleFieldsFragmentDoc = new TypedDocumentString(`
+    fragment JobScheduleFields on Job {
+  schedules
+}
+    `, {"fragmentName":"JobScheduleFields"}) as unknown as TypedDocumentString<JobScheduleFieldsFragment, unknown>;
+export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
+    fragment DashboardJobDetail on Job {
+  ...DashboardJobRow
+  ...JobFields
+  ...JobScheduleFields
+  lastSuccessAt
+  lastFailureAt
+  pausedUntil
+  skipRemaining
+  skipReason
+  nextRuns(count: 10)
+}
+    fragment JobDefinitionFields on Job {
+  id
+  key
+  version
   status
+  target
+  payload
+  scheduleType
+  cronExpression
+  cronExpressions
+  runAt
+  every
+  anchorAt
+  timezone
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
+  timeoutSeconds
+  catchUp
+  catchUpLimit
+  pauseAfterFailures
+  retry {
+    maxAttempts
+    backoff
+    delaySeconds
+    maxDelaySeconds
+    retryOn
+  }
+  overlap
+  maxConcurrentRuns
+  jitterSeconds
+  captureBytes
+  heartbeatTimeoutSeconds
+  notify
+  expectSuccessWithinSeconds
+  calendars
+  after {
+    on
+    upstream {
+      id
+      key
+      status
+    }
+  }
+  afterMode
+  afterWindowSeconds
+  labels
+  description
+  owner
+  concurrencyPool
+}
+fragment JobFields on Job {
+  ...JobDefinitionFields
+  scheduleDescription
+  consecutiveFailures
   pauseReason
   nextRunAt
   createdBy
@@ -897,13 +965,6 @@ export const DashboardJobDetailFragmentDoc = new TypedDocumentString(`
   }
 }
 fragment JobScheduleFields on Job {
-  cronExpressions
-  every
-  anchorAt
-  startAt
-  endAt
-  maxRuns
-  misfireGraceSeconds
   schedules
 }
 fragment DashboardJobRow on Job {
@@ -1110,17 +1171,24 @@ export const DashboardJobDocument = new TypedDocumentString(`
     ...DashboardJobDetail
   }
 }
-    fragment JobFields on Job {
+    fragment JobDefinitionFields on Job {
   id
   key
   version
+  status
   target
   payload
   scheduleType
   cronExpression
-  scheduleDescription
+  cronExpressions
   runAt
+  every
+  anchorAt
   timezone
+  startAt
+  endAt
+  maxRuns
+  misfireGraceSeconds
   timeoutSeconds
   catchUp
   catchUpLimit
@@ -1154,8 +1222,11 @@ export const DashboardJobDocument = new TypedDocumentString(`
   description
   owner
   concurrencyPool
+}
+fragment JobFields on Job {
+  ...JobDefinitionFields
+  scheduleDescription
   consecutiveFailures
-  status
   pauseReason
   nextRunAt
   createdBy
@@ -1174,13 +1245,6 @@ export const DashboardJobDocument = new TypedDocumentString(`
   }
 }
 fragment JobScheduleFields on Job {
-  cronExpressions
-  every
-  anchorAt
-  startAt
-  endAt
-  maxRuns
-  misfireGraceSeconds
   schedules
 }
 fragment DashboardJobRow on Job {
