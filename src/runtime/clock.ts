@@ -51,6 +51,13 @@ class Entry implements Alarm {
 }
 
 const byTime = (a: Entry, b: Entry) => a.at - b.at || a.seq - b.seq;
+
+/** The system clock's alarms of one instant, in the order they were set. */
+interface Instant {
+  readonly at: number;
+  readonly alarms: Entry[];
+}
+const byInstant = (a: Instant, b: Instant) => a.at - b.at;
 const NOOP = () => {};
 
 /**
@@ -63,7 +70,16 @@ const NOOP = () => {};
  * cronql's own schedule math. Alarms already due fire on the next turn of the event loop.
  */
 export class SystemClock implements Clock {
-  private heap = new MinHeap<Entry>(byTime);
+  /**
+   * The instants alarms are set for, earliest first, each with its alarms in the order they were
+   * set: thousands of co-due alarms are one heap entry, woken by one pop (10,000 alarms of one
+   * instant popped one by one from a heap of 20,000 took 3–8 ms of the fire path, before the
+   * slots' statement could leave; BENCHMARKS.md, "2026-11-26 (s8)").
+   */
+  private heap = new MinHeap<Instant>(byInstant);
+  private instants = new Map<number, Instant>();
+  /** Alarms in the heap's instants, cancelled ones included. */
+  private size = 0;
   private seq = 0;
   /** Cancelled alarms still in the heap (they leave it when due, or when compacted). */
   private cancelled = 0;
@@ -107,13 +123,24 @@ export class SystemClock implements Clock {
 
   setAlarm(at: Date, fn: () => void): Alarm {
     const entry = new Entry(at.getTime(), this.seq++, fn, this);
-    this.heap.push(entry);
+    this.add(entry);
     if (entry.at <= Date.now()) this.scheduleImmediateDrain();
     else {
       this.ensureTicking();
       this.armPrecise();
     }
     return entry;
+  }
+
+  private add(entry: Entry): void {
+    let instant = this.instants.get(entry.at);
+    if (!instant) {
+      instant = { at: entry.at, alarms: [] };
+      this.instants.set(entry.at, instant);
+      this.heap.push(instant);
+    }
+    instant.alarms.push(entry);
+    this.size++;
   }
 
   /** An alarm's `cancel()`. */
@@ -123,18 +150,24 @@ export class SystemClock implements Clock {
     // What the callback holds (an actor, its job) is free at once, not when the entry leaves the heap.
     entry.fn = NOOP;
     // Jobs re-armed often with far-away slots would otherwise pile up cancelled alarms.
-    if (++this.cancelled > 1_000 && this.cancelled * 2 >= this.heap.size) {
-      const live = new MinHeap<Entry>(byTime);
-      for (const e of this.heap.toArray()) if (!e.cancelled) live.push(e);
-      this.heap = live;
+    if (++this.cancelled > 1_000 && this.cancelled * 2 >= this.size) {
+      const live: Entry[] = [];
+      for (const i of this.heap.toArray()) for (const e of i.alarms) if (!e.cancelled) live.push(e);
+      live.sort(byTime);
+      this.heap = new MinHeap<Instant>(byInstant);
+      this.instants.clear();
+      this.size = 0;
       this.cancelled = 0;
+      for (const e of live) this.add(e);
     }
   }
 
   close(): void {
     // Alarms still held by their owners: a later cancel() of one must not count.
-    for (const e of this.heap.toArray()) e.cancelled = true;
+    for (const i of this.heap.toArray()) for (const e of i.alarms) e.cancelled = true;
     this.heap.clear();
+    this.instants.clear();
+    this.size = 0;
     this.cancelled = 0;
     this.task?.destroy();
     this.task = undefined;
@@ -187,24 +220,32 @@ export class SystemClock implements Clock {
     this.offset = offset;
     for (let top = this.heap.peek(); top && top.at <= now; top = this.heap.peek()) {
       this.heap.pop();
-      if (top.cancelled) {
-        this.cancelled--;
-        continue;
-      }
-      top.cancelled = true; // fired: a later cancel() is a no-op
-      try {
-        top.fn();
-      } catch (err) {
-        // One alarm's error never stops the others; it is reported, not swallowed.
-        this.onError(err);
+      // An alarm set for this instant while its alarms fire goes to a new entry, fired after them.
+      this.instants.delete(top.at);
+      this.size -= top.alarms.length;
+      for (const alarm of top.alarms) {
+        if (alarm.cancelled) {
+          // (Not below zero: a compaction while this instant's alarms fire no longer counts them.)
+          if (this.cancelled > 0) this.cancelled--;
+          continue;
+        }
+        alarm.cancelled = true; // fired: a later cancel() is a no-op
+        try {
+          alarm.fn();
+        } catch (err) {
+          // One alarm's error never stops the others; it is reported, not swallowed.
+          this.onError(err);
+        }
       }
     }
-    while (this.heap.peek()?.cancelled) {
-      this.heap.pop();
-      this.cancelled--;
+    while (this.heap.peek()?.alarms.every((a) => a.cancelled)) {
+      const gone = this.heap.pop()!;
+      this.instants.delete(gone.at);
+      this.size -= gone.alarms.length;
+      this.cancelled -= gone.alarms.length;
     }
     // Not while actors are about to re-arm (`later`): a new tick task costs, and ticks out of phase.
-    if (this.heap.size === 0 && this.task && this.deferred.length === 0) {
+    if (this.size === 0 && this.task && this.deferred.length === 0) {
       this.task.destroy();
       this.task = undefined;
     }
