@@ -2,6 +2,7 @@ import type { RunEvents, RunChange } from '../runtime/run-events.js';
 import { runMatches, selectorOf, type RunFilter } from '../services/run.service.js';
 import { matchesSelector, type Labels } from '../domain/label-selector.js';
 import { EVERY_JOB, within, type Scope } from '../domain/scope.js';
+import { Fifo } from './fifo.js';
 
 /** The labels of job versions by id (a version's labels never change: a new version is a new id). */
 export type LabelsOf = (jobIds: readonly string[]) => Promise<ReadonlyMap<string, Readonly<Labels>>>;
@@ -55,7 +56,8 @@ export function runChangeFeed(
       () => false,
     );
   };
-  const queue: { change: RunChange; selected: boolean | Promise<boolean> }[] = [];
+  // Not an array shifted: a burst fills it with thousands at once (fifo.ts).
+  const queue = new Fifo<{ change: RunChange; selected: boolean | Promise<boolean> }>();
   let wake: (() => void) | undefined;
   let done = false;
   const finish = () => {
@@ -66,7 +68,7 @@ export function runChangeFeed(
   const off = events.on((change) => {
     if (done || !runMatches(change.run, filter)) return;
     if (queue.length >= MAX_BUFFERED_CHANGES) {
-      queue.length = 0;
+      queue.clear();
       onOverflow?.();
       finish();
       return;
@@ -88,12 +90,12 @@ export function runChangeFeed(
       }
     },
     async return(): Promise<IteratorResult<RunChange>> {
-      queue.length = 0;
+      queue.clear();
       finish();
       return { value: undefined, done: true };
     },
     async throw(err: unknown): Promise<IteratorResult<RunChange>> {
-      queue.length = 0;
+      queue.clear();
       finish();
       throw err;
     },

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { FailureCode, RunStatus, TriggerType, isTerminal } from '../domain/enums.js';
 import type { RunChange, RunEvents } from '../runtime/run-events.js';
+import { RunEndTally } from './run-end-tally.js';
 
 /** What the metrics read from the process when scraped (gauges). */
 export interface MetricsSources {
@@ -21,11 +22,13 @@ export interface MetricsSources {
  */
 export class CronqlMetrics {
   readonly registry = new Registry();
-  private readonly finished = new Counter({
+  private readonly finished: Counter<'status' | 'target' | 'trigger'> = new Counter({
     name: 'cronql_runs_finished_total',
     help: 'Runs that reached a terminal state on this instance, by status, target and trigger.',
     labelNames: ['status', 'target', 'trigger'] as const,
     registers: [this.registry],
+    // The ends counted meanwhile (`ends`), before it is read.
+    collect: (): void => this.ends.flush(),
   });
   private readonly lateness = new Histogram({
     name: 'cronql_fire_lateness_seconds',
@@ -33,13 +36,16 @@ export class CronqlMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
-  private readonly duration = new Histogram({
+  private readonly duration: Histogram<'target' | 'status'> = new Histogram({
     name: 'cronql_run_duration_seconds',
     help: 'From a run starting to its end, by target and terminal status.',
     labelNames: ['target', 'status'] as const,
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
     registers: [this.registry],
+    collect: (): void => this.ends.flush(),
   });
+  /** The ends of runs, handed to the two metrics above when they are read (`run-end-tally.ts`). */
+  private readonly ends: RunEndTally = new RunEndTally(this.finished, this.duration);
   private readonly missed = new Counter({
     name: 'cronql_slots_missed_total',
     help: 'Slots recorded SKIPPED/MISSED by this instance, by reason (a summary row counts its slots).',
@@ -133,10 +139,8 @@ export class CronqlMetrics {
       this.lateness.observe(Math.max(0, (run.startedAt.getTime() - (run.dueAt ?? run.scheduledAt).getTime()) / 1000));
     }
     if (!isTerminal(run.status)) return;
-    this.finished.inc({ status: run.status, target: run.target, trigger: run.triggerType });
-    if (run.startedAt && run.finishedAt) {
-      this.duration.observe({ target: run.target, status: run.status }, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000);
-    }
+    const seconds = run.startedAt && run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
+    this.ends.add(run.status, run.target, run.triggerType, seconds);
     if (run.failureCode === FailureCode.MISSED) {
       const details = (run.failureDetails ?? {}) as { reason?: string; summary?: { count?: number } };
       this.missed.inc({ reason: String(details.reason ?? 'UNKNOWN') }, details.summary?.count ?? 1);

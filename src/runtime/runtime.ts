@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { inIdOrder, sortedById } from '../domain/id-order.js';
 import type { Logger } from '../logger.js';
 import { MAINTENANCE, RUNTIME_BOUNDS } from '../config.js';
 import { beat, markArmed, type InstanceIdentity } from '../db/instances.js';
@@ -326,7 +327,11 @@ export class Runtime implements MaintainedRuntime {
     const jobs = await this.membership.join();
     timing?.mark('jobsRead');
     if (this.state !== 'armed') return;
-    this.scheduler.upsertAll(jobs);
+    // Armed in job-id order: alarms ring in the order they were set and re-arm in the order they
+    // rang, so co-due slots reach the fire path in the order its statements take them, unsorted.
+    // All at one instant (upsertAll).
+    const byId = (a: (typeof jobs)[number]) => a.job.id;
+    this.scheduler.upsertAll(inIdOrder(jobs, byId) ? jobs : sortedById(jobs, byId));
     timing?.mark('arming');
     this.ready = true;
     await markArmed(pool, this.identity.id, this.actorCount);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instantArray, uuidArray } from '../../src/db/array-literals.js';
+import { instantArray, nullsOr, uuidArray, wordArray } from '../../src/db/array-literals.js';
+import { RunStatus } from '../../src/domain/enums.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 /**
@@ -23,12 +24,12 @@ describe('array literals of the fire path', () => {
     await db?.drop();
   });
 
-  const roundTrip = async (param: unknown, type: 'uuid' | 'timestamptz') =>
+  const roundTrip = async (param: unknown, type: 'uuid' | 'timestamptz' | 'text' | 'jsonb' | 'float8') =>
     (
       await client.query(
-        type === 'uuid'
-          ? `SELECT v::text AS v FROM unnest($1::uuid[]) WITH ORDINALITY AS u(v, i) ORDER BY i`
-          : `SELECT (extract(epoch FROM v) * 1000)::float8 AS v FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(v, i) ORDER BY i`,
+        type === 'timestamptz'
+          ? `SELECT (extract(epoch FROM v) * 1000)::float8 AS v FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(v, i) ORDER BY i`
+          : `SELECT v::text AS v FROM unnest($1::${type}[]) WITH ORDINALITY AS u(v, i) ORDER BY i`,
         [param],
       )
     ).rows.map((r) => r.v as string | number | null);
@@ -50,5 +51,28 @@ describe('array literals of the fire path', () => {
     expect(back).toEqual(await roundTrip(instants, 'timestamptz'));
     expect(await roundTrip(instantArray([]), 'timestamptz')).toEqual([]);
     expect(await roundTrip(instantArray([null]), 'timestamptz')).toEqual([null]);
+  });
+
+  it('enum names: every element, in order, as pg sends a string[]', async () => {
+    const statuses = Object.values(RunStatus);
+    for (const words of [[], [RunStatus.SUCCEEDED], Array.from({ length: 1_000 }, (_, i) => statuses[i % statuses.length])]) {
+      expect(await roundTrip(wordArray(words), 'text')).toEqual(words);
+      expect(await roundTrip(wordArray(words), 'text')).toEqual(await roundTrip(words, 'text'));
+    }
+  });
+
+  it('nullable arrays: all null as a literal, anything else as pg sends it (text, jsonb, float8)', async () => {
+    for (const n of [0, 1, 2, 1_000]) {
+      const nulls = new Array<null>(n).fill(null);
+      expect(typeof nullsOr(nulls)).toBe('string');
+      for (const type of ['text', 'jsonb', 'float8'] as const) expect(await roundTrip(nullsOr(nulls), type)).toEqual(nulls);
+    }
+    // One value among nulls: handed to pg as it was (quotes, commas, braces, backslashes, NUL-free).
+    const texts = [null, 'a "quoted", {braced} \\ text', null, 'NULL'];
+    expect(nullsOr(texts)).toBe(texts);
+    expect(await roundTrip(nullsOr(texts), 'text')).toEqual(texts);
+    const json = [null, JSON.stringify({ a: [1, 'b,c'] })];
+    expect(await roundTrip(nullsOr(json), 'jsonb')).toEqual([null, '{"a": [1, "b,c"]}']);
+    expect(await roundTrip(nullsOr([null, 42.5]), 'float8')).toEqual([null, '42.5']);
   });
 });

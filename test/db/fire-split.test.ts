@@ -50,6 +50,27 @@ describe('splitting co-due slots across statements', () => {
     }
   });
 
+  it('orders slots in any order as sorting by job id does (uuids alike in their first 32 bits, a job several times, ids that are not lowercase uuids)', () => {
+    const rand = rng(23);
+    const byText = (a: DueSlot, b: DueSlot) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0);
+    const uuid = (prefix: number) => `${prefix.toString(16).padStart(8, '0')}-${hex(rand(65_536)).slice(8)}-4000-8000-${hex(rand(1_000_000_000))}`;
+    for (const [size, odd] of [[FIRE_SPLIT_MIN, ''], [10_000, ''], [10_000, 'ABCDEF12-0000-4000-8000-000000000000'], [3_000, 'short'], [3_000, 'zz000000-0000-4000-8000-000000000000']] as const) {
+      const ids = Array.from({ length: size }, () => {
+        const r = rand(10);
+        // A tenth share a few prefixes (ties in the first 32 bits); some ids come again (a job's several slots).
+        return r === 0 ? uuid(rand(3) * 0x10000000) : r === 1 ? `00000000-0000-4000-8000-${hex(rand(20))}` : uuid(rand(2 ** 31) * 2 + rand(2));
+      });
+      if (odd) ids[rand(size)] = odd;
+      const slots: DueSlot[] = ids.map((jobId, i) => ({ jobId, slot: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 3)), job }));
+      const parts = splitByJob(slots);
+      // The same objects in the same order as a stable sort by the ids' text.
+      const sorted = [...slots].sort(byText);
+      const got = parts.flat();
+      expect(got.map((s) => s.jobId)).toEqual(sorted.map((s) => s.jobId));
+      expect(got.every((s, i) => s === sorted[i])).toBe(true);
+    }
+  });
+
   describe('two instances recording the same co-due slots, each in parts', () => {
     let db: TestDatabase;
     let pool: Pool;

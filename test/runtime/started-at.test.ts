@@ -97,9 +97,11 @@ describe('startedAt', () => {
         );
         expect(res.errors).toBeUndefined();
         const answer = res.data!.runJobNow;
+        // The row can be read SUCCEEDED an instant before the run's changes are published (they
+        // follow the statements' answers): wait for both.
         const row = await eventually(async () => {
           const r = await cronql.runs.get(answer.id);
-          return r?.status === 'SUCCEEDED' && r;
+          return r?.status === 'SUCCEEDED' && changes.some((c) => c.run.id === answer.id && c.run.status === 'RUNNING') && r;
         });
         const running = changes.find((c) => c.run.id === answer.id && c.run.status === 'RUNNING')!;
         expect(Date.parse(answer.startedAt)).toBe(row.startedAt!.getTime());

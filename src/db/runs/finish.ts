@@ -1,6 +1,7 @@
 import { RunStatus } from '../../domain/enums.js';
 import type { RunRecord } from '../../domain/run.js';
 import { jsonParam } from '../pool.js';
+import { instantArray, nullsOr, uuidArray, wordArray } from '../array-literals.js';
 import { afterFires, type RunContext } from './context.js';
 import { afterRunsEnd, changedIds, changedRows, publishEnded } from './end-rules.js';
 import { endedRun, type Finish } from './record.js';
@@ -59,18 +60,21 @@ export async function finishBatch(ctx: RunContext, all: Ending[]): Promise<(RunR
          RETURNING ${qualified('r')}
        ), ${afterRunsEnd('done', '$7')}
        ${slim ? changedIds('done') : changedRows('done')}`,
+    // As literals where the values need no quoting, and all-null arrays as such: pg's own
+    // serialisation of eleven arrays of 10,000 co-due ends (a Date at ~1 µs, every string escaped)
+    // ran on the cores the next fire's statement needs (BENCHMARKS.md, "2026-11-26 (s8, N)").
     [
-      items.map((i) => i.runId),
-      items.map((i) => i.finish.status),
-      items.map((i) => jsonParam(i.finish.output)),
-      items.map((i) => i.finish.failureCode ?? null),
-      items.map((i) => i.finish.failureMessage ?? null),
-      items.map((i) => jsonParam(i.finish.failureDetails)),
+      uuidArray(items.map((i) => i.runId)),
+      wordArray(items.map((i) => i.finish.status)),
+      nullsOr(items.map((i) => jsonParam(i.finish.output))),
+      nullsOr(items.map((i) => i.finish.failureCode ?? null)),
+      nullsOr(items.map((i) => i.finish.failureMessage ?? null)),
+      nullsOr(items.map((i) => jsonParam(i.finish.failureDetails))),
       now,
-      items.map((i) => i.startedAt ?? null),
-      items.map((i) => beat(i)?.progress ?? null),
-      items.map((i) => beat(i)?.progressMessage ?? null),
-      items.map((i) => beat(i)?.heartbeatAt ?? null),
+      instantArray(items.map((i) => i.startedAt ?? null)),
+      nullsOr(items.map((i) => beat(i)?.progress ?? null)),
+      nullsOr(items.map((i) => beat(i)?.progressMessage ?? null)),
+      instantArray(items.map((i) => beat(i)?.heartbeatAt ?? null)),
     ],
   );
   // The ended runs as the rows now hold them: known ones built here (what the statement wrote).

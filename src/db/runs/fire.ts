@@ -11,6 +11,7 @@ import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } 
 import { firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
 import { admit, claimStatement } from './pool-admission.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
+import { inIdOrder, sortedById } from '../../domain/id-order.js';
 
 /**
  * The fire path: due slots become runs — claimed RUNNING here at once, buffered, started in place
@@ -44,14 +45,10 @@ export const FIRE_SPLIT_MIN = 500;
 export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'> = (t) => t as DueSlot): T[][] {
   if (slots.length < FIRE_SPLIT_MIN) return [slots];
   // Alarms ring in the order they were set, and actors re-arm in the order they rang: co-due
-  // slots mostly arrive in job order already, and then are not copied and sorted at every fire.
-  const sorted = inJobOrder(slots, slotOf)
-    ? slots
-    : [...slots].sort((a, b) => {
-        const x = slotOf(a).jobId;
-        const y = slotOf(b).jobId;
-        return x < y ? -1 : x > y ? 1 : 0;
-      });
+  // slots arrive in the order their jobs were armed, the same at every fire — in job order only
+  // if the jobs were (they are read in no particular order): then not copied and sorted.
+  const idOf = (t: T) => slotOf(t).jobId;
+  const sorted = inIdOrder(slots, idOf) ? slots : sortedById(slots, idOf);
   const parts: T[][] = [];
   let from = 0;
   for (let p = 1; p <= FIRE_PARTS; p++) {
@@ -61,12 +58,6 @@ export function splitByJob<T = DueSlot>(slots: T[], slotOf: (t: T) => Pick<DueSl
     from = to;
   }
   return parts;
-}
-
-/** Whether the slots are in job-id order (as the fire statement inserts them: uuids compare as their lowercase text). */
-function inJobOrder<T>(slots: readonly T[], slotOf: (t: T) => Pick<DueSlot, 'jobId'>): boolean {
-  for (let i = 1; i < slots.length; i++) if (slotOf(slots[i - 1]).jobId > slotOf(slots[i]).jobId) return false;
-  return true;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { RunStatus } from '../../domain/enums.js';
 import { created, moved, type RunChange, type RunRecord } from '../../domain/run.js';
+import { instantArray, uuidArray } from '../array-literals.js';
 import { afterFires, type RunContext } from './context.js';
 import { asOf } from './record.js';
 import { S } from './vocabulary.js';
@@ -121,7 +122,7 @@ export class HeldStarts {
       `UPDATE cron_job_runs r SET started_at = u.at, updated_at = greatest(r.updated_at, u.at)
          FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)
          WHERE r.id = u.id AND r.status = ${S.RUNNING} AND r.runner_instance_id = $3`,
-      [batch.map(([id]) => id), batch.map(([, at]) => at), this.ctx.instanceId],
+      [uuidArray(batch.map(([id]) => id)), instantArray(batch.map(([, at]) => at)), this.ctx.instanceId],
     );
     // Ends of these runs wait for it (their RUNNING must be told first).
     this.ctx.firing.add(statement);
