@@ -74,7 +74,7 @@ export class SystemClock implements Clock {
    * The instants alarms are set for, earliest first, each with its alarms in the order they were
    * set: thousands of co-due alarms are one heap entry, woken by one pop (10,000 alarms of one
    * instant popped one by one from a heap of 20,000 took 3–8 ms of the fire path, before the
-   * slots' statement could leave; BENCHMARKS.md, "2026-11-26 (s8)").
+   * slots' statement could leave; BENCHMARKS.md, "2026-11-26 (s8, lead)").
    */
   private heap = new MinHeap<Instant>(byInstant);
   private instants = new Map<number, Instant>();

@@ -31,7 +31,7 @@ export const FIRE_BATCH = 20_000;
  * once, on as many connections of the pool: one statement runs on one PostgreSQL backend, one
  * core; two use the database's second core too, and each part's handlers start as its own
  * statement commits. From 500 slots: at 1,000 co-due two parts of 500 cost ~20% more backend CPU
- * than one statement but enter the last handler 10–20% sooner (BENCHMARKS.md, "2026-11-26 (s8)").
+ * than one statement but enter the last handler 10–20% sooner (BENCHMARKS.md, "2026-11-26 (s8, lead)").
  */
 export const FIRE_PARTS = 2;
 export const FIRE_SPLIT_MIN = 500;
