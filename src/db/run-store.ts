@@ -4,6 +4,7 @@ import type { RunChange, RunRecord } from '../domain/run.js';
 import { Batcher, type BatchSink } from './batcher.js';
 import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/backfill.js';
 import { afterFires, type RunContext, type WaitingRun } from './runs/context.js';
+import { SlotRaces } from './runs/slot-races.js';
 import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
@@ -89,6 +90,7 @@ export class RunStore {
       claimed: held ? (runs, fired) => held.hold(runs, fired) : (runs, fired) => o.publish(claimChanges(runs, fired)),
       waiting: (runs) => this.wake(runs),
       firing,
+      races: new SlotRaces(o.now),
     };
     this.reports = new ProgressWrites(this.ctx, () => held?.flush() ?? Promise.resolve(), o.onProgressError ?? (() => {}));
   }

@@ -1,5 +1,6 @@
 import type { Pool } from '../pool.js';
 import type { RunChange, RunRecord } from '../../domain/run.js';
+import type { SlotRaces } from './slot-races.js';
 
 /** A statement on the pool or on one transaction's connection. */
 export type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
@@ -29,6 +30,8 @@ export interface RunContext {
   readonly waiting: (runs: readonly WaitingRun[]) => void;
   /** Fire statements in flight: ends of runs wait for those (fires first: a slot is due now, a run's end can wait). */
   readonly firing: Set<Promise<unknown>>;
+  /** Whether fire statements meet other instances' rows lately (which statement records slots). */
+  readonly races: SlotRaces;
 }
 
 /**

@@ -7,7 +7,7 @@ import { missedAlerts, outboxNotice } from './alert-rules.js';
 import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
 import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
-import { FREE_LANE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
+import { FREE_LANE, LANE_IS_FREE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
 import { firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
 import { admit, claimStatement } from './pool-admission.js';
 import { BUFFER_LANE, JOB, S, SCHEDULED, qualified } from './vocabulary.js';
@@ -197,16 +197,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
   // (`firePooled`); the others are claimed by the statement below, as if pools did not exist.
   const pooled = slots.some(inPool) ? slots.filter(inPool) : [];
   const plain = pooled.length === 0 ? slots : slots.filter((s) => !inPool(s));
-  const tracing = traced(plain);
-  const inserted = plain.length === 0 ? { rows: [] } : await trackFire(ctx, ctx.pool.query(
-    insertRuns(
-      claimingSlots(plain, '$6'),
-      { trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due', where: `${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined },
-      // Co-due slots share their instant: the rows need not say it (3–7% of the statement's CPU).
-      coDue(plain) ? 'id, job_definition_id' : `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
-    ),
-    [...dueParams(plain, now), ctx.instanceId, ...traceParams(plain)],
-  ));
+  const inserted = plain.length === 0 ? { rows: [] } : await trackFire(ctx, claimRunning(ctx, plain, now));
   const { runs: running, claimed } = builtRuns(ctx, inserted.rows, plain, now);
   ctx.claimed(claimed, true);
   // The common case: every slot of the batch on time, out of any pool, and claimed here.
@@ -253,8 +244,47 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
     settle(rest, skipped, 'skipped');
   }
 
-  return all.map((s): FireOutcome => outcomes.get(s) ?? (late(s) ? { kind: 'late' } : { kind: 'taken' }));
+  const answers = all.map((s): FireOutcome => outcomes.get(s) ?? (late(s) ? { kind: 'late' } : { kind: 'taken' }));
+  // Slots recorded by another writer: instances arming the same jobs race for them at every slot.
+  if (answers.some((a) => a.kind === 'taken')) ctx.races.met();
+  return answers;
 }
+
+/**
+ * The claiming insert of `fireBatch`. While this instance meets no other writer of its slots
+ * (`ctx.races`), without `ON CONFLICT`: speculative insertion over the three unique indexes is a
+ * fifth of the statement's CPU (BENCHMARKS.md, "2026-11-27 (s9)"), and the one conflict a lone
+ * instance meets at a slot — a busy lane, the job's last run still active — is asked of the
+ * lanes' index first (`LANE_IS_FREE`). A conflict nonetheless (another instance recorded the
+ * slot first, a run-now took the lane since) fails the statement, which changes nothing, and the
+ * batch goes again skipping conflicts, as every batch does for a while after.
+ */
+async function claimRunning(ctx: RunContext, slots: DueSlot[], now: Date): Promise<{ rows: Record<string, unknown>[] }> {
+  const tracing = traced(slots);
+  const statement = (skipConflicts: boolean) =>
+    insertRuns(
+      claimingSlots(slots, '$6'),
+      {
+        trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due',
+        where: `${skipConflicts ? '' : `${LANE_IS_FREE} AND `}${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined, skipConflicts,
+      },
+      // Co-due slots share their instant: the rows need not say it (3–7% of the statement's CPU).
+      coDue(slots) ? 'id, job_definition_id' : `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
+    );
+  const params = [...dueParams(slots, now), ctx.instanceId, ...traceParams(slots)];
+  if (!ctx.races.expected()) {
+    try {
+      return await ctx.pool.query(statement(false), params);
+    } catch (err) {
+      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+      ctx.races.met();
+    }
+  }
+  return ctx.pool.query(statement(true), params);
+}
+
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
 
 /** Whether the slot's job is in a concurrency pool. */
 const inPool = (s: DueSlot): boolean => s.job.concurrencyPool != null;

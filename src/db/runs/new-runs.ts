@@ -23,6 +23,13 @@ export interface NewRunColumns {
   id?: string;
   /** Who asked for the run (`Run.triggeredBy`: MANUAL, AD_HOC, BACKFILL). @default NULL (the column is not written) */
   triggeredBy?: string;
+  /**
+   * A row that meets a unique index (the slot key, a busy lane) is left out (`ON CONFLICT DO
+   * NOTHING`, every unique index an arbiter). False: the statement fails with a unique violation
+   * instead, and changes nothing — a fifth cheaper in PostgreSQL's CPU, for a statement that
+   * expects no conflict (fire.ts, `claimRunning`). @default true
+   */
+  skipConflicts?: boolean;
 }
 
 /**
@@ -43,6 +50,6 @@ export function insertRuns(source: string, p: NewRunColumns, returning = ROW_COL
     FROM ${source}
     ${p.where ? `WHERE ${p.where}` : ''}
     ORDER BY j.id, s.slot
-    ON CONFLICT DO NOTHING
+    ${p.skipConflicts === false ? '' : 'ON CONFLICT DO NOTHING'}
     RETURNING ${returning}`;
 }

@@ -20,6 +20,14 @@ export const FREE_LANE = `CASE WHEN j.overlap = ${OVERLAP.ALLOW} AND j.max_concu
     WHERE NOT EXISTS (SELECT 1 FROM cron_job_runs a WHERE a.job_definition_id = j.id AND a.lane = l AND a.status IN (${S.ACTIVE_RUN}))
   ), 0) ELSE 0 END`;
 
+/**
+ * The lane a new run of job `j` takes (`FREE_LANE`) holds no active run: what the lanes' unique
+ * index would refuse, asked first by a statement that must not meet the index (fire.ts,
+ * `claimRunning`: a job still running its last slot is common, and inserts nothing, as before).
+ */
+export const LANE_IS_FREE = `NOT EXISTS (SELECT 1 FROM cron_job_runs busy
+    WHERE busy.job_definition_id = j.id AND busy.lane = ${FREE_LANE} AND busy.status IN (${S.ACTIVE_RUN}))`;
+
 /** A BUFFER_ONE job with a slot waiting: that slot starts first, a new one cannot overtake it. */
 export const NOT_BEHIND_BUFFER = `(j.overlap <> ${OVERLAP.BUFFER_ONE} OR NOT EXISTS (
     SELECT 1 FROM cron_job_runs b WHERE b.job_definition_id = j.id AND b.lane = ${BUFFER_LANE} AND b.status = ${S.PENDING}))`;
