@@ -253,7 +253,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
 /**
  * The claiming insert of `fireBatch`. While this instance meets no other writer of its slots
  * (`ctx.races`), without `ON CONFLICT`: speculative insertion over the three unique indexes is a
- * fifth of the statement's CPU (BENCHMARKS.md, "2026-11-27 (s9)"), and the one conflict a lone
+ * fifth of the statement's CPU (BENCHMARKS.md, "2026-11-26 (s9, lead)"), and the one conflict a lone
  * instance meets at a slot — a busy lane, the job's last run still active — is asked of the
  * lanes' index first (`LANE_IS_FREE`). A conflict nonetheless (another instance recorded the
  * slot first, a run-now took the lane since) fails the statement, which changes nothing, and the
