@@ -244,6 +244,8 @@ export class Cronql {
       onStartedError: (err) => this.log.warn({ err }, 'could not record when handlers were entered; the runs keep their claim instant'),
       onProgressError: (err) => this.log.warn({ err }, 'could not record progress reports; they are written with the runs\' next write'),
     });
+    // A process that fires slots: every connection it opens from now on is ready for the fire statement.
+    if (this.role !== 'api') store.primeConnections();
     if (o.listen) {
       this.notifier = new Notifier(
         url,

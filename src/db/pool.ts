@@ -20,6 +20,9 @@ export const DEFAULT_DB_BOUNDS: DbBounds = { connectTimeoutMs: 5_000, queryTimeo
 /** Connections of the process's one pool: every statement of the process, the ORM's included. */
 export const DEFAULT_POOL_SIZE = 10;
 
+/** How long the pool keeps a connection no one uses. */
+export const IDLE_CONNECTION_MS = 10 * 60_000;
+
 /**
  * node-postgres connection options that bound every wait: connect timeout, a client-side query
  * timeout (a statement whose answer never arrives fails, and the pool then drops its connection),
@@ -53,10 +56,22 @@ export function connectionOptions(databaseUrl: string, bounds: DbBounds = DEFAUL
  * connection timeout to its waiters too), so the queue of waiters cannot grow without bound.
  */
 export function createPool(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BOUNDS, max = DEFAULT_POOL_SIZE): Pool {
-  const pool = new pg.Pool({ ...connectionOptions(databaseUrl, bounds), max, idleTimeoutMillis: 30_000 });
+  // Idle connections are kept 10 minutes: slots come due every minute or every few, and a
+  // connection opened at the slot costs the fire path ~5 ms to connect and a backend's cold
+  // caches (BENCHMARKS.md, "2026-11-26 (s9, lead)"); the pool's size still bounds them.
+  const pool = new pg.Pool({ ...connectionOptions(databaseUrl, bounds), max, idleTimeoutMillis: IDLE_CONNECTION_MS });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return pool;
+}
+
+/**
+ * Runs `prepare` on each connection the pool opens from now on, before the connection is lent
+ * (pg-pool's `verify`): a statement queued as it opens would run beside its borrower's, which pg
+ * deprecates. A failing `prepare` does not fail the connection.
+ */
+export function prepareNewConnections(pool: Pool, prepare: (connection: pg.PoolClient) => Promise<void>): void {
+  pool.options.verify = (connection, done) => void prepare(connection).then(() => done(), () => done());
 }
 
 /**

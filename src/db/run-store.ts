@@ -1,11 +1,11 @@
-import type { Pool } from './pool.js';
+import { prepareNewConnections, type Pool } from './pool.js';
 import type { RunStatus } from '../domain/enums.js';
 import type { RunChange, RunRecord } from '../domain/run.js';
 import { Batcher, type BatchSink } from './batcher.js';
 import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/backfill.js';
 import { afterFires, type RunContext, type WaitingRun } from './runs/context.js';
 import { SlotRaces } from './runs/slot-races.js';
-import { FIRE_BATCH, claim, fireBatch, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
+import { FIRE_BATCH, claim, fireBatch, primeFire, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
 import type { AuditBy } from './audit.js';
@@ -93,6 +93,14 @@ export class RunStore {
       races: new SlotRaces(o.now),
     };
     this.reports = new ProgressWrites(this.ctx, () => held?.flush() ?? Promise.resolve(), o.onProgressError ?? (() => {}));
+  }
+
+  /**
+   * From now on, each connection the pool opens runs the fire statement once, recording nothing
+   * (`primeFire`): the first fire on it does not pay for the backend's cold caches.
+   */
+  primeConnections(): void {
+    prepareNewConnections(this.ctx.pool, (connection) => primeFire(connection, this.ctx.instanceId, this.ctx.now()));
   }
 
   /**

@@ -260,28 +260,45 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
  * batch goes again skipping conflicts, as every batch does for a while after.
  */
 async function claimRunning(ctx: RunContext, slots: DueSlot[], now: Date): Promise<{ rows: Record<string, unknown>[] }> {
-  const tracing = traced(slots);
-  const statement = (skipConflicts: boolean) =>
-    insertRuns(
-      claimingSlots(slots, '$6'),
-      {
-        trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due',
-        where: `${skipConflicts ? '' : `${LANE_IS_FREE} AND `}${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: tracing ? 's.tp' : undefined, skipConflicts,
-      },
-      // Co-due slots share their instant: the rows need not say it (3–7% of the statement's CPU).
-      coDue(slots) ? 'id, job_definition_id' : `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
-    );
   const params = [...dueParams(slots, now), ctx.instanceId, ...traceParams(slots)];
   if (!ctx.races.expected()) {
     try {
-      return await ctx.pool.query(statement(false), params);
+      return await ctx.pool.query(claimingInsert(slots, false), params);
     } catch (err) {
       if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
       ctx.races.met();
     }
   }
-  return ctx.pool.query(statement(true), params);
+  return ctx.pool.query(claimingInsert(slots, true), params);
 }
+
+/** The statement of `claimRunning`: with ON CONFLICT DO NOTHING (`skipConflicts`), or failing on a conflict. */
+function claimingInsert(slots: DueSlot[], skipConflicts: boolean): string {
+  return insertRuns(
+    claimingSlots(slots, '$6'),
+    {
+      trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due',
+      where: `${skipConflicts ? '' : `${LANE_IS_FREE} AND `}${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: traced(slots) ? 's.tp' : undefined, skipConflicts,
+    },
+    // Co-due slots share their instant: the rows need not say it (3–7% of the statement's CPU).
+    coDue(slots) ? 'id, job_definition_id' : `id, job_definition_id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS slot_ms`,
+  );
+}
+
+/**
+ * The claiming insert of co-due slots, run once with a slot of no job on a connection that just
+ * opened (it inserts nothing): a backend's first one otherwise loads the runs table's indexes and
+ * checks and the statement's catalog entries on the fire path — ~4 ms of a 15 ms fire of 1,000
+ * co-due slots in two parts (BENCHMARKS.md, "2026-11-26 (s9, lead)"). Never fails: a connection
+ * opened before the tables exist leaves it to the first fire.
+ */
+export async function primeFire(connection: { query: (text: string, params: unknown[]) => Promise<unknown> }, instanceId: string, now: Date): Promise<void> {
+  const none: DueSlot = { jobId: NO_JOB, slot: now, job: { jobKey: '', version: 0, target: '', payload: null, overlap: OverlapPolicy.SKIP } };
+  await connection.query(claimingInsert([none], false), [...dueParams([none], now), instanceId]).catch(() => undefined);
+}
+
+/** No job's id (the nil UUID). */
+const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';

@@ -1,0 +1,70 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, type Pool } from '../../src/db/pool.js';
+import { RunStore } from '../../src/db/run-store.js';
+import { primeFire } from '../../src/db/runs/fire.js';
+import { OverlapPolicy } from '../../src/domain/enums.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+/**
+ * A process that fires slots primes every connection its pool opens with the fire statement,
+ * recording nothing, so that no fire pays for a backend's cold caches (fire.ts, `primeFire`).
+ */
+describe('connections primed for the fire statement', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  const now = new Date('2026-11-27T12:00:00.000Z');
+  /** The statements each connection of the pool ran, in order, by backend. */
+  const sent = new Map<number, string[]>();
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    pool = createPool(db.url);
+    // Registered first: sees the primer's statement too.
+    pool.on('connect', (client: pg.PoolClient) => {
+      const texts: string[] = [];
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: typeof query }).query = (...args) => {
+        if (typeof args[0] === 'string') texts.push(args[0]);
+        return query(...args);
+      };
+      sent.set(sent.size, texts);
+    });
+  });
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  it('each new connection runs the statement a co-due fire sends, first, and it records nothing', async () => {
+    const store = new RunStore({ pool, instanceId: 'prime', now: () => now, publish: () => {} });
+    store.primeConnections();
+    const jobs = (
+      await pool.query(
+        `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
+         SELECT gen_random_uuid(), 'prime-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $1, $1 FROM generate_series(1, 3) AS i RETURNING id`,
+        [now],
+      )
+    ).rows.map((r) => r.id as string);
+    expect((await pool.query('SELECT count(*)::int AS n FROM cron_job_runs')).rows[0].n).toBe(0);
+    // Three connections at once: each is new, and primed before its first statement.
+    const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    await Promise.all(clients.map((c) => c.query('SELECT 1')));
+    for (const c of clients) c.release();
+    const primers = [...sent.values()].map((texts) => texts[0]);
+    expect(primers.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(primers).size).toBe(1);
+    expect((await pool.query('SELECT count(*)::int AS n FROM cron_job_runs')).rows[0].n).toBe(0);
+
+    // What a fire of co-due slots sends is that statement.
+    const job = { jobKey: 'k', version: 1, target: 'log', payload: null, overlap: OverlapPolicy.SKIP };
+    const outcomes = await Promise.all(jobs.map((jobId) => store.fire({ jobId, slot: now, job })));
+    expect(outcomes.map((o) => o.kind)).toEqual(['claimed', 'claimed', 'claimed']);
+    const fired = [...sent.values()].flatMap((texts) => texts.slice(1)).filter((t) => t.trimStart().startsWith('INSERT INTO cron_job_runs'));
+    expect(fired).toEqual([primers[0]]);
+  });
+
+  it('never fails: a connection whose statement fails (tables not migrated yet) leaves it to the first fire', async () => {
+    const failing = { query: () => Promise.reject(Object.assign(new Error('relation "cron_job_runs" does not exist'), { code: '42P01' })) };
+    await expect(primeFire(failing, 'prime', now)).resolves.toBeUndefined();
+  });
+});
