@@ -68,10 +68,22 @@ export function createPool(databaseUrl: string, bounds: DbBounds = DEFAULT_DB_BO
 /**
  * Runs `prepare` on each connection the pool opens from now on, before the connection is lent
  * (pg-pool's `verify`): a statement queued as it opens would run beside its borrower's, which pg
- * deprecates. A failing `prepare` does not fail the connection.
+ * deprecates. A failing `prepare` does not fail the connection; the connection failing meanwhile
+ * (reset, the server restarting) does: the pool drops it and its borrower is told, as if its own
+ * statement had met it. Until lent, the connection has no other listener of its 'error' event,
+ * which would otherwise be thrown.
  */
 export function prepareNewConnections(pool: Pool, prepare: (connection: pg.PoolClient) => Promise<void>): void {
-  pool.options.verify = (connection, done) => void prepare(connection).then(() => done(), () => done());
+  pool.options.verify = (connection, done) => {
+    let lost: Error | undefined;
+    const onError = (err: Error) => void (lost ??= err);
+    connection.on('error', onError);
+    const settle = () => {
+      connection.off('error', onError);
+      done(lost);
+    };
+    void prepare(connection).then(settle, settle);
+  };
 }
 
 /**

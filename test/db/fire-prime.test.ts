@@ -68,3 +68,38 @@ describe('connections primed for the fire statement', () => {
     await expect(primeFire(failing, 'prime', now)).resolves.toBeUndefined();
   });
 });
+
+describe('a connection that fails while it is prepared', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('is dropped and its borrower told, the process unharmed; the next connection is prepared and lent', async () => {
+    const { prepareNewConnections } = await import('../../src/db/pool.js');
+    const pool = createPool(db.url);
+    const admin = createPool(db.url);
+    try {
+      let prepared = 0;
+      prepareNewConnections(pool, async (connection) => {
+        // The first connection's backend is ended while it is being prepared (a reset, a restart).
+        if (prepared++ === 0) {
+          const ended = new Promise((resolve) => connection.once('end', resolve));
+          await admin.query('SELECT pg_terminate_backend($1)', [(connection as unknown as { processID: number }).processID]);
+          await ended; // its 'error' comes first, with no statement of its own in flight
+        }
+        await connection.query('SELECT 1').catch(() => undefined);
+      });
+      const first = await pool.query('SELECT 1 AS one').then(() => 'answered', (err: { code?: string; message: string }) => err.code ?? err.message);
+      expect(first).not.toBe('answered');
+      expect((await pool.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+      expect(prepared).toBe(2);
+    } finally {
+      await pool.end();
+      await admin.end();
+    }
+  });
+});
