@@ -35,7 +35,8 @@ describe('createJobVersions', () => {
   test("each new version is createJobVersion's of the same input: record, audit entry, the runtime arming the new and dropping the old", async () => {
     const inputs: NewJobVersionInput[] = [
       { cronExpression: '0 4 1 1 *', labels: { team: 'ops' } },
-      { scheduleType: 'INTERVAL', every: '45m', timezone: 'Europe/Paris', retry: { maxAttempts: 3 } },
+      // An explicit anchor: the default is the creation instant, whose second the two paths may straddle.
+      { scheduleType: 'INTERVAL', every: '45m', anchorAt: '2026-01-01T00:00:00.000Z', timezone: 'Europe/Paris', retry: { maxAttempts: 3 } },
       { description: 'only this', timeoutSeconds: null },
     ];
     const single = await Promise.all(inputs.map(() => job({ timeoutSeconds: 30 })));
