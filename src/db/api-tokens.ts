@@ -1,5 +1,5 @@
 import { auditPerRow } from './audit.js';
-import type { Pool } from './pool.js';
+import { UNIQUE_VIOLATION, type Pool } from './pool.js';
 import { Channel } from './notifier.js';
 
 /** A named API token as stored: never its secret, only the secret's SHA-256 digest (not returned either). */
@@ -71,7 +71,7 @@ export class ApiTokenStore {
       return toRow(res.rows[0]);
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
-      if (e.code === '23505' && e.constraint === 'cron_api_tokens_live_name') throw new TokenNameTaken(token.name);
+      if (e.code === UNIQUE_VIOLATION && e.constraint === 'cron_api_tokens_live_name') throw new TokenNameTaken(token.name);
       throw err;
     }
   }

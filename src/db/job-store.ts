@@ -14,7 +14,7 @@ import { LAST_SUCCESS_AT, loadJobRecords, loadNewestByKeys, rowToJobRecord } fro
 import { listJobs, type JobQuery } from './job-list.js';
 import { changeJobsBySelector, type BulkChange } from './bulk-job-changes.js';
 import type { LabelSelector } from '../domain/label-selector.js';
-import { isDatabaseUnavailable, type Pool } from './pool.js';
+import { UNIQUE_VIOLATION, isDatabaseUnavailable, type Pool } from './pool.js';
 import { GroupCommit, type Outcome } from './group-commit.js';
 
 /** The fields of a new job version that the services validated. */
@@ -325,8 +325,7 @@ const COLUMNS: [column: string, value: (row: NewJobRow, actor: string | null, no
   ['updated_at', (_, __, now) => now],
 ];
 
-/** PostgreSQL's code for a unique violation, and the key it names in its detail (unique (job_key, version), or one live version per key). */
-const UNIQUE_VIOLATION = '23505';
+/** The key a unique violation names in its detail (unique (job_key, version), or one live version per key). */
 const KEY_IN_DETAIL = /^Key \(job_key(?:, version)?\)=\((.*?)(?:, \d+)?\) already exists/;
 
 /** A new key's version 1 collided with an existing one: `key` is the key PostgreSQL named. */

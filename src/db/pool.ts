@@ -20,6 +20,9 @@ export const DEFAULT_DB_BOUNDS: DbBounds = { connectTimeoutMs: 5_000, queryTimeo
 /** Connections of the process's one pool: every statement of the process, the ORM's included. */
 export const DEFAULT_POOL_SIZE = 10;
 
+/** PostgreSQL's unique_violation (SQLSTATE): a statement met a row of a unique index. */
+export const UNIQUE_VIOLATION = '23505';
+
 /** How long the pool keeps a connection no one uses. */
 export const IDLE_CONNECTION_MS = 10 * 60_000;
 

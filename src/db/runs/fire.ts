@@ -6,6 +6,7 @@ import { inTransaction, type RunContext } from './context.js';
 import { missedAlerts, outboxNotice } from './alert-rules.js';
 import { afterRunsEnd, changedRows, publishEnded, startedRuns } from './end-rules.js';
 import { insertRuns } from './new-runs.js';
+import { UNIQUE_VIOLATION } from '../pool.js';
 import { NO_SKIP_ASKED, recordAdminSkips } from './admin-skips.js';
 import { FREE_LANE, LANE_IS_FREE, NOT_BEHIND_BUFFER, OVERLAP_MESSAGE, cancelActive, lockJob } from './overlap.js';
 import { firedRun, limitsOf, rowToRun, type RunLimits } from './record.js';
@@ -299,9 +300,6 @@ export async function primeFire(connection: { query: (text: string, params: unkn
 
 /** No job's id (the nil UUID). */
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
-
-/** PostgreSQL's unique_violation. */
-const UNIQUE_VIOLATION = '23505';
 
 /** Whether the slot's job is in a concurrency pool. */
 const inPool = (s: DueSlot): boolean => s.job.concurrencyPool != null;

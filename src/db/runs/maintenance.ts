@@ -1,6 +1,7 @@
 import { FailureCode, RunStatus } from '../../domain/enums.js';
 import { BACKFILL_RUNS_KEPT_MS } from '../../domain/backfill.js';
 import type { RunRecord } from '../../domain/run.js';
+import { UNIQUE_VIOLATION } from '../pool.js';
 import { inTransaction, type RunContext, type WaitingRun } from './context.js';
 import { afterRunsEnd, changedRows, publishEnded, retiresOneTime } from './end-rules.js';
 import type { ClaimedRun } from './fire.js';
@@ -57,7 +58,7 @@ export async function promoteStranded(ctx: RunContext, limit = 1_000): Promise<s
     );
     return res.rows.map((r) => r.id as string);
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') return []; // lane 0 taken meanwhile: the next round
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return []; // lane 0 taken meanwhile: the next round
     throw err;
   }
 }
