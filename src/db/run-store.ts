@@ -5,6 +5,7 @@ import { Batcher, type BatchSink } from './batcher.js';
 import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/backfill.js';
 import { afterFires, type RunContext, type WaitingRun } from './runs/context.js';
 import { SlotRaces } from './runs/slot-races.js';
+import { RunIds } from './runs/run-ids.js';
 import { FIRE_BATCH, claim, fireBatch, primeFire, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
@@ -91,6 +92,7 @@ export class RunStore {
       waiting: (runs) => this.wake(runs),
       firing,
       races: new SlotRaces(o.now),
+      runIds: new RunIds(() => o.now().getTime()),
     };
     this.reports = new ProgressWrites(this.ctx, () => held?.flush() ?? Promise.resolve(), o.onProgressError ?? (() => {}));
   }

@@ -111,6 +111,34 @@ describe('splitting co-due slots across statements', () => {
       }
     });
 
+    it('gives the runs of a batch in parts ids made in job order: each part’s after the part before (no two statements at one index edge)', async () => {
+      const n = FIRE_SPLIT_MIN + 700;
+      const jobIds = (
+        await pool.query(
+          `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
+           SELECT gen_random_uuid(), 'ids-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i RETURNING id`,
+          [n, at],
+        )
+      ).rows.map((r) => r.id as string);
+      const store = new RunStore({ pool, instanceId: 'ids', now: () => at, publish: () => {} });
+      const rand = rng(3);
+      for (let minute = 0; minute < 3; minute++) {
+        const slot = new Date(at.getTime() + (100 + minute) * 60_000);
+        const order = [...jobIds].sort(() => rand(3) - 1);
+        const outcomes = await Promise.all(order.map((jobId) => store.fire({ jobId, slot, job })));
+        expect(outcomes.every((o) => o.kind === 'claimed')).toBe(true);
+        const rows = (
+          await pool.query<{ id: string; job: string }>(`SELECT id, job_definition_id AS job FROM cron_job_runs WHERE scheduled_at = $1 ORDER BY id`, [slot])
+        ).rows;
+        expect(rows).toHaveLength(n);
+        // UUIDv7 on any PostgreSQL version, and in id order the runs are in their jobs' order:
+        // the parts' ids do not interleave.
+        for (const r of rows) expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(rows.map((r) => r.job)).toEqual([...jobIds].sort());
+        await pool.query(`UPDATE cron_job_runs SET status = 'SUCCEEDED', finished_at = $1 WHERE scheduled_at = $1`, [slot]);
+      }
+    });
+
     it('answers each slot with its own run, whatever order the slots come in and whichever were taken', async () => {
       const n = 300;
       const ids = (

@@ -1,5 +1,6 @@
 import type { Pool } from '../pool.js';
 import type { RunChange, RunRecord } from '../../domain/run.js';
+import type { RunIds } from './run-ids.js';
 import type { SlotRaces } from './slot-races.js';
 
 /** A statement on the pool or on one transaction's connection. */
@@ -32,6 +33,8 @@ export interface RunContext {
   readonly firing: Set<Promise<unknown>>;
   /** Whether fire statements meet other instances' rows lately (which statement records slots). */
   readonly races: SlotRaces;
+  /** The ids of the runs fire statements claim, made in the order the statements leave (run-ids.ts). */
+  readonly runIds: RunIds;
 }
 
 /**

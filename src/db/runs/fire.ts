@@ -123,14 +123,14 @@ export type FireOutcome =
  * A job whose started runs reached its `max_runs` records no more slots (it retires as its last
  * run ends): the database decides, so two instances cannot overshoot the bound between them.
  */
-function dueSlots(slots: DueSlot[], tp?: string): string {
-  const trace = tp ? `, ${tp}::text[]` : '';
-  const traceCol = tp ? ', tp' : '';
+function dueSlots(slots: DueSlot[], tp?: string, ids?: string): string {
+  const extra = (tp ? `, ${tp}::text[]` : '') + (ids ? `, ${ids}::uuid[]` : '');
+  const cols = (tp ? ', tp' : '') + (ids ? ', run_id' : '');
   const source = coDue(slots)
-    ? `(SELECT job_id, $2::timestamptz AS slot, $3::timestamptz AS due${traceCol}, NULL::jsonb AS payload
-      FROM unnest($1::uuid[]${trace}) AS u(job_id${traceCol})) s`
-    : `(SELECT job_id, slot, due${traceCol}, NULL::jsonb AS payload
-      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]${trace}) AS u(job_id, slot, due${traceCol})) s`;
+    ? `(SELECT job_id, $2::timestamptz AS slot, $3::timestamptz AS due${cols}, NULL::jsonb AS payload
+      FROM unnest($1::uuid[]${extra}) AS u(job_id${cols})) s`
+    : `(SELECT job_id, slot, due${cols}, NULL::jsonb AS payload
+      FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]${extra}) AS u(job_id, slot, due${cols})) s`;
   return `${source}
     JOIN cron_job_definitions j ON j.id = s.job_id AND j.status = ${JOB.ACTIVE}
       AND (j.max_runs IS NULL OR ${startedRuns('j')} < j.max_runs)`;
@@ -148,13 +148,13 @@ function coDue(slots: DueSlot[]): boolean {
 const traced = (slots: DueSlot[]): boolean => slots.some((s) => s.traceparent !== undefined);
 
 /**
- * The source of a claiming insert: with tracing on, each slot's trace context (`$6`; `$5` for an
- * insert without a runner) — a separate statement rather than a parameter of nulls: with tracing
- * off the fire path sends exactly what it sent before tracing existed.
+ * The source of an insert of slots: with tracing on, each slot's trace context (the parameter `tp`
+ * names) — a separate statement rather than a parameter of nulls: with tracing off the fire path
+ * sends exactly what it sent before tracing existed.
  */
 const claimingSlots = (slots: DueSlot[], tp: string) => (traced(slots) ? dueSlots(slots, tp) : dueSlots(slots));
 
-/** The claiming insert's parameters beyond `dueParams` and the runner ($5): the trace contexts ($6), when traced. */
+/** The trace contexts of the slots (a parameter of the insert), when traced. */
 const traceParams = (slots: DueSlot[]): unknown[] => (traced(slots) ? [slots.map((s) => s.traceparent ?? null)] : []);
 
 /** The parameters of `dueSlots` ($1–$3) and the instant ($4); a RUNNING insert adds its runner ($5). */
@@ -261,7 +261,7 @@ export async function fireBatch(ctx: RunContext, all: DueSlot[]): Promise<FireOu
  * batch goes again skipping conflicts, as every batch does for a while after.
  */
 async function claimRunning(ctx: RunContext, slots: DueSlot[], now: Date): Promise<{ rows: Record<string, unknown>[] }> {
-  const params = [...dueParams(slots, now), ctx.instanceId, ...traceParams(slots)];
+  const params = [...dueParams(slots, now), ctx.instanceId, ctx.runIds.arrayLiteral(slots.length), ...traceParams(slots)];
   if (!ctx.races.expected()) {
     try {
       return await ctx.pool.query(claimingInsert(slots, false), params);
@@ -273,12 +273,15 @@ async function claimRunning(ctx: RunContext, slots: DueSlot[], now: Date): Promi
   return ctx.pool.query(claimingInsert(slots, true), params);
 }
 
-/** The statement of `claimRunning`: with ON CONFLICT DO NOTHING (`skipConflicts`), or failing on a conflict. */
+/**
+ * The statement of `claimRunning`: with ON CONFLICT DO NOTHING (`skipConflicts`), or failing on a
+ * conflict. `$6`: the new runs' ids, one per slot (run-ids.ts); `$7`: their trace contexts, traced.
+ */
 function claimingInsert(slots: DueSlot[], skipConflicts: boolean): string {
   return insertRuns(
-    claimingSlots(slots, '$6'),
+    dueSlots(slots, traced(slots) ? '$7' : undefined, '$6'),
     {
-      trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due',
+      id: 's.run_id', trigger: SCHEDULED, status: S.RUNNING, code: 'NULL', message: 'NULL', at: '$4', runner: '$5', lane: FREE_LANE, due: 's.due',
       where: `${skipConflicts ? '' : `${LANE_IS_FREE} AND `}${NO_SKIP_ASKED} AND ${NOT_BEHIND_BUFFER}`, traceparent: traced(slots) ? 's.tp' : undefined, skipConflicts,
     },
     // Co-due slots share their instant: the rows need not say it (3–7% of the statement's CPU).
@@ -295,7 +298,7 @@ function claimingInsert(slots: DueSlot[], skipConflicts: boolean): string {
  */
 export async function primeFire(connection: { query: (text: string, params: unknown[]) => Promise<unknown> }, instanceId: string, now: Date): Promise<void> {
   const none: DueSlot = { jobId: NO_JOB, slot: now, job: { jobKey: '', version: 0, target: '', payload: null, overlap: OverlapPolicy.SKIP } };
-  await connection.query(claimingInsert([none], false), [...dueParams([none], now), instanceId]).catch(() => undefined);
+  await connection.query(claimingInsert([none], false), [...dueParams([none], now), instanceId, uuidArray([NO_JOB])]).catch(() => undefined);
 }
 
 /** No job's id (the nil UUID). */
