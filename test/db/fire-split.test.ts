@@ -11,6 +11,16 @@ function rng(seed: number) {
 }
 
 const hex = (n: number) => n.toString(16).padStart(12, '0');
+
+/** `n` ACTIVE jobs keyed `${prefix}-1`…; their ids. */
+async function activeJobs(pool: Pool, n: number, prefix: string, at: Date): Promise<string[]> {
+  const res = await pool.query(
+    `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
+     SELECT gen_random_uuid(), $3 || '-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i RETURNING id`,
+    [n, at, prefix],
+  );
+  return res.rows.map((r) => r.id as string);
+}
 const job = { jobKey: 'k', version: 1, target: 'log', payload: null, overlap: OverlapPolicy.SKIP };
 
 /** Co-due slots of many jobs are recorded by several statements at once: how they are cut. */
@@ -86,13 +96,7 @@ describe('splitting co-due slots across statements', () => {
 
     it('never deadlock, and record and claim every slot exactly once', async () => {
       const n = FIRE_SPLIT_MIN + 700;
-      const ids = (
-        await pool.query(
-          `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
-           SELECT gen_random_uuid(), 'split-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i RETURNING id`,
-          [n, at],
-        )
-      ).rows.map((r) => r.id as string);
+      const ids = await activeJobs(pool, n, 'split', at);
       const stores = ['split-a', 'split-b'].map((instanceId) => new RunStore({ pool, instanceId, now: () => at, publish: () => {} }));
       for (let minute = 0; minute < 3; minute++) {
         const slot = new Date(at.getTime() + minute * 60_000);
@@ -113,13 +117,7 @@ describe('splitting co-due slots across statements', () => {
 
     it('gives the runs of a batch in parts ids made in job order: each part’s after the part before (no two statements at one index edge)', async () => {
       const n = FIRE_SPLIT_MIN + 700;
-      const jobIds = (
-        await pool.query(
-          `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
-           SELECT gen_random_uuid(), 'ids-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i RETURNING id`,
-          [n, at],
-        )
-      ).rows.map((r) => r.id as string);
+      const jobIds = await activeJobs(pool, n, 'ids', at);
       const store = new RunStore({ pool, instanceId: 'ids', now: () => at, publish: () => {} });
       const rand = rng(3);
       for (let minute = 0; minute < 3; minute++) {
@@ -141,13 +139,7 @@ describe('splitting co-due slots across statements', () => {
 
     it('answers each slot with its own run, whatever order the slots come in and whichever were taken', async () => {
       const n = 300;
-      const ids = (
-        await pool.query(
-          `INSERT INTO cron_job_definitions (id, job_key, version, target, schedule_type, cron_expression, status, created_at, updated_at)
-           SELECT gen_random_uuid(), 'order-' || i, 1, 'log', 'RECURRING', '* * * * *', 'ACTIVE', $2, $2 FROM generate_series(1, $1) AS i RETURNING id`,
-          [n, at],
-        )
-      ).rows.map((r) => r.id as string);
+      const ids = await activeJobs(pool, n, 'order', at);
       const sorted = [...ids].sort();
       const rand = rng(7);
       const shuffled = [...ids].sort(() => rand(3) - 1);
