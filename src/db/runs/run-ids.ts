@@ -39,8 +39,6 @@ export class RunIds {
    * string per id.
    */
   arrayLiteral(n: number): string {
-    const out = Buffer.allocUnsafe(n === 0 ? 2 : n * 37 + 1);
-    out[0] = BRACE_OPEN;
     let ms = this.nowMs();
     if (ms > this.lastMs) {
       this.lastMs = ms;
@@ -48,6 +46,9 @@ export class RunIds {
     } else {
       ms = this.lastMs; // the clock went back, or the same millisecond: continue after the last id
     }
+    if (n === 0) return '{}';
+    const out = Buffer.allocUnsafe(n * 37 + 1);
+    out[0] = BRACE_OPEN;
     const random = randomFillSync(Buffer.allocUnsafe(6 * n));
     let at = 1;
     for (let i = 0; i < n; i++) {
@@ -59,7 +60,6 @@ export class RunIds {
       at = write(out, at, ms, this.counter++, random, i * 6);
       out[at++] = i === n - 1 ? BRACE_CLOSE : COMMA;
     }
-    if (n === 0) out[1] = BRACE_CLOSE;
     return out.toString('latin1');
   }
 
