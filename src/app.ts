@@ -245,7 +245,10 @@ export class Cronql {
       onProgressError: (err) => this.log.warn({ err }, 'could not record progress reports; they are written with the runs\' next write'),
     });
     // A process that fires slots: every connection it opens from now on is ready for the fire statement.
-    if (this.role !== 'api') store.primeConnections();
+    if (this.role !== 'api') {
+      store.primeConnections();
+      void store.openFireConnections();
+    }
     if (o.listen) {
       this.notifier = new Notifier(
         url,

@@ -6,7 +6,7 @@ import { settleBackfillSlots, stepBackfill, type BackfillStep } from './runs/bac
 import { afterFires, type RunContext, type WaitingRun } from './runs/context.js';
 import { SlotRaces } from './runs/slot-races.js';
 import { RunIds } from './runs/run-ids.js';
-import { FIRE_BATCH, claim, fireBatch, primeFire, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
+import { FIRE_BATCH, FIRE_PARTS, claim, fireBatch, primeFire, missedBatch, splitByJob, type ClaimedRun, type DueSlot, type FireOutcome, type MissedSlot } from './runs/fire.js';
 import { ending, finishBatch, type Ending } from './runs/finish.js';
 import * as maintenance from './runs/maintenance.js';
 import type { AuditBy } from './audit.js';
@@ -103,6 +103,20 @@ export class RunStore {
    */
   primeConnections(): void {
     prepareNewConnections(this.ctx.pool, (connection) => primeFire(connection, this.ctx.instanceId, this.ctx.now()));
+  }
+
+  /**
+   * Opens the connections a co-due batch is recorded on (`FIRE_PARTS`), primed, and keeps that
+   * many open while idle: a batch's second part otherwise waited at its slot for a connection to
+   * be opened, authenticated and primed (~20 ms at 1,000 co-due; BENCHMARKS.md, "2026-11-27 (s11, lead)").
+   * Never fails: a connection that cannot be opened now is opened when a statement needs it.
+   */
+  async openFireConnections(): Promise<void> {
+    const { pool } = this.ctx;
+    const parts = Math.min(FIRE_PARTS, pool.options.max);
+    pool.options.min = Math.max(pool.options.min ?? 0, parts);
+    const opened = await Promise.allSettled(Array.from({ length: parts }, () => pool.connect()));
+    for (const c of opened) if (c.status === 'fulfilled') c.value.release();
   }
 
   /**

@@ -25,11 +25,24 @@ export interface Clock {
   lateReason(): MissedReason.STALL | MissedReason.CLOCK_JUMP;
   /**
    * Calls `fn` once the alarms due now have all been handed on and what they started is on its
-   * way: an actor re-arms there, so that computing 10,000 next slots does not hold up the
-   * statement that records 10,000 due ones.
+   * way — and, with `laterAfter`, answered: an actor re-arms there, so that computing 10,000 next
+   * slots holds up neither the statement that records 10,000 due ones nor the cores it runs on.
    */
   later(fn: () => void): void;
+  /**
+   * `later` work also waits for `settled` (the fire statements the alarms started answered, their
+   * handlers entered), at most `LATER_WAIT_MS`. A clock whose `later` runs at once (ManualClock)
+   * has nothing to wait for and need not implement it.
+   */
+  laterAfter?(settled: () => Promise<void>): void;
 }
+
+/**
+ * The longest `later` work waits for `laterAfter`'s writes: a database that does not answer (an
+ * outage, a statement that takes seconds) never holds the next alarms past this, so they are set
+ * well before the next whole second (the shortest interval of a schedule).
+ */
+export const LATER_WAIT_MS = 250;
 
 /** A change of the wall clock against the monotonic clock larger than this is a jump. */
 const JUMP_MS = 1_000;
@@ -87,6 +100,8 @@ export class SystemClock implements Clock {
   private immediate: NodeJS.Immediate | undefined;
   /** `later` work, run on the next turn of the event loop (after the turn's batches are sent). */
   private deferred: (() => void)[] = [];
+  /** What `later` work waits for besides that turn (`laterAfter`). */
+  private settled: (() => Promise<void>) | undefined;
   /** A timer for the earliest alarm when it falls between two ticks (a jitter offset, a retry's backoff). */
   private precise: NodeJS.Timeout | undefined;
   private preciseAt = Infinity;
@@ -109,16 +124,33 @@ export class SystemClock implements Clock {
     if (this.deferred.push(fn) > 1) return;
     // After the immediates the alarms' work registered (the run store's batch is one of them).
     setImmediate(() => {
-      const work = this.deferred;
-      this.deferred = [];
-      for (const f of work) {
-        try {
-          f();
-        } catch (err) {
-          this.onError(err);
-        }
-      }
+      if (!this.settled) return this.runDeferred();
+      // While the statements run, the database's backends have the machine's cores: 1,000 actors'
+      // next slots (~2–4 ms of this thread) are computed after their answers, not beside them
+      // (BENCHMARKS.md, "2026-11-27 (s11, lead)").
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LATER_WAIT_MS).unref()));
+      void Promise.race([this.settled().catch(() => undefined), bound]).then(() => {
+        clearTimeout(timer);
+        this.runDeferred();
+      });
     });
+  }
+
+  laterAfter(settled: () => Promise<void>): void {
+    this.settled = settled;
+  }
+
+  private runDeferred(): void {
+    const work = this.deferred;
+    this.deferred = [];
+    for (const f of work) {
+      try {
+        f();
+      } catch (err) {
+        this.onError(err);
+      }
+    }
   }
 
   setAlarm(at: Date, fn: () => void): Alarm {

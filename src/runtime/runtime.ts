@@ -151,6 +151,8 @@ export class Runtime implements MaintainedRuntime {
       () => clock.now(),
       o.logs,
     );
+    // Actors re-arm once the fire statements of their slots are answered (clock.ts, `laterAfter`).
+    clock.laterAfter?.(() => store.afterFires());
     this.scheduler = new Scheduler(
       clock,
       {

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { RunStore } from '../../src/db/run-store.js';
-import { primeFire } from '../../src/db/runs/fire.js';
+import { FIRE_PARTS, primeFire } from '../../src/db/runs/fire.js';
 import { OverlapPolicy } from '../../src/domain/enums.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
@@ -61,6 +61,61 @@ describe('connections primed for the fire statement', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['claimed', 'claimed', 'claimed']);
     const fired = [...sent.values()].flatMap((texts) => texts.slice(1)).filter((t) => t.trimStart().startsWith('INSERT INTO cron_job_runs'));
     expect(fired).toEqual([primers[0]]);
+  });
+
+  it('opens, primed, the connections a co-due batch is recorded on, and keeps that many while idle', async () => {
+    // Without them, a batch's second part waited at its slot for a connection to be opened,
+    // authenticated and primed (run-store.ts, `openFireConnections`).
+    const own = createPool(db.url);
+    try {
+      const primed: string[] = [];
+      own.on('connect', (client: pg.PoolClient) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as unknown as { query: typeof query }).query = (...args) => {
+          if (typeof args[0] === 'string' && primed.length < 10) primed.push(args[0]);
+          return query(...args);
+        };
+      });
+      own.options.idleTimeoutMillis = 1_000;
+      const store = new RunStore({ pool: own, instanceId: 'prime', now: () => now, publish: () => {} });
+      store.primeConnections();
+      expect(own.totalCount).toBe(0);
+      await store.openFireConnections();
+      expect(FIRE_PARTS).toBeGreaterThanOrEqual(2);
+      expect([own.totalCount, own.idleCount]).toEqual([FIRE_PARTS, FIRE_PARTS]);
+      expect(primed.length).toBe(FIRE_PARTS);
+      expect(primed.every((t) => t.trimStart().startsWith('INSERT INTO cron_job_runs'))).toBe(true);
+
+      // One more connection for a while (a busier moment), then every one of them idle past the
+      // timeout: the pool closes the extra one only.
+      const clients = await Promise.all(Array.from({ length: FIRE_PARTS + 1 }, () => own.connect()));
+      expect(own.totalCount).toBe(FIRE_PARTS + 1);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        for (const c of clients) c.release();
+        vi.advanceTimersByTime(3 * 1_000);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(own.totalCount).toBe(FIRE_PARTS);
+      // Still usable: the kept connections answer.
+      expect((await own.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+      expect(own.totalCount).toBe(FIRE_PARTS);
+    } finally {
+      await own.end();
+    }
+  });
+
+  it('opening them never fails a start: a database that cannot be reached leaves them to the first statements', async () => {
+    const unreachable = createPool('postgres://nobody:nothing@127.0.0.1:1/none', { connectTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
+    try {
+      const store = new RunStore({ pool: unreachable, instanceId: 'prime', now: () => now, publish: () => {} });
+      store.primeConnections();
+      await expect(store.openFireConnections()).resolves.toBeUndefined();
+      expect(unreachable.totalCount).toBe(0);
+    } finally {
+      await unreachable.end();
+    }
   });
 
   it('never fails: a connection whose statement fails (tables not migrated yet) leaves it to the first fire', async () => {
