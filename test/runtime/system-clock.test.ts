@@ -171,11 +171,16 @@ describe('later work (an actor re-arming after its slot)', () => {
     clock.close();
   });
 
-  it(`never waits longer than LATER_WAIT_MS (${LATER_WAIT_MS} ms) for a database that does not answer, nor at all for one that failed`, async () => {
+  it(`never waits longer than LATER_WAIT_MS (${LATER_WAIT_MS} ms) for a database that does not answer, nor at all for one that failed or threw`, async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const clock = new SystemClock();
     let calls = 0;
-    clock.laterAfter(() => (++calls === 1 ? new Promise<void>(() => {}) : Promise.reject(new Error('connection lost'))));
+    clock.laterAfter(() => {
+      calls++;
+      if (calls === 1) return new Promise<void>(() => {});
+      if (calls === 2) return Promise.reject(new Error('connection lost'));
+      throw new Error('no store');
+    });
     const done: string[] = [];
     clock.later(() => done.push('held'));
     await turns(2);
@@ -187,6 +192,10 @@ describe('later work (an actor re-arming after its slot)', () => {
     clock.later(() => done.push('failed'));
     await turns(2);
     expect(done).toEqual(['held', 'failed']);
+    // Nor one that throws.
+    clock.later(() => done.push('thrown'));
+    await turns(2);
+    expect(done).toEqual(['held', 'failed', 'thrown']);
     clock.close();
   });
 
