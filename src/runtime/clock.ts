@@ -1,5 +1,6 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { performance } from 'node:perf_hooks';
+import { bounded } from '../domain/bounded.js';
 import { MissedReason } from '../domain/enums.js';
 import { MinHeap } from './min-heap.js';
 
@@ -124,19 +125,15 @@ export class SystemClock implements Clock {
     if (this.deferred.push(fn) > 1) return;
     // After the immediates the alarms' work registered (the run store's batch is one of them).
     setImmediate(() => {
-      if (!this.settled) return this.runDeferred();
+      const settled = this.settled;
+      if (!settled) return this.runDeferred();
       // While the statements run, the database's backends have the machine's cores: 1,000 actors'
       // next slots (~2–4 ms of this thread) are computed after their answers, not beside them
-      // (BENCHMARKS.md, "2026-11-27 (s11, lead)").
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LATER_WAIT_MS).unref()));
-      // Whatever `settled` does — resolve, reject, throw — the work runs: never later than the bound.
-      const settled = this.settled;
-      const answered = (async () => settled())().catch(() => undefined);
-      void Promise.race([answered, bound]).then(() => {
-        clearTimeout(timer);
-        this.runDeferred();
-      });
+      // (BENCHMARKS.md, "2026-11-27 (s11, lead)"). Whatever `settled` does — resolve, reject,
+      // throw — the work runs, never later than the bound.
+      void bounded((async () => settled())(), LATER_WAIT_MS)
+        .catch(() => undefined)
+        .then(() => this.runDeferred());
     });
   }
 
