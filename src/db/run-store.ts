@@ -98,11 +98,12 @@ export class RunStore {
   }
 
   /**
-   * From now on, each connection the pool opens runs the fire statement once, recording nothing
-   * (`primeFire`): the first fire on it does not pay for the backend's cold caches.
+   * From now on, each connection the pool opens runs the fire statement, recording nothing
+   * (`primeFire`): the first fire on it pays neither for the backend's cold caches nor for
+   * planning the statement.
    */
   primeConnections(): void {
-    prepareNewConnections(this.ctx.pool, (connection) => primeFire(connection, this.ctx.instanceId, this.ctx.now()));
+    prepareNewConnections(this.ctx.pool, (connection) => primeFire(connection, this.ctx.instanceId, this.ctx.now(), this.ctx.races.expected()));
   }
 
   /**

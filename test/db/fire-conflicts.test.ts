@@ -50,10 +50,12 @@ describe('recording co-due slots with and without ON CONFLICT', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = createPool(db.url);
-    const query = pool.query.bind(pool) as (text: string, params: unknown[]) => Promise<unknown>;
-    (pool as unknown as { query: typeof query }).query = (text, params) => {
-      const p = query(text, params);
-      if (typeof text === 'string' && text.trimStart().startsWith('INSERT INTO cron_job_runs') && text.includes(`'RUNNING'`) && params.includes('conflicts-mine')) {
+    const query = pool.query.bind(pool) as (config: string | { text: string; values: unknown[] }, params?: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: typeof query }).query = (config, values) => {
+      const p = query(config, values);
+      // The claiming insert is a named statement (a config object); the others are text and values.
+      const [text, params] = typeof config === 'string' ? [config, values ?? []] : [config.text, config.values];
+      if (text.trimStart().startsWith('INSERT INTO cron_job_runs') && text.includes(`'RUNNING'`) && params.includes('conflicts-mine')) {
         const seen: { skips: boolean; failed?: string } = { skips: text.includes('ON CONFLICT') };
         claims.push(seen);
         p.catch((err: { code?: string }) => (seen.failed = err.code));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { FailureCode, OverlapPolicy } from '../../domain/enums.js';
 import type { JobSnapshot } from '../../domain/job.js';
 import { created, type RunRecord } from '../../domain/run.js';
@@ -264,13 +265,31 @@ async function claimRunning(ctx: RunContext, slots: DueSlot[], now: Date): Promi
   const params = [...dueParams(slots, now), ctx.instanceId, ctx.runIds.arrayLiteral(slots.length), ...traceParams(slots)];
   if (!ctx.races.expected()) {
     try {
-      return await ctx.pool.query(claimingInsert(slots, false), params);
+      return await ctx.pool.query(prepared(claimingInsert(slots, false), params));
     } catch (err) {
       if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
       ctx.races.met();
     }
   }
-  return ctx.pool.query(claimingInsert(slots, true), params);
+  return ctx.pool.query(prepared(claimingInsert(slots, true), params));
+}
+
+/** Statement names by text (the claiming insert has a few texts: co-due or not, traced or not, skipping conflicts or not). */
+const statementNames = new Map<string, string>();
+
+/**
+ * The statement as a named one: node-postgres parses it once per connection, and PostgreSQL keeps
+ * its plan for the connection's life (replanned if the tables change). Unnamed, the claiming insert
+ * was parsed and planned at each fire, ~1.5 ms of each part's backend CPU at 1,000 co-due
+ * (BENCHMARKS.md, "2026-11-27 (s12, lead)"). Its name is derived from its text: one text, one name.
+ */
+function prepared(text: string, values: unknown[]): { name: string; text: string; values: unknown[] } {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `cronql_fire_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
 }
 
 /**
@@ -290,16 +309,42 @@ function claimingInsert(slots: DueSlot[], skipConflicts: boolean): string {
 }
 
 /**
- * The claiming insert of co-due slots, run once with a slot of no job on a connection that just
- * opened (it inserts nothing): a backend's first one otherwise loads the runs table's indexes and
- * checks and the statement's catalog entries on the fire path — ~4 ms of a 15 ms fire of 1,000
- * co-due slots in two parts (BENCHMARKS.md, "2026-11-26 (s9, lead)"). Never fails: a connection
- * opened before the tables exist leaves it to the first fire.
+ * The claiming insert of co-due slots, run with slots of no job on a connection that just opened
+ * (it inserts nothing), in the form the instance sends now (`skipConflicts`: another instance
+ * records the same slots):
+ * - A backend's first one otherwise loads the runs table's indexes and checks and the statement's
+ *   catalog entries on the fire path — ~4 ms of a 15 ms fire of 1,000 co-due slots in two parts
+ *   (BENCHMARKS.md, "2026-11-26 (s9, lead)").
+ * - Run `PRIME_PLANS` times with a batch's worth of slots: PostgreSQL plans a named statement's
+ *   first five runs with their values, and at the sixth builds its generic plan and keeps it if
+ *   it costs less than those did. So the first fire finds the generic plan built, and no fire
+ *   plans its statement (~1.5 ms of each part's backend CPU at 1,000 co-due; BENCHMARKS.md,
+ *   "2026-11-27 (s12, lead)"). The other form, and slots with a trace context (another text),
+ *   get the same from their seventh fire on the connection.
+ * ~8 ms of one backend's CPU per new connection. Never fails: a connection opened before the
+ * tables exist leaves it to the first fire.
  */
-export async function primeFire(connection: { query: (text: string, params: unknown[]) => Promise<unknown> }, instanceId: string, now: Date): Promise<void> {
-  const none: DueSlot = { jobId: NO_JOB, slot: now, job: { jobKey: '', version: 0, target: '', payload: null, overlap: OverlapPolicy.SKIP } };
-  await connection.query(claimingInsert([none], false), [...dueParams([none], now), instanceId, uuidArray([NO_JOB])]).catch(() => undefined);
+export async function primeFire(
+  connection: { query: (config: { name: string; text: string; values: unknown[] }) => Promise<unknown> },
+  instanceId: string,
+  now: Date,
+  skipConflicts = false,
+): Promise<void> {
+  const none: DueSlot[] = Array.from({ length: FIRE_SPLIT_MIN }, () => ({ jobId: NO_JOB, slot: now, job: { jobKey: '', version: 0, target: '', payload: null, overlap: OverlapPolicy.SKIP } }));
+  const ids = uuidArray(none.map((s) => s.jobId));
+  const statement = claimingInsert(none, skipConflicts);
+  try {
+    for (let i = 0; i < PRIME_PLANS; i++) await connection.query(prepared(statement, [...dueParams(none, now), instanceId, ids]));
+  } catch {
+    // Left to the first fire.
+  }
 }
+
+/**
+ * Runs of the statement that prime a connection: the five PostgreSQL plans with their values before
+ * it weighs its generic plan (plancache.c, `choose_custom_plan`), and the one that builds it.
+ */
+export const PRIME_PLANS = 6;
 
 /** No job's id (the nil UUID). */
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
