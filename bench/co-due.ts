@@ -277,7 +277,7 @@ try {
         byZone.get(zone)!.push(r);
         console.log(
           `co-due ${n.toLocaleString('en')} (${zone}) round ${round} | handler entered p50 ${fmt(r.entered.p50)}, p99 ${fmt(r.entered.p99)}, max ${fmt(r.entered.max)} | ` +
-            `RUNNING committed p50 ${fmt(r.committed.p50)}, p99 ${fmt(r.committed.p99)} | physical floor ${fmt(r.floor)} (old floor ${fmt(r.oldFloor)}) | ` +
+            `RUNNING committed p50 ${fmt(r.committed.p50)}, p99 ${fmt(r.committed.p99)} | physical floor ${fmt(r.floor)} (p99 ${(r.entered.p99 / r.floor).toFixed(2)}×; old floor ${fmt(r.oldFloor)}) | ` +
             `entered − startedAt p99 ${fmt(r.gap.p99)}, max ${fmt(r.gap.max)} | CPU slot → last handler ${r.cpuPerRunUs.toFixed(1)} µs/run, → last end ${r.cpuToEndPerRunUs.toFixed(1)} µs/run | rows ${r.recorded} of ${n} | ready ${fmt(r.readyMs)}, heap ${(r.heapPerJob / 1024).toFixed(2)} KB/job`,
         );
       }
@@ -315,7 +315,7 @@ try {
         const plain = await undiciBaseline(target.url, target.arrivals, n);
         figures.push(r.entered.p99);
         baselines.push(plain);
-        console.log(`co-due http ${n.toLocaleString('en')} round ${round} | arrival p50 ${fmt(r.entered.p50)}, p99 ${fmt(r.entered.p99)} | plain undici p99 ${fmt(plain)} | rows ${r.recorded} of ${n}`);
+        console.log(`co-due http ${n.toLocaleString('en')} round ${round} | arrival p50 ${fmt(r.entered.p50)}, p99 ${fmt(r.entered.p99)} | plain undici p99 ${fmt(plain)} (${(r.entered.p99 / plain).toFixed(2)}×) | rows ${r.recorded} of ${n}`);
       }
       const value = median(figures);
       const baseline = median(baselines);
