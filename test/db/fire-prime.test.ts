@@ -6,10 +6,6 @@ import { FIRE_PARTS, PRIME_PLANS, primeFire } from '../../src/db/runs/fire.js';
 import { OverlapPolicy } from '../../src/domain/enums.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
-/**
- * A process that fires slots primes every connection its pool opens with the fire statement,
- * recording nothing, so that no fire pays for a backend's cold caches (fire.ts, `primeFire`).
- */
 /** A statement as a connection was asked to run it: text, and name if named. */
 interface Statement {
   text: string;
@@ -28,6 +24,10 @@ async function insertJobs(pool: Pool, n: number): Promise<string[]> {
   return rows.rows.map((r) => r.id as string);
 }
 
+/**
+ * A process that fires slots primes every connection its pool opens with the fire statement,
+ * recording nothing, so that no fire pays for a backend's cold caches (fire.ts, `primeFire`).
+ */
 describe('connections primed for the fire statement', () => {
   let db: TestDatabase;
   let pool: Pool;

@@ -331,10 +331,10 @@ export async function primeFire(
   skipConflicts = false,
 ): Promise<void> {
   const none: DueSlot[] = Array.from({ length: FIRE_SPLIT_MIN }, () => ({ jobId: NO_JOB, slot: now, job: { jobKey: '', version: 0, target: '', payload: null, overlap: OverlapPolicy.SKIP } }));
-  const ids = uuidArray(none.map((s) => s.jobId));
-  const statement = claimingInsert(none, skipConflicts);
+  // The same statement and values each time: only how PostgreSQL plans them changes.
+  const statement = prepared(claimingInsert(none, skipConflicts), [...dueParams(none, now), instanceId, uuidArray(none.map((s) => s.jobId))]);
   try {
-    for (let i = 0; i < PRIME_PLANS; i++) await connection.query(prepared(statement, [...dueParams(none, now), instanceId, ids]));
+    for (let i = 0; i < PRIME_PLANS; i++) await connection.query(statement);
   } catch {
     // Left to the first fire.
   }
